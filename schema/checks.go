@@ -1,0 +1,131 @@
+package schema
+
+import (
+	"net/netip"
+	"strings"
+
+	"cuelang.org/go/cue"
+
+	"srt.dev/internal/ecmaregex"
+	"srt.dev/internal/whatwg"
+)
+
+// facts are the values of #Facts in settings.cue: parse results that CUE
+// cannot compute. They are keyed by the strings of the document, so Go needs
+// no knowledge of where the rules use them, except which keys hold regular
+// expressions and URLs.
+type facts struct {
+	URLHost     map[string]string    `json:"urlHost"`
+	Regex       map[string]regexFact `json:"regex"`
+	AbsoluteURL map[string]bool      `json:"absoluteURL"`
+}
+
+type regexFact struct {
+	Captures *int   `json:"captures,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+func collectFacts(n *Node, key string, f *facts) {
+	switch n.Kind {
+	case String:
+		s := n.Str
+		if strings.HasPrefix(s, "[") {
+			if i := strings.IndexByte(s, ']'); i >= 0 {
+				inner := s[1:i]
+				f.URLHost[inner] = canonicalHost(inner)
+			}
+		}
+		switch key {
+		case "extract":
+			if c, err := ecmaregex.Check(s); err != nil {
+				f.Regex[s] = regexFact{Error: err.Error()}
+			} else {
+				f.Regex[s] = regexFact{Captures: &c}
+			}
+		case "http", "https":
+			f.AbsoluteURL[s] = whatwg.IsAbsoluteURL(s)
+		}
+	case Array:
+		for _, e := range n.Elems {
+			collectFacts(e, key, f)
+		}
+	case Object:
+		for _, fl := range n.Fields {
+			collectFacts(fl.Value, fl.Key, f)
+		}
+	}
+}
+
+// canonicalHost is the urlHost fact for the text inside brackets.
+func canonicalHost(inner string) string {
+	if i := strings.IndexByte(inner, '%'); i >= 0 {
+		inner = inner[:i]
+	}
+	if a, err := netip.ParseAddr(inner); err == nil && a.Is6() {
+		if a.Is4In6() {
+			return a.Unmap().String()
+		}
+		return a.String()
+	}
+	h, err := whatwg.HostOf(inner)
+	if err != nil {
+		return inner
+	}
+	return strings.TrimSuffix(h, ".")
+}
+
+// checks evaluates the rules of #Checks and records every violation.
+func (l *loader) checks(g *grammar, doc cue.Value) {
+	f := &facts{URLHost: map[string]string{}, Regex: map[string]regexFact{}, AbsoluteURL: map[string]bool{}}
+	collectFacts(l.root, "", f)
+	c := g.checks.FillPath(cue.ParsePath("doc"), doc).FillPath(cue.ParsePath("facts"), g.ctx.Encode(f))
+	it, err := c.LookupPath(cue.ParsePath("out")).Fields()
+	if err != nil {
+		l.ruleErrs = append(l.ruleErrs, err)
+		return
+	}
+	for it.Next() {
+		rule := it.Value()
+		list, err := rule.List()
+		if err != nil {
+			// The document has a type error where this rule looks; the
+			// grammar reports it.
+			l.ruleErrs = append(l.ruleErrs, err)
+			continue
+		}
+		for list.Next() {
+			l.violation(list.Value())
+		}
+	}
+}
+
+func (l *loader) violation(v cue.Value) {
+	msg, err := v.LookupPath(cue.ParsePath("msg")).String()
+	if err != nil {
+		l.ruleErrs = append(l.ruleErrs, err)
+		return
+	}
+	path := Path{}
+	sels, err := v.LookupPath(cue.ParsePath("path")).List()
+	if err != nil {
+		l.ruleErrs = append(l.ruleErrs, err)
+		return
+	}
+	for sels.Next() {
+		s := sels.Value()
+		if i, err := s.Int64(); err == nil {
+			path = append(path, int(i))
+		} else if str, err := s.String(); err == nil {
+			path = append(path, str)
+		}
+	}
+	// Point at the value, or at its nearest ancestor that exists.
+	off := 0
+	for i := len(path); i >= 0; i-- {
+		if n := path[:i].lookup(l.root); n != nil {
+			off = n.Off
+			break
+		}
+	}
+	l.addf(off, path, "%s", msg)
+}

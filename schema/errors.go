@@ -1,0 +1,340 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	cueerrors "cuelang.org/go/cue/errors"
+)
+
+// unknownKeys reports every key the grammar does not define, with a
+// suggestion. CUE reports "field not allowed" only when no other error
+// exists, so this pass runs on its own.
+func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
+	switch n.Kind {
+	case Object:
+		st, ok := structBranch(s)
+		if !ok {
+			return // a type error, reported by the grammar
+		}
+		for _, f := range n.Fields {
+			sel := cue.Str(f.Key)
+			if !st.Allows(sel) {
+				msg := fmt.Sprintf("unknown key %q", f.Key)
+				if s := suggest(f.Key, fieldNames(st)); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				} else if names := fieldNames(st); len(names) > 0 {
+					msg += ": expected one of " + strings.Join(quoteAll(names), ", ")
+				}
+				l.addf(f.KeyOff, path.child(f.Key), "%s", msg)
+				continue
+			}
+			l.unknownKeys(f.Value, lookupField(st, f.Key), path.child(f.Key))
+		}
+	case Array:
+		for i, e := range n.Elems {
+			l.unknownKeys(e, schemaAt(s, Path{i}), path.child(i))
+		}
+	}
+}
+
+// lookupField returns the grammar of key in struct st, whether the key is
+// required, optional or matched by a pattern such as [string]: T.
+func lookupField(st cue.Value, key string) cue.Value {
+	for _, sel := range []cue.Selector{cue.Str(key), cue.Str(key).Required(), cue.Str(key).Optional(), cue.AnyString} {
+		if v := st.LookupPath(cue.MakePath(sel)); v.Exists() {
+			return v
+		}
+	}
+	return cue.Value{}
+}
+
+// schemaAt returns the grammar of the value at path p.
+func schemaAt(s cue.Value, p Path) cue.Value {
+	for _, sel := range p {
+		switch sel := sel.(type) {
+		case int:
+			v := s.LookupPath(cue.MakePath(cue.Index(sel)))
+			if !v.Exists() {
+				v = s.LookupPath(cue.MakePath(cue.AnyIndex))
+			}
+			s = v
+		case string:
+			st, ok := structBranch(s)
+			if !ok {
+				return cue.Value{}
+			}
+			s = lookupField(st, sel)
+		}
+	}
+	return s
+}
+
+// structBranch returns s itself if it is a struct, or its struct
+// alternative if s is a disjunction such as "path or {path, literal}".
+func structBranch(s cue.Value) (cue.Value, bool) {
+	if !s.Exists() {
+		return s, false
+	}
+	k := s.IncompleteKind()
+	if k == cue.StructKind {
+		return s, true
+	}
+	if k&cue.StructKind == 0 {
+		return s, false
+	}
+	op, args := s.Expr()
+	if op == cue.OrOp {
+		for _, a := range args {
+			if b, ok := structBranch(a); ok {
+				return b, true
+			}
+		}
+	}
+	return s, false
+}
+
+// fieldNames lists the keys a struct in the grammar defines.
+func fieldNames(st cue.Value) []string {
+	it, err := st.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	sort.Strings(names)
+	return names
+}
+
+func quoteAll(ss []string) []string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return q
+}
+
+// suggest returns the name closest to key, if it is close enough to be a
+// likely typo: a case-insensitive match, or an edit distance of at most a
+// third of the name's length.
+func suggest(key string, names []string) string {
+	best, bestDist := "", 1<<30
+	for _, n := range names {
+		if strings.EqualFold(n, key) {
+			return n
+		}
+		if d := editDistance(strings.ToLower(key), strings.ToLower(n)); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	if bestDist <= max(1, len(best)/3) {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// cueErrors turns the grammar's errors into diagnostics: one per JSON path,
+// positioned at the offending value, with CUE's wording replaced where a
+// user would not understand it.
+func (l *loader) cueErrors(err error, schema cue.Value) {
+	if err == nil {
+		return
+	}
+	type found struct {
+		custom, typ, other string
+		required           bool
+	}
+	byPath := map[string]*found{}
+	var order []Path
+	for _, e := range cueerrors.Errors(err) {
+		path, ok := l.jsonPath(e.Path())
+		if !ok {
+			continue
+		}
+		format, args := e.Msg()
+		msg := fmt.Sprintf(format, args...)
+		key := path.String()
+		f := byPath[key]
+		if f == nil {
+			f = &found{}
+			byPath[key] = f
+			order = append(order, path)
+		}
+		switch {
+		case strings.Contains(msg, "field not allowed"):
+			// Reported by unknownKeys, with a suggestion.
+		case strings.Contains(msg, "field is required but not present"):
+			f.required = true
+		case strings.Contains(msg, "errors in empty disjunction"):
+		case strings.Contains(msg, "mismatched types"):
+			f.typ = msg
+		case isCUEWording(msg):
+			if f.other == "" {
+				f.other = msg
+			}
+		default: // a message of the grammar's own, from error("...")
+			if f.custom == "" {
+				f.custom = msg
+			}
+		}
+	}
+	for _, path := range order {
+		f := byPath[path.String()]
+		n := path.lookup(l.root)
+		if n != nil && (n.Kind == Object || n.Kind == Array) && hasErrorBelow(order, path) {
+			// The errors below say what is wrong with this object or
+			// array; what is reported here is only its mismatch against
+			// the other alternatives of a disjunction, such as the string
+			// form of a path entry.
+			continue
+		}
+		switch {
+		case f.required:
+			parent := path[:len(path)-1]
+			pn := parent.lookup(l.root)
+			off := 0
+			if pn != nil {
+				off = pn.Off
+			}
+			l.addf(off, path, "required key is missing: add %q: %s", path[len(path)-1], emptyValue(schemaAt(schema, path)))
+		case n == nil:
+			// The path names no value in the file; nothing to point at.
+		case f.custom != "":
+			l.addf(n.Off, path, "%s%s", f.custom, got(n))
+		case f.typ != "":
+			l.addf(n.Off, path, "must be %s, not %s", kindPhrase(schemaAt(schema, path)), describe(n))
+		case f.other != "":
+			l.addf(n.Off, path, "%s", f.other)
+		}
+	}
+}
+
+// isCUEWording reports a message worded by CUE itself rather than by an
+// error("...") of the grammar.
+func isCUEWording(msg string) bool {
+	for _, w := range []string{"conflicting values", "out of bound", "invalid value", "incomplete value", "non-concrete", "cannot", "undefined field", "invalid operand"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasErrorBelow reports whether some path in paths lies strictly below p.
+func hasErrorBelow(paths []Path, p Path) bool {
+	prefix := p.String()
+	for _, q := range paths {
+		if len(q) > len(p) && strings.HasPrefix(q.String(), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// got is the " (got X)" suffix naming a scalar value in a message.
+func got(n *Node) string {
+	if n.Kind == Array || n.Kind == Object {
+		return ""
+	}
+	return " (got " + describe(n) + ")"
+}
+
+// jsonPath converts a CUE error path (which starts with "#Settings") to a
+// path in the document, using the document to tell indices from keys.
+func (l *loader) jsonPath(sels []string) (Path, bool) {
+	if len(sels) == 0 || !strings.HasPrefix(sels[0], "#") {
+		return nil, false
+	}
+	path := Path{}
+	n := l.root
+	for _, s := range sels[1:] {
+		if strings.HasPrefix(s, "\"") {
+			if u, err := strconv.Unquote(s); err == nil {
+				s = u
+			}
+		}
+		if n != nil && n.Kind == Array {
+			i, err := strconv.Atoi(s)
+			if err != nil {
+				return nil, false
+			}
+			path = append(path, i)
+			n = Path{i}.lookup(n)
+			continue
+		}
+		path = append(path, s)
+		if n != nil {
+			n = Path{s}.lookup(n)
+		}
+	}
+	return path, true
+}
+
+// kindPhrase names what the grammar expects at s: "a boolean", "a list", …
+func kindPhrase(s cue.Value) string {
+	var parts []string
+	k := s.IncompleteKind()
+	for _, c := range []struct {
+		k    cue.Kind
+		name string
+	}{
+		{cue.BoolKind, "a boolean (true or false)"},
+		{cue.IntKind, "a whole number"},
+		{cue.FloatKind, "a number"},
+		{cue.StringKind, "a string"},
+		{cue.ListKind, "an array"},
+		{cue.StructKind, "an object"},
+	} {
+		if k&c.k != 0 && !(c.k == cue.FloatKind && k&cue.IntKind != 0) {
+			parts = append(parts, c.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "a different type"
+	}
+	return strings.Join(parts, " or ")
+}
+
+// emptyValue is a placeholder to suggest for a missing key of schema s.
+func emptyValue(s cue.Value) string {
+	switch s.IncompleteKind() {
+	case cue.ListKind:
+		return "[]"
+	case cue.StructKind:
+		return "{}"
+	case cue.StringKind:
+		return `"..."`
+	}
+	return "..."
+}

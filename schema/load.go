@@ -1,0 +1,266 @@
+package schema
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+)
+
+// Source is the CUE text of the settings grammar.
+//
+//go:embed settings.cue
+var Source string
+
+// OS selects the operating-system-dependent rules of the grammar: what
+// counts as an absolute binary path, and the inert-deny-glob rule.
+type OS string
+
+// The operating-system rule sets.
+const (
+	OSPosix   OS = "posix"
+	OSWindows OS = "windows"
+)
+
+// HostOS is the rule set of the operating system this program runs on.
+func HostOS() OS {
+	if runtime.GOOS == "windows" {
+		return OSWindows
+	}
+	return OSPosix
+}
+
+// Options adjust Load. The zero value validates for the host OS.
+type Options struct {
+	// OS selects the rule set; "" means HostOS().
+	OS OS
+}
+
+// Load parses and validates one settings file. name is used in diagnostics
+// only. It returns the settings when the file is valid; otherwise every
+// problem found, in file order, and nil settings. Load never panics on any
+// input and takes time linear in the size of data, which is at most
+// MaxFileSize.
+func Load(name string, data []byte) (*Settings, Diagnostics) {
+	return Options{}.Load(name, data)
+}
+
+// Load is Load with o's options.
+func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
+	os := o.OS
+	if os == "" {
+		os = HostOS()
+	}
+	l := &loader{file: name, data: data}
+	if len(data) > MaxFileSize {
+		l.addf(-1, nil, "the file is %s; a settings file may be at most %s", byteSize(len(data)), byteSize(MaxFileSize))
+		return nil, l.diags
+	}
+	root, err := parseJSON(data)
+	if err != nil {
+		se := err.(*syntaxError)
+		l.addf(se.off, nil, "invalid JSON: %s", se.msg)
+		return nil, l.diags
+	}
+	if root.Kind != Object {
+		l.addf(root.Off, Path{}, "the settings file must hold a JSON object, not %s: start it with {", article(root.Kind))
+		return nil, l.diags
+	}
+	l.root = root
+
+	g := grammarFor(os)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	l.unknownKeys(root, g.settings, Path{})
+	doc := g.ctx.BuildExpr(toExpr(root))
+	l.cueErrors(g.settings.Unify(doc).Validate(cue.Concrete(true), cue.All()), g.settings)
+	l.checks(g, doc)
+	if len(l.diags) > 0 {
+		l.diags.sort()
+		return nil, l.diags
+	}
+	s, err := decodeSettings(root)
+	if err != nil {
+		// The grammar accepted something the Go types cannot hold: a bug
+		// in this package, reported rather than hidden.
+		l.addf(0, Path{}, "internal error: valid settings do not decode: %v", err)
+		return nil, l.diags
+	}
+	return s, nil
+}
+
+// grammar is the compiled CUE for one OS. CUE values are not safe for
+// concurrent evaluation, hence mu.
+type grammar struct {
+	mu       sync.Mutex
+	ctx      *cue.Context
+	file     cue.Value
+	settings cue.Value
+	checks   cue.Value
+}
+
+var grammars sync.Map // OS -> func() *grammar
+
+func grammarFor(os OS) *grammar {
+	f, _ := grammars.LoadOrStore(os, sync.OnceValue(func() *grammar { return compileGrammar(os) }))
+	return f.(func() *grammar)()
+}
+
+func compileGrammar(os OS) *grammar {
+	ctx := cuecontext.New()
+	src := Source + fmt.Sprintf("\n#os: %q\n", os)
+	file := ctx.CompileString(src, cue.Filename("settings.cue"))
+	if err := file.Err(); err != nil {
+		panic("schema: settings.cue does not compile: " + cueerrors.Details(err, nil))
+	}
+	return &grammar{
+		ctx:      ctx,
+		file:     file,
+		settings: file.LookupPath(cue.ParsePath("#Settings")),
+		checks:   file.LookupPath(cue.ParsePath("#Checks")),
+	}
+}
+
+// Schema returns the compiled #Settings definition for os, for tools that
+// export or inspect the grammar.
+func Schema(os OS) cue.Value {
+	return grammarFor(os).settings
+}
+
+type loader struct {
+	file  string
+	data  []byte
+	root  *Node
+	diags Diagnostics
+	lines []int // offsets of '\n', built on first use
+	// ruleErrs are rules of #Checks that could not be evaluated.
+	ruleErrs []error
+}
+
+// addf records a diagnostic at byte offset off (-1: the whole file).
+func (l *loader) addf(off int, path Path, format string, args ...any) {
+	d := Diagnostic{File: l.file, Path: path, Message: fmt.Sprintf(format, args...), off: off}
+	if off >= 0 {
+		d.Line, d.Col = l.position(off)
+	}
+	l.diags = append(l.diags, d)
+}
+
+func (l *loader) position(off int) (line, col int) {
+	if l.lines == nil {
+		l.lines = []int{}
+		for i, c := range l.data {
+			if c == '\n' {
+				l.lines = append(l.lines, i)
+			}
+		}
+	}
+	// Number of newlines before off.
+	lo, hi := 0, len(l.lines)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if l.lines[m] < off {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	start := 0
+	if lo > 0 {
+		start = l.lines[lo-1] + 1
+	}
+	return lo + 1, off - start + 1
+}
+
+// toExpr converts a parsed document to CUE syntax. Numbers that JavaScript
+// considers integers (3, 3.0, 1e1) become CUE integers, so that the grammar's
+// int constraints decide integers by value as the reference does.
+func toExpr(n *Node) ast.Expr {
+	switch n.Kind {
+	case Null:
+		return ast.NewNull()
+	case Bool:
+		return ast.NewBool(n.Bool)
+	case Number:
+		var lit *ast.BasicLit
+		if n.Integral() {
+			lit = &ast.BasicLit{Kind: token.INT, Value: strconv.FormatFloat(abs(n.Num), 'f', -1, 64)}
+		} else {
+			lit = &ast.BasicLit{Kind: token.FLOAT, Value: strings.TrimPrefix(n.Str, "-")}
+		}
+		if strings.HasPrefix(n.Str, "-") && n.Num != 0 {
+			return &ast.UnaryExpr{Op: token.SUB, X: lit}
+		}
+		return lit
+	case String:
+		return ast.NewString(n.Str)
+	case Array:
+		elems := make([]ast.Expr, len(n.Elems))
+		for i, e := range n.Elems {
+			elems[i] = toExpr(e)
+		}
+		return ast.NewList(elems...)
+	default:
+		s := &ast.StructLit{}
+		for _, f := range n.Fields {
+			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewString(f.Key), Value: toExpr(f.Value)})
+		}
+		return s
+	}
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
+
+func article(k Kind) string {
+	switch k {
+	case Array, Object:
+		return "an " + k.String()
+	case Null:
+		return "null"
+	}
+	return "a " + k.String()
+}
+
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// describe renders a scalar value for a message: "got ..." text.
+func describe(n *Node) string {
+	switch n.Kind {
+	case String:
+		s := n.Str
+		if r := []rune(s); len(r) > 60 {
+			s = string(r[:57]) + "..."
+		}
+		b, _ := json.Marshal(s)
+		return string(b)
+	case Number:
+		return n.Str
+	case Bool:
+		return strconv.FormatBool(n.Bool)
+	case Null:
+		return "null"
+	}
+	return article(n.Kind)
+}

@@ -1,0 +1,262 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Settings is a validated settings file. Field names and JSON keys follow
+// the grammar in settings.cue exactly (a test checks that every key of the
+// grammar has a field here and the other way round). Optional keys that were
+// absent are nil or empty; the meaning of absence is the compiler's business.
+type Settings struct {
+	Network                      Network             `json:"network"`
+	Filesystem                   Filesystem          `json:"filesystem"`
+	Credentials                  *Credentials        `json:"credentials,omitempty"`
+	IgnoreViolations             map[string][]string `json:"ignoreViolations,omitempty"`
+	EnableWeakerNestedSandbox    *bool               `json:"enableWeakerNestedSandbox,omitempty"`
+	AllowNestedUserNamespaces    *bool               `json:"allowNestedUserNamespaces,omitempty"`
+	EnableWeakerNetworkIsolation *bool               `json:"enableWeakerNetworkIsolation,omitempty"`
+	AllowAppleEvents             *bool               `json:"allowAppleEvents,omitempty"`
+	Ripgrep                      *Ripgrep            `json:"ripgrep,omitempty"`
+	MandatoryDenySearchDepth     *int                `json:"mandatoryDenySearchDepth,omitempty"`
+	AllowPty                     *bool               `json:"allowPty,omitempty"`
+	Seccomp                      *Seccomp            `json:"seccomp,omitempty"`
+	BwrapPath                    *string             `json:"bwrapPath,omitempty"`
+	SocatPath                    *string             `json:"socatPath,omitempty"`
+	JavaAgentJarPath             *string             `json:"javaAgentJarPath,omitempty"`
+	Windows                      *Windows            `json:"windows,omitempty"`
+	Git                          *Git                `json:"git,omitempty"`
+}
+
+// Network is the "network" object (settings.md §2.2).
+type Network struct {
+	AllowedDomains          []string          `json:"allowedDomains"`
+	DeniedDomains           []string          `json:"deniedDomains"`
+	DeniedDomainReasons     map[string]string `json:"deniedDomainReasons,omitempty"`
+	StrictAllowlist         *bool             `json:"strictAllowlist,omitempty"`
+	DeniedResolvedAddresses []string          `json:"deniedResolvedAddresses,omitempty"`
+	AllowUnixSockets        []string          `json:"allowUnixSockets,omitempty"`
+	AllowAllUnixSockets     *bool             `json:"allowAllUnixSockets,omitempty"`
+	AllowLocalBinding       *bool             `json:"allowLocalBinding,omitempty"`
+	AllowMachLookup         []string          `json:"allowMachLookup,omitempty"`
+	HTTPProxyPort           *int              `json:"httpProxyPort,omitempty"`
+	SOCKSProxyPort          *int              `json:"socksProxyPort,omitempty"`
+	MitmProxy               *MitmProxy        `json:"mitmProxy,omitempty"`
+	// FilterRequest is never valid in a file; it is here so that the Go
+	// type and the grammar list the same keys.
+	FilterRequest           json.RawMessage `json:"filterRequest,omitempty"`
+	AllowPlaintextHeaderSet *bool           `json:"allowPlaintextHeaderSet,omitempty"`
+	StripResponseHeaders    []string        `json:"stripResponseHeaders,omitempty"`
+	RefuseOpaqueTunnels     *bool           `json:"refuseOpaqueTunnels,omitempty"`
+	RequireHostMatch        *bool           `json:"requireHostMatch,omitempty"`
+	AmbiguousRequestTarget  *string         `json:"ambiguousRequestTarget,omitempty"`
+	TLSTerminate            *TLSTerminate   `json:"tlsTerminate,omitempty"`
+	ParentProxy             *ParentProxy    `json:"parentProxy,omitempty"`
+}
+
+// TLSTerminate is "network.tlsTerminate" (§2.2.1). Its presence, even
+// empty, turns TLS termination on.
+type TLSTerminate struct {
+	CACertPath         *string  `json:"caCertPath,omitempty"`
+	CAKeyPath          *string  `json:"caKeyPath,omitempty"`
+	ExcludeDomains     []string `json:"excludeDomains,omitempty"`
+	ExtraCACertPaths   []string `json:"extraCaCertPaths,omitempty"`
+	MaxTunnels         *int     `json:"maxTunnels,omitempty"`
+	HandshakeTimeoutMs *int     `json:"handshakeTimeoutMs,omitempty"`
+}
+
+// MitmProxy is "network.mitmProxy" (§2.2.2).
+type MitmProxy struct {
+	SocketPath string   `json:"socketPath"`
+	Domains    []string `json:"domains"`
+}
+
+// ParentProxy is "network.parentProxy" (§2.2.3).
+type ParentProxy struct {
+	HTTP    *string `json:"http,omitempty"`
+	HTTPS   *string `json:"https,omitempty"`
+	NoProxy *string `json:"noProxy,omitempty"`
+}
+
+// Filesystem is the "filesystem" object (§2.3).
+type Filesystem struct {
+	Disabled       *bool       `json:"disabled,omitempty"`
+	DenyRead       []PathEntry `json:"denyRead"`
+	AllowRead      []PathEntry `json:"allowRead,omitempty"`
+	AllowWrite     []PathEntry `json:"allowWrite"`
+	DenyWrite      []PathEntry `json:"denyWrite"`
+	AllowGitConfig *bool       `json:"allowGitConfig,omitempty"`
+}
+
+// PathEntry is one filesystem list entry (§3.11): a spelling that may be a
+// glob, or, with Literal set, exactly one path.
+type PathEntry struct {
+	Path    string
+	Literal bool
+}
+
+// MarshalJSON writes a plain string, or {"path": …, "literal": true}.
+func (p PathEntry) MarshalJSON() ([]byte, error) {
+	if p.Literal {
+		return []byte(`{"path":` + strconv.Quote(p.Path) + `,"literal":true}`), nil
+	}
+	return json.Marshal(p.Path)
+}
+
+// UnmarshalJSON reads either form.
+func (p *PathEntry) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		var o struct {
+			Path    string `json:"path"`
+			Literal bool   `json:"literal"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			return err
+		}
+		if !o.Literal {
+			return fmt.Errorf("a path object needs \"literal\": true")
+		}
+		*p = PathEntry{Path: o.Path, Literal: true}
+		return nil
+	}
+	*p = PathEntry{}
+	return json.Unmarshal(b, &p.Path)
+}
+
+// Credentials is the "credentials" object (§2.4).
+type Credentials struct {
+	Files                []CredentialFile   `json:"files,omitempty"`
+	EnvVars              []CredentialEnvVar `json:"envVars,omitempty"`
+	AllowPlaintextInject *bool              `json:"allowPlaintextInject,omitempty"`
+	AwsPairs             []AwsPair          `json:"awsPairs,omitempty"`
+	SigV4                *SigV4             `json:"sigv4,omitempty"`
+}
+
+// CredentialOptions are shared by files and environment variables.
+type CredentialOptions struct {
+	Mode             string   `json:"mode"`
+	Extract          *string  `json:"extract,omitempty"`
+	OnExtractNoMatch *string  `json:"onExtractNoMatch,omitempty"`
+	Decode           *string  `json:"decode,omitempty"`
+	MaskClaims       []string `json:"maskClaims,omitempty"`
+	// InjectHosts is nil when absent (meaning: the allowed hosts), and
+	// non-nil when present.
+	InjectHosts []string `json:"injectHosts,omitempty"`
+}
+
+// CredentialFile is one "credentials.files" entry (§2.5).
+type CredentialFile struct {
+	CredentialOptions
+	Path           string `json:"path"`
+	MaskDuplicates *bool  `json:"maskDuplicates,omitempty"`
+}
+
+// CredentialEnvVar is one "credentials.envVars" entry (§2.6).
+type CredentialEnvVar struct {
+	CredentialOptions
+	Name string `json:"name"`
+}
+
+// AwsPair is one "credentials.awsPairs" entry (§2.7).
+type AwsPair struct {
+	AccessKeyIDVar     string  `json:"accessKeyIdVar"`
+	SecretAccessKeyVar string  `json:"secretAccessKeyVar"`
+	SessionTokenVar    *string `json:"sessionTokenVar,omitempty"`
+}
+
+// SigV4 is "credentials.sigv4".
+type SigV4 struct {
+	Streaming *string `json:"streaming,omitempty"`
+	Presigned *string `json:"presigned,omitempty"`
+	SigV4A    *string `json:"sigv4a,omitempty"`
+}
+
+// Ripgrep is "ripgrep" (§2.8).
+type Ripgrep struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	Argv0   *string  `json:"argv0,omitempty"`
+}
+
+// Seccomp is "seccomp" (§2.9).
+type Seccomp struct {
+	ApplyPath *string `json:"applyPath,omitempty"`
+	Argv0     *string `json:"argv0,omitempty"`
+}
+
+// Git is "git" (§2.10).
+type Git struct {
+	SafeDirectories []string `json:"safeDirectories,omitempty"`
+}
+
+// Windows is "windows" (§2.11).
+type Windows struct {
+	Backend         *string `json:"backend,omitempty"`
+	SandboxUser     *string `json:"sandboxUser,omitempty"`
+	SublayerGUID    *string `json:"sublayerGuid,omitempty"`
+	WfpSublayerGUID *string `json:"wfpSublayerGuid,omitempty"`
+	ProxyPortRange  *[2]int `json:"proxyPortRange,omitempty"`
+	SrtWin          *SrtWin `json:"srtWin,omitempty"`
+}
+
+// SrtWin is "windows.srtWin".
+type SrtWin struct {
+	Path string `json:"path"`
+}
+
+// decodeSettings converts a validated document into Settings. Numbers are
+// written in canonical form first, so that 3.0 and 1e1 decode into ints.
+func decodeSettings(root *Node) (*Settings, error) {
+	var b bytes.Buffer
+	writeCanonical(&b, root)
+	dec := json.NewDecoder(&b)
+	dec.DisallowUnknownFields()
+	var s Settings
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// writeCanonical writes n as compact JSON with integral numbers as integers.
+func writeCanonical(b *bytes.Buffer, n *Node) {
+	switch n.Kind {
+	case Null:
+		b.WriteString("null")
+	case Bool:
+		b.WriteString(strconv.FormatBool(n.Bool))
+	case Number:
+		if n.Integral() {
+			b.WriteString(strconv.FormatFloat(n.Num, 'f', -1, 64))
+		} else {
+			b.WriteString(n.Str)
+		}
+	case String:
+		s, _ := json.Marshal(n.Str)
+		b.Write(s)
+	case Array:
+		b.WriteByte('[')
+		for i, e := range n.Elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanonical(b, e)
+		}
+		b.WriteByte(']')
+	case Object:
+		b.WriteByte('{')
+		for i, f := range n.Fields {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(f.Key)
+			b.Write(k)
+			b.WriteByte(':')
+			writeCanonical(b, f.Value)
+		}
+		b.WriteByte('}')
+	}
+}
