@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	cuelang.org/go v0.17.1
+	github.com/google/go-cmp v0.7.0
 	golang.org/x/net v0.62.0
 )
 

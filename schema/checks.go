@@ -85,7 +85,7 @@ func (l *loader) checks(g *grammar, doc cue.Value) {
 		return
 	}
 	for it.Next() {
-		rule := it.Value()
+		name, rule := it.Selector().Unquoted(), it.Value()
 		list, err := rule.List()
 		if err != nil {
 			// The document has a type error where this rule looks; the
@@ -94,12 +94,12 @@ func (l *loader) checks(g *grammar, doc cue.Value) {
 			continue
 		}
 		for list.Next() {
-			l.violation(list.Value())
+			l.violation(name, list.Value())
 		}
 	}
 }
 
-func (l *loader) violation(v cue.Value) {
+func (l *loader) violation(rule string, v cue.Value) {
 	msg, err := v.LookupPath(cue.ParsePath("msg")).String()
 	if err != nil {
 		l.ruleErrs = append(l.ruleErrs, err)
@@ -128,4 +128,5 @@ func (l *loader) violation(v cue.Value) {
 		}
 	}
 	l.addf(off, path, "%s", msg)
+	l.diags[len(l.diags)-1].rule = rule
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,7 +20,20 @@ type Diagnostic struct {
 	// Message says what is wrong and what to do, in one line.
 	Message string `json:"message"`
 
-	off int // byte offset, for ordering
+	off  int    // byte offset, for ordering
+	rule string // the #Checks rule that found it; "" for the grammar
+}
+
+// MarshalJSON writes the diagnostic with its path as a string.
+func (d Diagnostic) MarshalJSON() ([]byte, error) {
+	type out struct {
+		File    string `json:"file"`
+		Line    int    `json:"line,omitempty"`
+		Col     int    `json:"col,omitempty"`
+		Path    string `json:"path,omitempty"`
+		Message string `json:"message"`
+	}
+	return json.Marshal(out{d.File, d.Line, d.Col, d.PathString(), d.Message})
 }
 
 // PathString is Path rendered, or "" for a syntax error.

@@ -11,8 +11,9 @@ import (
 )
 
 // unknownKeys reports every key the grammar does not define, with a
-// suggestion. CUE reports "field not allowed" only when no other error
-// exists, so this pass runs on its own.
+// suggestion, and every required key that is missing. CUE reports "field not
+// allowed" and "field is required" only when no other error exists, so this
+// pass walks the document against the grammar on its own.
 func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 	switch n.Kind {
 	case Object:
@@ -30,9 +31,15 @@ func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 					msg += ": expected one of " + strings.Join(quoteAll(names), ", ")
 				}
 				l.addf(f.KeyOff, path.child(f.Key), "%s", msg)
+				l.unknown[f.Value] = true
 				continue
 			}
 			l.unknownKeys(f.Value, lookupField(st, f.Key), path.child(f.Key))
+		}
+		for _, name := range requiredNames(st) {
+			if n.Get(name) == nil {
+				l.addf(n.Off, path.child(name), "required key is missing: add %q: %s", name, emptyValue(lookupField(st, name)))
+			}
 		}
 	case Array:
 		for i, e := range n.Elems {
@@ -76,25 +83,29 @@ func schemaAt(s cue.Value, p Path) cue.Value {
 // structBranch returns s itself if it is a struct, or its struct
 // alternative if s is a disjunction such as "path or {path, literal}".
 func structBranch(s cue.Value) (cue.Value, bool) {
-	if !s.Exists() {
+	if !s.Exists() || s.IncompleteKind()&cue.StructKind == 0 {
 		return s, false
 	}
-	k := s.IncompleteKind()
-	if k == cue.StructKind {
-		return s, true
-	}
-	if k&cue.StructKind == 0 {
+	u := s.Unify(s.Context().CompileString("{}"))
+	if u.Err() != nil {
 		return s, false
 	}
-	op, args := s.Expr()
-	if op == cue.OrOp {
-		for _, a := range args {
-			if b, ok := structBranch(a); ok {
-				return b, true
-			}
+	return u, true
+}
+
+// requiredNames lists the keys a struct in the grammar requires.
+func requiredNames(st cue.Value) []string {
+	it, err := st.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		if it.Selector().ConstraintType() == cue.RequiredConstraint {
+			names = append(names, it.Selector().Unquoted())
 		}
 	}
-	return s, false
+	return names
 }
 
 // fieldNames lists the keys a struct in the grammar defines.
@@ -173,7 +184,6 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 	}
 	type found struct {
 		custom, typ, other string
-		required           bool
 	}
 	byPath := map[string]*found{}
 	var order []Path
@@ -195,7 +205,7 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 		case strings.Contains(msg, "field not allowed"):
 			// Reported by unknownKeys, with a suggestion.
 		case strings.Contains(msg, "field is required but not present"):
-			f.required = true
+			// Reported by unknownKeys.
 		case strings.Contains(msg, "errors in empty disjunction"):
 		case strings.Contains(msg, "mismatched types"):
 			f.typ = msg
@@ -220,14 +230,6 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 			continue
 		}
 		switch {
-		case f.required:
-			parent := path[:len(path)-1]
-			pn := parent.lookup(l.root)
-			off := 0
-			if pn != nil {
-				off = pn.Off
-			}
-			l.addf(off, path, "required key is missing: add %q: %s", path[len(path)-1], emptyValue(schemaAt(schema, path)))
 		case n == nil:
 			// The path names no value in the file; nothing to point at.
 		case f.custom != "":

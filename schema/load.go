@@ -80,8 +80,11 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	g := grammarFor(os)
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// Unknown keys are reported here and left out of what CUE sees: a
+	// closedness error would hide CUE's other errors.
+	l.unknown = map[*Node]bool{}
 	l.unknownKeys(root, g.settings, Path{})
-	doc := g.ctx.BuildExpr(toExpr(root))
+	doc := g.ctx.BuildExpr(toExpr(root, l.unknown))
 	l.cueErrors(g.settings.Unify(doc).Validate(cue.Concrete(true), cue.All()), g.settings)
 	l.checks(g, doc)
 	if len(l.diags) > 0 {
@@ -142,6 +145,8 @@ type loader struct {
 	root  *Node
 	diags Diagnostics
 	lines []int // offsets of '\n', built on first use
+	// unknown holds the values of keys the grammar does not define.
+	unknown map[*Node]bool
 	// ruleErrs are rules of #Checks that could not be evaluated.
 	ruleErrs []error
 }
@@ -181,10 +186,11 @@ func (l *loader) position(off int) (line, col int) {
 	return lo + 1, off - start + 1
 }
 
-// toExpr converts a parsed document to CUE syntax. Numbers that JavaScript
+// toExpr converts a parsed document to CUE syntax, leaving out the values
+// in skip. Numbers that JavaScript
 // considers integers (3, 3.0, 1e1) become CUE integers, so that the grammar's
 // int constraints decide integers by value as the reference does.
-func toExpr(n *Node) ast.Expr {
+func toExpr(n *Node, skip map[*Node]bool) ast.Expr {
 	switch n.Kind {
 	case Null:
 		return ast.NewNull()
@@ -206,13 +212,16 @@ func toExpr(n *Node) ast.Expr {
 	case Array:
 		elems := make([]ast.Expr, len(n.Elems))
 		for i, e := range n.Elems {
-			elems[i] = toExpr(e)
+			elems[i] = toExpr(e, skip)
 		}
 		return ast.NewList(elems...)
 	default:
 		s := &ast.StructLit{}
 		for _, f := range n.Fields {
-			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewString(f.Key), Value: toExpr(f.Value)})
+			if skip[f.Value] {
+				continue
+			}
+			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewString(f.Key), Value: toExpr(f.Value, skip)})
 		}
 		return s
 	}
