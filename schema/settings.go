@@ -12,6 +12,8 @@ import (
 // grammar has a field here and the other way round). Optional keys that were
 // absent are nil or empty; the meaning of absence is the compiler's business.
 type Settings struct {
+	// Schema is the "$schema" an editor uses; srt ignores it.
+	Schema                       string              `json:"$schema,omitempty"`
 	Network                      Network             `json:"network"`
 	Filesystem                   Filesystem          `json:"filesystem"`
 	Credentials                  *Credentials        `json:"credentials,omitempty"`
