@@ -78,7 +78,7 @@ func canonicalHost(inner string) string {
 func (l *loader) checks(g *grammar, doc cue.Value) {
 	f := &facts{URLHost: map[string]string{}, Regex: map[string]regexFact{}, AbsoluteURL: map[string]bool{}}
 	collectFacts(l.root, "", f)
-	c := g.checks.FillPath(cue.ParsePath("doc"), doc).FillPath(cue.ParsePath("facts"), g.ctx.Encode(f))
+	c := g.checks.Unify(g.ctx.Encode(map[string]any{"facts": f}).FillPath(cue.ParsePath("doc"), doc))
 	it, err := c.LookupPath(cue.ParsePath("out")).Fields()
 	if err != nil {
 		l.ruleErrs = append(l.ruleErrs, err)

@@ -17,18 +17,19 @@ import (
 func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 	switch n.Kind {
 	case Object:
-		st, ok := structBranch(s)
-		if !ok {
+		info := l.g.structAt(s, path)
+		if !info.ok {
 			return // a type error, reported by the grammar
 		}
+		st := info.val
 		for _, f := range n.Fields {
 			sel := cue.Str(f.Key)
 			if !st.Allows(sel) {
 				msg := fmt.Sprintf("unknown key %q", f.Key)
-				if s := suggest(f.Key, fieldNames(st)); s != "" {
+				if s := suggest(f.Key, info.names); s != "" {
 					msg += fmt.Sprintf(" (did you mean %q?)", s)
-				} else if names := fieldNames(st); len(names) > 0 {
-					msg += ": expected one of " + strings.Join(quoteAll(names), ", ")
+				} else if len(info.names) > 0 {
+					msg += ": expected one of " + strings.Join(quoteAll(info.names), ", ")
 				}
 				l.addf(f.KeyOff, path.child(f.Key), "%s", msg)
 				l.unknown[f.Value] = true
@@ -36,7 +37,7 @@ func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 			}
 			l.unknownKeys(f.Value, lookupField(st, f.Key), path.child(f.Key))
 		}
-		for _, name := range requiredNames(st) {
+		for _, name := range info.required {
 			if n.Get(name) == nil {
 				l.addf(n.Off, path.child(name), "required key is missing: add %q: %s", name, emptyValue(lookupField(st, name)))
 			}
@@ -91,6 +92,40 @@ func structBranch(s cue.Value) (cue.Value, bool) {
 		return s, false
 	}
 	return u, true
+}
+
+// structInfo is what unknownKeys needs to know of one struct of the
+// grammar.
+type structInfo struct {
+	val      cue.Value
+	ok       bool
+	names    []string // every key, sorted
+	required []string // the required keys
+}
+
+// structAt returns the struct branch of s, which is the grammar at path,
+// computing it once per grammar and path (indices do not matter).
+func (g *grammar) structAt(s cue.Value, path Path) *structInfo {
+	var b strings.Builder
+	for _, sel := range path {
+		if k, ok := sel.(string); ok {
+			b.WriteString(strconv.Quote(k))
+		} else {
+			b.WriteString("[]")
+		}
+	}
+	key := b.String()
+	if info, ok := g.structs[key]; ok {
+		return info
+	}
+	info := &structInfo{}
+	info.val, info.ok = structBranch(s)
+	if info.ok {
+		info.names = fieldNames(info.val)
+		info.required = requiredNames(info.val)
+	}
+	g.structs[key] = info
+	return info
 }
 
 // requiredNames lists the keys a struct in the grammar requires.

@@ -78,6 +78,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	l.root = root
 
 	g := grammarFor(os)
+	l.g = g
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	// Unknown keys are reported here and left out of what CUE sees: a
@@ -109,6 +110,7 @@ type grammar struct {
 	file     cue.Value
 	settings cue.Value
 	checks   cue.Value
+	structs  map[string]*structInfo // by path; see structAt
 }
 
 var grammars sync.Map // OS -> func() *grammar
@@ -130,6 +132,7 @@ func compileGrammar(os OS) *grammar {
 		file:     file,
 		settings: file.LookupPath(cue.ParsePath("#Settings")),
 		checks:   file.LookupPath(cue.ParsePath("#Checks")),
+		structs:  map[string]*structInfo{},
 	}
 }
 
@@ -140,6 +143,7 @@ func Schema(os OS) cue.Value {
 }
 
 type loader struct {
+	g     *grammar
 	file  string
 	data  []byte
 	root  *Node
