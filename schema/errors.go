@@ -87,6 +87,9 @@ func structBranch(s cue.Value) (cue.Value, bool) {
 	if !s.Exists() || s.IncompleteKind()&cue.StructKind == 0 {
 		return s, false
 	}
+	if s.IncompleteKind() == cue.StructKind {
+		return s, true
+	}
 	u := s.Unify(s.Context().CompileString("{}"))
 	if u.Err() != nil {
 		return s, false
