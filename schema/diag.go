@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -33,7 +34,11 @@ func (d Diagnostic) MarshalJSON() ([]byte, error) {
 		Path    string `json:"path,omitempty"`
 		Message string `json:"message"`
 	}
-	return json.Marshal(out{d.File, d.Line, d.Col, d.PathString(), d.Message})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(out{d.File, d.Line, d.Col, d.PathString(), d.Message})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // PathString is Path rendered, or "" for a syntax error.

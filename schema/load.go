@@ -248,6 +248,15 @@ func article(k Kind) string {
 	return "a " + k.String()
 }
 
+// jsonString quotes s as JSON does, without escaping <, > and &.
+func jsonString(s string) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 func byteSize(n int) string {
 	switch {
 	case n >= 1<<20:
@@ -266,8 +275,7 @@ func describe(n *Node) string {
 		if r := []rune(s); len(r) > 60 {
 			s = string(r[:57]) + "..."
 		}
-		b, _ := json.Marshal(s)
-		return string(b)
+		return jsonString(s)
 	case Number:
 		return n.Str
 	case Bool:

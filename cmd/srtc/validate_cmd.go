@@ -91,6 +91,10 @@ func (c *validateCmd) validateDefault(opts schema.Options) fileResult {
 	}
 	name := filepath.Join(home, ".srt-settings.json")
 	if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+		// srt falls back to the built-in defaults; check them as srt would.
+		if _, diags := opts.Load(schema.DefaultSettingsName, []byte(schema.DefaultSettingsJSON)); diags != nil {
+			return fileResult{File: schema.DefaultSettingsName, Diagnostics: diags}
+		}
 		return fileResult{File: name, Valid: true, Defaults: true, Diagnostics: []schema.Diagnostic{}}
 	}
 	return validateFile(opts, name, nil)
