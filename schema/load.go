@@ -60,11 +60,10 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	if os == "" {
 		os = HostOS()
 	}
-	l := &loader{file: name, data: data}
 	if len(data) > MaxFileSize {
-		l.addf(-1, nil, "the file is %s; a settings file may be at most %s", byteSize(len(data)), byteSize(MaxFileSize))
-		return nil, l.diags
+		return nil, TooLarge(name, int64(len(data)))
 	}
+	l := &loader{file: name, data: data}
 	root, err := parseJSON(data)
 	if err != nil {
 		se := err.(*syntaxError)
@@ -100,6 +99,13 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 		return nil, l.diags
 	}
 	return s, nil
+}
+
+// TooLarge is the diagnostic for a file of size bytes, larger than
+// MaxFileSize; a caller that reads files can use it without reading all of
+// a huge one.
+func TooLarge(name string, size int64) Diagnostics {
+	return Diagnostics{{File: name, off: -1, Message: fmt.Sprintf("the file is %s; a settings file may be at most %s", byteSize(size), byteSize(MaxFileSize))}}
 }
 
 // grammar is the compiled CUE for one OS. CUE values are not safe for
@@ -257,7 +263,7 @@ func jsonString(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-func byteSize(n int) string {
+func byteSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))

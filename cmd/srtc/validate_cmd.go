@@ -114,6 +114,14 @@ func validateFile(opts schema.Options, name string, stdin io.Reader) fileResult 
 		r.Error = err.Error()
 		return r
 	}
+	if len(data) > schema.MaxFileSize {
+		size := int64(len(data))
+		if st, err := os.Stat(name); err == nil && name != "-" {
+			size = st.Size()
+		}
+		r.Diagnostics = schema.TooLarge(r.File, size)
+		return r
+	}
 	_, diags := opts.Load(r.File, data)
 	r.Valid = diags == nil
 	if diags != nil {
