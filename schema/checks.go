@@ -119,14 +119,6 @@ func (l *loader) violation(rule string, v cue.Value) {
 			path = append(path, str)
 		}
 	}
-	// Point at the value, or at its nearest ancestor that exists.
-	off := 0
-	for i := len(path); i >= 0; i-- {
-		if n := path[:i].lookup(l.root); n != nil {
-			off = n.Off
-			break
-		}
-	}
-	l.addf(off, path, "%s", msg)
+	l.addf(l.nearest(path), path, "%s", msg)
 	l.diags[len(l.diags)-1].rule = rule
 }

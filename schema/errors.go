@@ -39,6 +39,7 @@ func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 		}
 		for _, name := range info.required {
 			if n.Get(name) == nil {
+				l.missing = true
 				l.addf(n.Off, path.child(name), "required key is missing: add %q: %s", name, emptyValue(lookupField(st, name)))
 			}
 		}
@@ -257,6 +258,7 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 			}
 		}
 	}
+	before := len(l.diags)
 	for _, path := range order {
 		f := byPath[path.String()]
 		n := path.lookup(l.root)
@@ -268,16 +270,32 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 			continue
 		}
 		switch {
-		case n == nil:
-			// The path names no value in the file; nothing to point at.
-		case f.custom != "":
+		case f.custom != "" && n != nil:
 			l.addf(n.Off, path, "%s%s", f.custom, got(n))
-		case f.typ != "":
+		case f.typ != "" && n != nil:
 			l.addf(n.Off, path, "must be %s, not %s", kindPhrase(schemaAt(schema, path)), describe(n))
+		case f.custom != "":
+			l.addf(l.nearest(path), path, "%s", f.custom)
 		case f.other != "":
-			l.addf(n.Off, path, "%s", f.other)
+			l.addf(l.nearest(path), path, "%s", f.other)
 		}
 	}
+	if len(l.diags) == before && len(l.unknown) == 0 && !l.missing {
+		// The grammar rejected the file, and nothing above explains why:
+		// never accept it; show CUE's own words.
+		l.addf(0, Path{}, "the grammar rejects this file: %s", strings.ReplaceAll(cueerrors.Details(err, nil), "\n", "; "))
+	}
+}
+
+// nearest returns the offset of the value at path, or of its nearest
+// ancestor present in the document.
+func (l *loader) nearest(path Path) int {
+	for i := len(path); i >= 0; i-- {
+		if n := path[:i].lookup(l.root); n != nil {
+			return n.Off
+		}
+	}
+	return 0
 }
 
 // isCUEWording reports a message worded by CUE itself rather than by an

@@ -87,6 +87,11 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	doc := g.ctx.BuildExpr(toExpr(root, l.unknown))
 	l.cueErrors(g.settings.Unify(doc).Validate(cue.Concrete(true), cue.All()), g.settings)
 	l.checks(g, doc)
+	if len(l.diags) == 0 && len(l.ruleErrs) > 0 {
+		// A rule could not be evaluated on a document the grammar accepts:
+		// a bug in settings.cue. Refuse rather than skip the rule.
+		l.addf(0, Path{}, "internal error: a settings rule could not be checked: %v", l.ruleErrs[0])
+	}
 	if len(l.diags) > 0 {
 		l.diags.sort()
 		return nil, l.diags
@@ -157,6 +162,8 @@ type loader struct {
 	lines []int // offsets of '\n', built on first use
 	// unknown holds the values of keys the grammar does not define.
 	unknown map[*Node]bool
+	// missing is set when a required key is missing.
+	missing bool
 	// ruleErrs are rules of #Checks that could not be evaluated.
 	ruleErrs []error
 }
