@@ -1,0 +1,204 @@
+//go:build linux
+
+package seccomp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestMain lets the test binary act as the victim inside the sandbox: with
+// SRT_SECCOMP_TRY set it makes one system call and prints its errno.
+func TestMain(m *testing.M) {
+	if op := os.Getenv("SRT_SECCOMP_TRY"); op != "" {
+		fmt.Print(try(op))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// try makes the system call op names and returns "ok" or "errno=N".
+func try(op string) string {
+	var errno syscall.Errno
+	switch op {
+	case "socket-unix":
+		_, _, errno = unix.RawSyscall(unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	case "socket-unix-high": // AF_UNIX with garbage in the upper 32 bits
+		_, _, errno = unix.RawSyscall(unix.SYS_SOCKET, 1|1<<32, unix.SOCK_STREAM, 0)
+	case "socket-vsock":
+		_, _, errno = unix.RawSyscall(unix.SYS_SOCKET, unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+	case "socket-inet":
+		_, _, errno = unix.RawSyscall(unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM, 0)
+	case "socketpair-unix":
+		var fds [2]int32
+		_, _, errno = unix.RawSyscall6(unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_STREAM, 0, uintptr(unsafe.Pointer(&fds)), 0, 0)
+	case "io_uring_setup":
+		var params [120]byte
+		_, _, errno = unix.RawSyscall(unix.SYS_IO_URING_SETUP, 1, uintptr(unsafe.Pointer(&params)), 0)
+	case "unshare-user":
+		_, _, errno = unix.RawSyscall(unix.SYS_UNSHARE, unix.CLONE_NEWUSER, 0, 0)
+	case "unshare-ns":
+		_, _, errno = unix.RawSyscall(unix.SYS_UNSHARE, unix.CLONE_NEWNS, 0, 0)
+	case "clone3":
+		_, _, errno = unix.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
+	case "mount":
+		_, _, errno = unix.RawSyscall6(unix.SYS_MOUNT, 0, 0, 0, 0, 0, 0)
+	default:
+		return "unknown op " + op
+	}
+	if errno != 0 {
+		return fmt.Sprintf("errno=%d", int(errno))
+	}
+	return "ok"
+}
+
+// requireBwrap returns bwrap's path; without it the test skips, unless
+// SRT_REQUIRE_SANDBOX=1 (as in CI), where a missing sandbox is a failure.
+func requireBwrap(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("bwrap not found and SRT_REQUIRE_SANDBOX=1: %v", err)
+		}
+		t.Skipf("bwrap not found: %v", err)
+	}
+	return path
+}
+
+// victim copies the test binary where an unprivileged user can run it.
+func victim(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "srt-seccomp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	path := filepath.Join(dir, "victim")
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runInBwrap runs the victim with op inside bubblewrap, with the given
+// programs installed through --add-seccomp-fd, as uid (0 = the caller).
+func runInBwrap(t *testing.T, bwrap, victim string, uid int, op string, progs ...Program) string {
+	t.Helper()
+	args := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-all", "--die-with-parent"}
+	var files []*os.File
+	for i, p := range progs {
+		raw, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(raw); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		defer r.Close()
+		files = append(files, r)
+		args = append(args, "--add-seccomp-fd", fmt.Sprint(3+i))
+	}
+	args = append(args, "--", victim)
+	cmd := exec.Command(bwrap, args...)
+	cmd.Env = []string{"SRT_SECCOMP_TRY=" + op, "PATH=/usr/bin:/bin"}
+	cmd.ExtraFiles = files
+	if uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bwrap %s (uid %d): %v\n%s", op, uid, err, stderr.String())
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestLive installs the programs with bwrap --add-seccomp-fd, as root and
+// as the unprivileged user nobody, and checks the errno of real system
+// calls, against a run of the same call without the programs.
+func TestLive(t *testing.T) {
+	if goruntime.GOARCH != "amd64" && goruntime.GOARCH != "arm64" {
+		t.Skipf("no programs for %s", goruntime.GOARCH)
+	}
+	bwrap := requireBwrap(t)
+	arch := map[string]Arch{"amd64": X86_64, "arm64": AArch64}[goruntime.GOARCH]
+	v := victim(t)
+	eperm, enosys := fmt.Sprintf("errno=%d", EPERM), fmt.Sprintf("errno=%d", ENOSYS)
+	tests := []struct {
+		op       string
+		filtered string // what the call gives under both programs
+		// bare is what it must give without them; "" means anything but
+		// filtered, so that the filter is what made the difference.
+		bare string
+	}{
+		{"socket-unix", eperm, "ok"},
+		{"socket-unix-high", eperm, "ok"},
+		{"socket-vsock", eperm, ""},
+		{"socket-inet", "ok", "ok"},
+		{"socketpair-unix", "ok", "ok"},
+		{"io_uring_setup", eperm, ""},
+		{"unshare-user", eperm, ""},
+		{"unshare-ns", eperm, ""},
+		{"clone3", enosys, ""},
+		{"mount", eperm, ""},
+	}
+	users := []int{0} // 0: as the caller is
+	if os.Geteuid() == 0 {
+		users = append(users, 65534) // and as nobody
+	}
+	for _, uid := range users {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("uid%d/%s", uid, tt.op), func(t *testing.T) {
+				bare := runInBwrap(t, bwrap, v, uid, tt.op)
+				got := runInBwrap(t, bwrap, v, uid, tt.op, Unix(arch), Namespaces(arch))
+				t.Logf("%s: %s without the programs, %s with them", tt.op, bare, got)
+				if got != tt.filtered {
+					t.Errorf("%s under the programs: %s, want %s", tt.op, got, tt.filtered)
+				}
+				if tt.bare != "" && bare != tt.bare {
+					t.Errorf("%s without the programs: %s, want %s (the test itself is broken)", tt.op, bare, tt.bare)
+				}
+				if tt.bare == "" && bare == tt.filtered {
+					t.Logf("%s gives %s without the programs too: this host cannot show the filter's effect; the simulation covers it", tt.op, bare)
+				}
+			})
+		}
+	}
+}
