@@ -22,3 +22,4 @@ go test -count=1 ./...
 fuzz() { go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-20s}"; }
 fuzz ./schema FuzzLoad
 fuzz ./internal/ecmaregex FuzzCheck
+fuzz ./compiler/policy FuzzCanonicalHost

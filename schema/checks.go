@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"net/netip"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -32,7 +31,7 @@ func collectFacts(n *Node, key string, f *facts) {
 		if strings.HasPrefix(s, "[") {
 			if i := strings.IndexByte(s, ']'); i >= 0 {
 				inner := s[1:i]
-				f.URLHost[inner] = canonicalHost(inner)
+				f.URLHost[inner] = whatwg.BracketHost(inner)
 			}
 		}
 		switch key {
@@ -54,24 +53,6 @@ func collectFacts(n *Node, key string, f *facts) {
 			collectFacts(fl.Value, fl.Key, f)
 		}
 	}
-}
-
-// canonicalHost is the urlHost fact for the text inside brackets.
-func canonicalHost(inner string) string {
-	if i := strings.IndexByte(inner, '%'); i >= 0 {
-		inner = inner[:i]
-	}
-	if a, err := netip.ParseAddr(inner); err == nil && a.Is6() {
-		if a.Is4In6() {
-			return a.Unmap().String()
-		}
-		return a.String()
-	}
-	h, err := whatwg.HostOf(inner)
-	if err != nil {
-		return inner
-	}
-	return strings.TrimSuffix(h, ".")
 }
 
 // checks evaluates the rules of #Checks and records every violation.

@@ -46,6 +46,26 @@ func HostOf(authority string) (string, error) {
 	return parseHost(host, true)
 }
 
+// BracketHost canonicalises the text inside the brackets of a network
+// entry such as "[2001:db8::1]:443" the way the reference runtime does
+// (spec settings.md §3.2): a "%zone" is dropped; an IPv6 address is
+// compressed, an IPv4-mapped one written as IPv4; anything else becomes the
+// hostname of "http://<text>/" (HostOf) less one trailing dot, or stays as it
+// is when that URL is invalid.
+func BracketHost(inner string) string {
+	if i := strings.IndexByte(inner, '%'); i >= 0 {
+		inner = inner[:i]
+	}
+	if a, err := netip.ParseAddr(inner); err == nil && a.Is6() {
+		return a.Unmap().String()
+	}
+	h, err := HostOf(inner)
+	if err != nil {
+		return inner
+	}
+	return strings.TrimSuffix(h, ".")
+}
+
 // IsAbsoluteURL reports whether the URL Standard parses s, with no base, as
 // a URL: any scheme is accepted ("proxy:3128", "mailto:x@y"); a special
 // scheme (http, https, ws, wss, ftp) needs a valid host and port.
