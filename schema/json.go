@@ -216,7 +216,7 @@ func (p *parser) object(depth int) (*Node, error) {
 			return nil, err
 		}
 		if first, dup := seen[key]; dup {
-			line, col := position(p.data, first)
+			line, col := lineCol(newlineOffsets(p.data[:first]), first)
 			return nil, &syntaxError{keyOff, fmt.Sprintf("duplicate key %q (first at line %d, column %d): JSON.parse would silently keep only the last one; remove one of them", key, line, col)}
 		}
 		seen[key] = keyOff
@@ -422,14 +422,4 @@ func (p *parser) hex4() (rune, error) {
 	}
 	p.off += 4
 	return rune(v), nil
-}
-
-// position converts a byte offset to a 1-based line and byte column.
-func position(data []byte, off int) (line, col int) {
-	if off > len(data) {
-		off = len(data)
-	}
-	line = 1 + strings.Count(string(data[:off]), "\n")
-	lineStart := strings.LastIndexByte(string(data[:off]), '\n') + 1
-	return line, off - lineStart + 1
 }

@@ -103,6 +103,10 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 		l.addf(0, Path{}, "internal error: valid settings do not decode: %v", err)
 		return nil, l.diags
 	}
+	if l.lines == nil {
+		l.lines = newlineOffsets(data)
+	}
+	s.src = &source{file: name, root: root, lines: l.lines}
 	return s, nil
 }
 
@@ -179,18 +183,28 @@ func (l *loader) addf(off int, path Path, format string, args ...any) {
 
 func (l *loader) position(off int) (line, col int) {
 	if l.lines == nil {
-		l.lines = []int{}
-		for i, c := range l.data {
-			if c == '\n' {
-				l.lines = append(l.lines, i)
-			}
+		l.lines = newlineOffsets(l.data)
+	}
+	return lineCol(l.lines, off)
+}
+
+// newlineOffsets lists the offsets of the newlines in data.
+func newlineOffsets(data []byte) []int {
+	lines := []int{}
+	for i, c := range data {
+		if c == '\n' {
+			lines = append(lines, i)
 		}
 	}
-	// Number of newlines before off.
-	lo, hi := 0, len(l.lines)
+	return lines
+}
+
+// lineCol converts a byte offset to a 1-based line and byte column.
+func lineCol(lines []int, off int) (line, col int) {
+	lo, hi := 0, len(lines) // count the newlines before off
 	for lo < hi {
 		m := (lo + hi) / 2
-		if l.lines[m] < off {
+		if lines[m] < off {
 			lo = m + 1
 		} else {
 			hi = m
@@ -198,7 +212,7 @@ func (l *loader) position(off int) (line, col int) {
 	}
 	start := 0
 	if lo > 0 {
-		start = l.lines[lo-1] + 1
+		start = lines[lo-1] + 1
 	}
 	return lo + 1, off - start + 1
 }

@@ -31,6 +31,46 @@ type Settings struct {
 	JavaAgentJarPath             *string             `json:"javaAgentJarPath,omitempty"`
 	Windows                      *Windows            `json:"windows,omitempty"`
 	Git                          *Git                `json:"git,omitempty"`
+
+	src *source // where each value was written; nil for settings built in Go
+}
+
+// A Position is where a value was written in a settings file.
+type Position struct {
+	File      string
+	Line, Col int // 1-based; 0 when unknown
+}
+
+func (p Position) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Pos returns where the value at path was written, e.g.
+// Pos(Path{"filesystem", "denyRead", 2}). For a path that names no value,
+// or settings not loaded from a file, Line is 0.
+func (s *Settings) Pos(path Path) Position {
+	if s == nil || s.src == nil {
+		return Position{}
+	}
+	p := Position{File: s.src.file}
+	if n := path.lookup(s.src.root); n != nil {
+		p.Line, p.Col = s.src.position(n.Off)
+	}
+	return p
+}
+
+// source is the parsed file behind a Settings value.
+type source struct {
+	file  string
+	root  *Node
+	lines []int // offsets of '\n'
+}
+
+func (s *source) position(off int) (line, col int) {
+	return lineCol(s.lines, off)
 }
 
 // Network is the "network" object (settings.md §2.2).

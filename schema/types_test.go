@@ -73,6 +73,9 @@ func walkGo(t reflect.Type, path string, out map[string][]string) {
 	visit = func(t reflect.Type) {
 		for i := range t.NumField() {
 			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
 			if f.Anonymous {
 				visit(f.Type)
 				continue
