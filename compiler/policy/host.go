@@ -15,13 +15,15 @@ import (
 // splits and canonicalises them.
 type HostRule struct {
 	// Entry is the entry as written; deniedDomainReasons is keyed by it.
-	Entry string
+	Entry string `json:"entry"`
 	// Host is "*" (any host, deny lists only), "*.base" (strict subdomains
 	// of base, lower-cased), or a host compared case-insensitively: a name
 	// as written, or a canonical IP address for a bracketed entry.
-	Host string
+	Host string `json:"host"`
 	// Port restricts the rule to one destination port; 0 means any port.
-	Port int
+	Port int `json:"port,omitempty"`
+	// Origin is the setting that wrote the entry.
+	Origin Origin `json:"origin"`
 }
 
 // ParseHostRule splits an allow or deny entry into host and port (spec

@@ -49,19 +49,19 @@ func TestParseHostRule(t *testing.T) {
 		entry string
 		want  HostRule
 	}{
-		{"example.com", HostRule{"example.com", "example.com", 0}},
-		{"example.com:443", HostRule{"example.com:443", "example.com", 443}},
-		{"*.Example.com:8443", HostRule{"*.Example.com:8443", "*.example.com", 8443}},
-		{"*", HostRule{"*", "*", 0}},
-		{"*:22", HostRule{"*:22", "*", 22}},
-		{"[::1]", HostRule{"[::1]", "::1", 0}},
-		{"[::1]:443", HostRule{"[::1]:443", "::1", 443}},
-		{"[fe80::1%eth0]", HostRule{"[fe80::1%eth0]", "fe80::1", 0}},
-		{"[::ffff:127.0.0.1]", HostRule{"[::ffff:127.0.0.1]", "127.0.0.1", 0}},
-		{"[127.1]:80", HostRule{"[127.1]:80", "127.0.0.1", 80}},
-		{"[user@A.b:80]", HostRule{"[user@A.b:80]", "a.b", 0}},
-		{"[a]b.c", HostRule{"[a]b.c", "[a]b.c", 0}},
-		{"[a.b", HostRule{"[a.b", "[a.b", 0}},
+		{"example.com", HostRule{Entry: "example.com", Host: "example.com", Port: 0}},
+		{"example.com:443", HostRule{Entry: "example.com:443", Host: "example.com", Port: 443}},
+		{"*.Example.com:8443", HostRule{Entry: "*.Example.com:8443", Host: "*.example.com", Port: 8443}},
+		{"*", HostRule{Entry: "*", Host: "*", Port: 0}},
+		{"*:22", HostRule{Entry: "*:22", Host: "*", Port: 22}},
+		{"[::1]", HostRule{Entry: "[::1]", Host: "::1", Port: 0}},
+		{"[::1]:443", HostRule{Entry: "[::1]:443", Host: "::1", Port: 443}},
+		{"[fe80::1%eth0]", HostRule{Entry: "[fe80::1%eth0]", Host: "fe80::1", Port: 0}},
+		{"[::ffff:127.0.0.1]", HostRule{Entry: "[::ffff:127.0.0.1]", Host: "127.0.0.1", Port: 0}},
+		{"[127.1]:80", HostRule{Entry: "[127.1]:80", Host: "127.0.0.1", Port: 80}},
+		{"[user@A.b:80]", HostRule{Entry: "[user@A.b:80]", Host: "a.b", Port: 0}},
+		{"[a]b.c", HostRule{Entry: "[a]b.c", Host: "[a]b.c", Port: 0}},
+		{"[a.b", HostRule{Entry: "[a.b", Host: "[a.b", Port: 0}},
 	}
 	for _, tt := range tests {
 		got, err := ParseHostRule(tt.entry)

@@ -1,0 +1,265 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/schema"
+)
+
+// Compile compiles validated settings. It fails only on settings the
+// grammar should have refused, which is a bug, reported rather than hidden.
+func Compile(s *schema.Settings) (*policy.Policy, error) {
+	c := &compiler{s: s}
+	p := &policy.Policy{FormatVersion: policy.FormatVersion, Source: s.Pos(schema.Path{}).File}
+	var err error
+	if p.Network, err = c.network(); err != nil {
+		return nil, err
+	}
+	p.Filesystem = c.filesystem()
+	p.Process = c.process()
+	p.Env = c.env()
+	return p, nil
+}
+
+type compiler struct {
+	s *schema.Settings
+}
+
+// origin is the Origin of the value at path.
+func (c *compiler) origin(path ...any) policy.Origin {
+	p := schema.Path(path)
+	o := policy.Origin{Key: p.String()}
+	if pos := c.s.Pos(p); pos.Line > 0 {
+		o.Pos = pos.String()
+	}
+	return o
+}
+
+func (c *compiler) network() (policy.Network, error) {
+	n := c.s.Network
+	out := policy.Network{
+		DeniedReasons:       n.DeniedDomainReasons,
+		StrictAllowlist:     is(n.StrictAllowlist),
+		AllowAllUnixSockets: is(n.AllowAllUnixSockets),
+		AllowLocalBinding:   is(n.AllowLocalBinding),
+		AllowMachLookup:     n.AllowMachLookup,
+		HTTPProxyPort:       deref(n.HTTPProxyPort),
+		SOCKSProxyPort:      deref(n.SOCKSProxyPort),
+	}
+	var err error
+	if out.Allowed, err = c.hosts("allowedDomains", n.AllowedDomains); err != nil {
+		return out, err
+	}
+	if out.Denied, err = c.hosts("deniedDomains", n.DeniedDomains); err != nil {
+		return out, err
+	}
+	for i, r := range n.DeniedResolvedAddresses {
+		out.DeniedResolvedAddresses = append(out.DeniedResolvedAddresses, policy.AddressRule{Range: r, Origin: c.origin("network", "deniedResolvedAddresses", i)})
+	}
+	for i, sock := range n.AllowUnixSockets {
+		out.AllowUnixSockets = append(out.AllowUnixSockets, c.pathRule(schema.PathEntry{Path: sock}, "network", "allowUnixSockets", i))
+	}
+	return out, nil
+}
+
+func (c *compiler) hosts(key string, entries []string) (policy.HostList, error) {
+	l := policy.HostList{}
+	for i, e := range entries {
+		r, err := policy.ParseHostRule(e)
+		if err != nil {
+			return nil, fmt.Errorf("compiler: network.%s[%d]: %w (the grammar should have refused it)", key, i, err)
+		}
+		r.Origin = c.origin("network", key, i)
+		l = append(l, r)
+	}
+	return l, nil
+}
+
+// pathRule normalises one path entry.
+func (c *compiler) pathRule(e schema.PathEntry, path ...any) policy.PathRule {
+	p, pattern := Normalize(e.Path, e.Literal)
+	return policy.PathRule{Path: p, Pattern: pattern, Literal: e.Literal, Origin: c.origin(path...)}
+}
+
+func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.PathRule {
+	out := []policy.PathRule{}
+	for i, e := range entries {
+		out = append(out, c.pathRule(e, "filesystem", key, i))
+	}
+	return out
+}
+
+// Paths every sandboxed command may write (settings.md §6.4.5).
+var defaultWritable = []string{
+	"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper", "/dev/autofs_nowait",
+	"/tmp/claude", "/private/tmp/claude",
+}
+
+// Convenience directories, writable unless a read deny hides them.
+var convenienceWritable = []string{policy.Home + "/.npm/_logs", policy.Home + "/.claude/debug"}
+
+// MandatoryFiles and MandatoryDirs are always write-protected in the working
+// directory and, up to mandatoryDenySearchDepth, below it (settings.md
+// §6.4.6): shell start-up files, git and editor configuration, agent
+// commands.
+var (
+	MandatoryFiles = []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"}
+	MandatoryDirs  = []string{".vscode", ".idea", ".claude/commands", ".claude/agents"}
+)
+
+// DefaultSearchDepth is mandatoryDenySearchDepth when the key is absent.
+const DefaultSearchDepth = 3
+
+func (c *compiler) filesystem() policy.Filesystem {
+	fs := c.s.Filesystem
+	out := policy.Filesystem{
+		Disabled:   is(fs.Disabled),
+		DenyRead:   c.pathRules(fs.DenyRead, "denyRead"),
+		AllowRead:  c.pathRules(fs.AllowRead, "allowRead"),
+		AllowWrite: []policy.PathRule{},
+		DenyWrite:  c.pathRules(fs.DenyWrite, "denyWrite"),
+	}
+	if cr := c.s.Credentials; cr != nil {
+		for i, f := range cr.Files {
+			r := c.pathRule(schema.PathEntry{Path: f.Path}, "credentials", "files", i, "path")
+			if f.Mode == "mask" {
+				out.CredentialMasks = append(out.CredentialMasks, r)
+			} else if !out.Disabled {
+				out.DenyRead = append(out.DenyRead, r)
+			}
+		}
+	}
+	if out.Disabled {
+		// Nothing is protected; masked credential files still apply.
+		out.DenyRead, out.AllowRead, out.DenyWrite = []policy.PathRule{}, []policy.PathRule{}, []policy.PathRule{}
+		return out
+	}
+	for _, p := range defaultWritable {
+		out.AllowWrite = append(out.AllowWrite, policy.PathRule{Path: p, Origin: policy.Default})
+	}
+	for _, p := range convenienceWritable {
+		if !hiddenByRead(p, out.DenyRead, out.AllowRead) {
+			out.AllowWrite = append(out.AllowWrite, policy.PathRule{Path: p, Convenience: true, Origin: policy.Default})
+		}
+	}
+	out.AllowWrite = append(out.AllowWrite, c.pathRules(fs.AllowWrite, "allowWrite")...)
+	for _, f := range MandatoryFiles {
+		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd + "/" + f, Origin: policy.Mandatory})
+	}
+	for _, d := range MandatoryDirs {
+		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd + "/" + d, Origin: policy.Mandatory})
+	}
+	scan := &policy.MandatoryScan{
+		Depth:     DefaultSearchDepth,
+		Files:     MandatoryFiles,
+		Dirs:      MandatoryDirs,
+		GitConfig: !is(fs.AllowGitConfig),
+		Origin:    policy.Mandatory,
+	}
+	if d := c.s.MandatoryDenySearchDepth; d != nil {
+		scan.Depth = *d
+		scan.Origin = c.origin("mandatoryDenySearchDepth")
+	}
+	out.MandatoryScan = scan
+	return out
+}
+
+// hiddenByRead reports whether a read deny covers p and no read allow
+// inside that deny opens p again.
+func hiddenByRead(p string, deny, allow []policy.PathRule) bool {
+	for _, d := range deny {
+		if !Covers(d, p) {
+			continue
+		}
+		reopened := false
+		for _, a := range allow {
+			if Covers(a, p) && Covers(d, a.Path) {
+				reopened = true
+			}
+		}
+		if !reopened {
+			return true
+		}
+	}
+	return false
+}
+
+// Covers reports whether rule r names p or an ancestor of p, as a name or,
+// for a pattern, by matching p or one of its ancestors. Both are symbolic
+// and normalised. Only "/" covers paths under another root: whether /home
+// covers ${HOME} is a fact of the host, for the resolve step.
+func Covers(r policy.PathRule, p string) bool {
+	for a := p; ; {
+		if r.Path == a {
+			return true
+		}
+		if r.Pattern {
+			if ok, err := doublestar.Match(escapeBraces(r.Path), a); err == nil && ok {
+				return true
+			}
+		}
+		i := strings.LastIndexByte(a, '/')
+		if i <= 0 {
+			// "/" covers everything: the symbolic roots are absolute too.
+			return r.Path == "/"
+		}
+		a = a[:i]
+	}
+}
+
+// escapeBraces makes "{" and "}" literal for doublestar, which would read
+// them as alternation: srt's glob syntax has no braces, and the symbolic
+// roots contain them.
+func escapeBraces(pattern string) string {
+	return strings.NewReplacer("{", "\\{", "}", "\\}").Replace(pattern)
+}
+
+func (c *compiler) process() policy.Process {
+	s := c.s
+	p := policy.Process{
+		Seccomp:                      []string{},
+		EnableWeakerNestedSandbox:    is(s.EnableWeakerNestedSandbox),
+		AllowNestedUserNamespaces:    is(s.AllowNestedUserNamespaces),
+		EnableWeakerNetworkIsolation: is(s.EnableWeakerNetworkIsolation),
+		AllowAppleEvents:             is(s.AllowAppleEvents),
+		AllowPty:                     is(s.AllowPty),
+	}
+	if !is(s.Network.AllowAllUnixSockets) {
+		p.Seccomp = append(p.Seccomp, "unix")
+	}
+	if !p.AllowNestedUserNamespaces {
+		p.Seccomp = append(p.Seccomp, "namespaces")
+	}
+	return p
+}
+
+func (c *compiler) env() policy.Env {
+	var e policy.Env
+	if cr := c.s.Credentials; cr != nil {
+		for i, v := range cr.EnvVars {
+			r := policy.EnvRule{Name: v.Name, Origin: c.origin("credentials", "envVars", i)}
+			if v.Mode == "mask" {
+				e.Mask = append(e.Mask, r)
+			} else {
+				e.Unset = append(e.Unset, r)
+			}
+		}
+	}
+	if g := c.s.Git; g != nil {
+		e.GitSafeDirectories = g.SafeDirectories
+	}
+	return e
+}
+
+func is(b *bool) bool { return b != nil && *b }
+
+func deref(i *int) int {
+	if i == nil {
+		return 0
+	}
+	return *i
+}

@@ -1,0 +1,158 @@
+package policy
+
+// FormatVersion is the version of the Policy shape, written in artifacts so
+// that a runtime can refuse a plan it does not understand.
+const FormatVersion = 1
+
+// The symbolic roots of paths in a policy. They stand for host facts that
+// the runtime fills in, so that the same settings give the same policy on
+// every machine.
+const (
+	Home = "${HOME}" // the user's home directory
+	Cwd  = "${CWD}"  // the working directory srt runs the command in
+)
+
+// Policy is one settings file compiled: everything the sandbox enforces, in
+// platform-neutral terms, each rule with its Origin. Lists keep the order of
+// the settings file; nothing in a Policy depends on the host.
+type Policy struct {
+	FormatVersion int        `json:"formatVersion"`
+	Source        string     `json:"source"`       // the settings file's name
+	SourceSHA256  string     `json:"sourceSha256"` // of its bytes, hex
+	Network       Network    `json:"network"`
+	Filesystem    Filesystem `json:"filesystem"`
+	Process       Process    `json:"process"`
+	Env           Env        `json:"env"`
+}
+
+// Origin says which setting produced a rule: its key and where it was
+// written, or "default" or "mandatory" for rules no setting asked for.
+type Origin struct {
+	Key string `json:"key"`           // "filesystem.denyRead[2]", "default", "mandatory"
+	Pos string `json:"pos,omitempty"` // "file:line:col"
+}
+
+// Built-in origins.
+var (
+	Default   = Origin{Key: "default"}
+	Mandatory = Origin{Key: "mandatory"}
+)
+
+// Network is what the proxies enforce (spec network.md §1-3).
+type Network struct {
+	Allowed HostList `json:"allowed"`
+	Denied  HostList `json:"denied"`
+	// DeniedReasons maps a deniedDomains entry, as written, to the reason
+	// shown when it refuses a connection.
+	DeniedReasons           map[string]string `json:"deniedReasons,omitempty"`
+	StrictAllowlist         bool              `json:"strictAllowlist,omitempty"`
+	DeniedResolvedAddresses []AddressRule     `json:"deniedResolvedAddresses,omitempty"`
+	// AllowUnixSockets are the unix-socket paths macOS lets the command
+	// use; Linux cannot filter by path and ignores them.
+	AllowUnixSockets    []PathRule `json:"allowUnixSockets,omitempty"`
+	AllowAllUnixSockets bool       `json:"allowAllUnixSockets,omitempty"`
+	AllowLocalBinding   bool       `json:"allowLocalBinding,omitempty"`
+	AllowMachLookup     []string   `json:"allowMachLookup,omitempty"`
+	// HTTPProxyPort and SOCKSProxyPort name external proxies; 0 means srt
+	// runs its own.
+	HTTPProxyPort  int `json:"httpProxyPort,omitempty"`
+	SOCKSProxyPort int `json:"socksProxyPort,omitempty"`
+}
+
+// AddressRule is one deniedResolvedAddresses entry: an address or CIDR
+// range, as written (with any zone).
+type AddressRule struct {
+	Range  string `json:"range"`
+	Origin Origin `json:"origin"`
+}
+
+// Filesystem is the file-system policy (spec settings.md §6.4).
+type Filesystem struct {
+	// Disabled turns the file-system policy off: everything is readable
+	// and writable, and no mandatory deny applies.
+	Disabled bool `json:"disabled,omitempty"`
+	// Read is deny-then-allow: DenyRead hides a region, AllowRead opens
+	// again what it names inside one (but not a more specific deny).
+	DenyRead  []PathRule `json:"denyRead"`
+	AllowRead []PathRule `json:"allowRead"`
+	// Write is allow-only: AllowWrite grants subtrees (the defaults
+	// first), DenyWrite carves out of them and wins even at or above an
+	// AllowWrite root.
+	AllowWrite []PathRule `json:"allowWrite"`
+	DenyWrite  []PathRule `json:"denyWrite"`
+	// MandatoryScan finds the mandatory denies below the working
+	// directory at run time; the ones directly in it are in DenyWrite.
+	MandatoryScan *MandatoryScan `json:"mandatoryScan,omitempty"`
+	// CredentialMasks are credentials.files entries in mask mode: Linux
+	// shows the command a copy with the secrets replaced; macOS and
+	// Windows deny reading them instead (they are also in DenyRead there
+	// by the emitters' choice, not here).
+	CredentialMasks []PathRule `json:"credentialMasks,omitempty"`
+}
+
+// MandatoryScan describes the search for dangerous names below the working
+// directory (spec linux.md §2.8).
+type MandatoryScan struct {
+	// Depth is mandatoryDenySearchDepth: a dangerous file counts if its
+	// directory is at most Depth-1 levels below the working directory, a
+	// dangerous directory or repository if its parent is at most Depth-2.
+	Depth int      `json:"depth"`
+	Files []string `json:"files"`
+	Dirs  []string `json:"dirs"`
+	// GitConfig is whether a repository's .git/config is protected, like
+	// its hooks (false under filesystem.allowGitConfig).
+	GitConfig bool   `json:"gitConfig"`
+	Origin    Origin `json:"origin"`
+}
+
+// A PathRule names a path or a pattern of paths.
+type PathRule struct {
+	// Path is absolute, or starts with a symbolic root (${HOME}, ${CWD}).
+	// It is clean: no "//", no "/./", no trailing "/" or "/**" (which mean
+	// the directory and everything beneath, as the plain path does); ".."
+	// is kept, to be folded where the path exists.
+	Path string `json:"path"`
+	// Pattern is set when Path contains glob characters (* ? [ ]): it is
+	// read as a pattern and also, where the name exists, as that name.
+	Pattern bool `json:"pattern,omitempty"`
+	// Literal is set for {"path": ..., "literal": true}: the name only.
+	Literal bool `json:"literal,omitempty"`
+	// Convenience marks a default writable directory (~/.npm/_logs,
+	// ~/.claude/debug) that is dropped when a read deny hides it; the
+	// compiler checks spellings, the resolve step checks real paths.
+	Convenience bool   `json:"convenience,omitempty"`
+	Origin      Origin `json:"origin"`
+}
+
+// Process holds the process-isolation switches.
+type Process struct {
+	// Seccomp lists the seccomp programs the command runs under, in the
+	// order they are installed: "unix" unless allowAllUnixSockets,
+	// "namespaces" unless allowNestedUserNamespaces.
+	Seccomp                      []string `json:"seccomp"`
+	EnableWeakerNestedSandbox    bool     `json:"enableWeakerNestedSandbox,omitempty"`
+	AllowNestedUserNamespaces    bool     `json:"allowNestedUserNamespaces,omitempty"`
+	EnableWeakerNetworkIsolation bool     `json:"enableWeakerNetworkIsolation,omitempty"`
+	AllowAppleEvents             bool     `json:"allowAppleEvents,omitempty"`
+	AllowPty                     bool     `json:"allowPty,omitempty"`
+}
+
+// Env is what the sandbox does to the command's environment, beyond the
+// proxy variables the runtime sets.
+type Env struct {
+	// Unset are credentials.envVars in deny mode.
+	Unset []EnvRule `json:"unset,omitempty"`
+	// Mask are credentials.envVars in mask mode: the command sees a
+	// sentinel, the proxy swaps in the real value on egress.
+	Mask []EnvRule `json:"mask,omitempty"`
+	// GitSafeDirectories are marked safe.directory through GIT_CONFIG_*
+	// variables; the runtime numbers them after any inherited
+	// GIT_CONFIG_COUNT (spec linux.md §2.1).
+	GitSafeDirectories []string `json:"gitSafeDirectories,omitempty"`
+}
+
+// EnvRule names one environment variable.
+type EnvRule struct {
+	Name   string `json:"name"`
+	Origin Origin `json:"origin"`
+}
