@@ -188,6 +188,9 @@ func TestLive(t *testing.T) {
 			t.Run(fmt.Sprintf("uid%d/%s", uid, tt.op), func(t *testing.T) {
 				bare := runInBwrap(t, bwrap, v, uid, tt.op)
 				got := runInBwrap(t, bwrap, v, uid, tt.op, Unix(arch), Namespaces(arch))
+				if both := runInBwrap(t, bwrap, v, uid, tt.op, Build(arch, Rules{Unix: true, Namespaces: true})); both != got {
+					t.Errorf("%s: %s under the two programs, %s under the combined one", tt.op, got, both)
+				}
 				t.Logf("%s: %s without the programs, %s with them", tt.op, bare, got)
 				if got != tt.filtered {
 					t.Errorf("%s under the programs: %s, want %s", tt.op, got, tt.filtered)

@@ -3,6 +3,7 @@ package seccomp
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"golang.org/x/net/bpf"
 )
@@ -51,18 +52,7 @@ type Program struct {
 // register only: socket(AF_UNIX | 1<<32) is still AF_UNIX to the kernel,
 // which truncates the argument to an int. socketpair(AF_UNIX) and inherited
 // unix sockets stay usable, as in the reference.
-func Unix(a Arch) Program {
-	b := newBuilder()
-	prologue(b, a)
-	for _, name := range []string{"io_uring_setup", "io_uring_enter", "io_uring_register"} {
-		b.jumpIf(bpf.JumpEqual, a.Syscall(name), "eperm", "")
-	}
-	b.jumpIf(bpf.JumpEqual, a.Syscall("socket"), "", "allow")
-	b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
-	b.jumpIf(bpf.JumpEqual, afUnix, "eperm", "")
-	b.jumpIf(bpf.JumpEqual, afVsock, "eperm", "allow")
-	return epilogue(b, a, "unix", false)
-}
+func Unix(a Arch) Program { return Build(a, Rules{Unix: true}) }
 
 // Namespaces returns the program that keeps the command from changing its
 // mounts or namespaces: setns, mount, umount2, pivot_root, the new mount API
@@ -73,28 +63,67 @@ func Unix(a Arch) Program {
 // cannot read, and ENOSYS makes libc and language runtimes fall back to
 // clone. unshare is also refused with 0x00100000, which the reference's
 // helper tests too (the kernel rejects that bit for unshare anyway).
-func Namespaces(a Arch) Program {
+func Namespaces(a Arch) Program { return Build(a, Rules{Namespaces: true}) }
+
+// Rules selects the rule sets of a program.
+type Rules struct {
+	Unix       bool // the rules of Unix
+	Namespaces bool // the rules of Namespaces
+}
+
+// Name is "unix", "namespaces", "unix+namespaces" or "".
+func (r Rules) Name() string {
+	var names []string
+	if r.Unix {
+		names = append(names, "unix")
+	}
+	if r.Namespaces {
+		names = append(names, "namespaces")
+	}
+	return strings.Join(names, "+")
+}
+
+// Build returns one program with the selected rule sets, so that the
+// sandbox needs a single filter. Rules{} gives a program that only checks
+// the architecture; callers install none instead.
+func Build(a Arch, r Rules) Program {
 	b := newBuilder()
 	prologue(b, a)
-	for _, name := range []string{
-		"pivot_root", "mount", "umount2", "setns",
-		"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
-		"mount_setattr", "open_tree_attr",
-	} {
-		b.jumpIf(bpf.JumpEqual, a.Syscall(name), "eperm", "")
+	if r.Unix {
+		next := "allow"
+		if r.Namespaces {
+			next = "namespaces"
+		}
+		for _, name := range []string{"io_uring_setup", "io_uring_enter", "io_uring_register"} {
+			b.jumpIf(bpf.JumpEqual, a.Syscall(name), "eperm", "")
+		}
+		b.jumpIf(bpf.JumpEqual, a.Syscall("socket"), "", next)
+		b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
+		b.jumpIf(bpf.JumpEqual, afUnix, "eperm", "")
+		b.jumpIf(bpf.JumpEqual, afVsock, "eperm", "allow")
 	}
-	b.jumpIf(bpf.JumpEqual, a.Syscall("clone3"), "enosys", "")
-	b.jumpIf(bpf.JumpEqual, a.Syscall("clone"), "", "not-clone")
-	b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
-	b.jumpIf(bpf.JumpBitsSet, cloneNewUser, "eperm", "")
-	b.jumpIf(bpf.JumpBitsSet, cloneNewNS, "eperm", "allow")
-	b.label("not-clone")
-	b.jumpIf(bpf.JumpEqual, a.Syscall("unshare"), "", "allow")
-	b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
-	b.jumpIf(bpf.JumpBitsSet, cloneNewUser, "eperm", "")
-	b.jumpIf(bpf.JumpBitsSet, cloneParentSetTID, "eperm", "")
-	b.jumpIf(bpf.JumpBitsSet, cloneNewNS, "eperm", "allow")
-	return epilogue(b, a, "namespaces", true)
+	if r.Namespaces {
+		b.label("namespaces")
+		for _, name := range []string{
+			"pivot_root", "mount", "umount2", "setns",
+			"open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick",
+			"mount_setattr", "open_tree_attr",
+		} {
+			b.jumpIf(bpf.JumpEqual, a.Syscall(name), "eperm", "")
+		}
+		b.jumpIf(bpf.JumpEqual, a.Syscall("clone3"), "enosys", "")
+		b.jumpIf(bpf.JumpEqual, a.Syscall("clone"), "", "not-clone")
+		b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
+		b.jumpIf(bpf.JumpBitsSet, cloneNewUser, "eperm", "")
+		b.jumpIf(bpf.JumpBitsSet, cloneNewNS, "eperm", "allow")
+		b.label("not-clone")
+		b.jumpIf(bpf.JumpEqual, a.Syscall("unshare"), "", "allow")
+		b.add(bpf.LoadAbsolute{Off: offArg0Low, Size: 4})
+		b.jumpIf(bpf.JumpBitsSet, cloneNewUser, "eperm", "")
+		b.jumpIf(bpf.JumpBitsSet, cloneParentSetTID, "eperm", "")
+		b.jumpIf(bpf.JumpBitsSet, cloneNewNS, "eperm", "allow")
+	}
+	return epilogue(b, a, r.Name(), r.Namespaces)
 }
 
 // prologue checks the architecture and loads the system call number. On
@@ -115,8 +144,10 @@ func prologue(b *builder, a Arch) {
 func epilogue(b *builder, a Arch, name string, enosys bool) Program {
 	b.label("allow")
 	b.add(bpf.RetConstant{Val: RetAllow})
-	b.label("eperm")
-	b.add(bpf.RetConstant{Val: RetErrno | EPERM})
+	if name != "" {
+		b.label("eperm")
+		b.add(bpf.RetConstant{Val: RetErrno | EPERM})
+	}
 	if enosys {
 		b.label("enosys")
 		b.add(bpf.RetConstant{Val: RetErrno | ENOSYS})
