@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -9,6 +11,22 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/schema"
 )
+
+// CompileFile loads a settings file and compiles it. It returns the
+// file's diagnostics when it is invalid, and an error only for a bug.
+func CompileFile(name string, data []byte, opts schema.Options) (*policy.Policy, schema.Diagnostics, error) {
+	s, diags := opts.Load(name, data)
+	if diags != nil {
+		return nil, diags, nil
+	}
+	p, err := Compile(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	p.SourceSHA256 = hex.EncodeToString(sum[:])
+	return p, nil, nil
+}
 
 // Compile compiles validated settings. It fails only on settings the
 // grammar should have refused, which is a bug, reported rather than hidden.

@@ -45,7 +45,9 @@ func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 		}
 	case Array:
 		for i, e := range n.Elems {
-			l.unknownKeys(e, schemaAt(s, Path{i}), path.child(i))
+			if e.Kind == Object || e.Kind == Array { // scalars have no keys
+				l.unknownKeys(e, schemaAt(s, Path{i}), path.child(i))
+			}
 		}
 	}
 }

@@ -1,7 +1,12 @@
-// Package bwrap emits the Linux artifacts of a policy: the ordered
-// bubblewrap mount plan, its rendering as bwrap arguments, and the seccomp
-// BPF programs for each architecture with their disassembly. It is a pure
-// function of the policy: no file system, environment or clock.
+// Package bwrap emits the Linux artifacts of a policy: the bubblewrap plan
+// (linux/bwrap.args) and the seccomp programs (package seccomp). It is a
+// pure function of the policy: no file system, environment or clock.
 //
-// Not built yet: see the issue "Compiler, policy IR and Linux artifacts".
+// The plan is symbolic and portable. Each line is either bubblewrap
+// arguments (an option and its operands), or a step the runtime resolves
+// against the host, written "@name operand": which paths exist, whether they
+// are files or directories, where symlinks lead, what a glob matches now,
+// and what the mandatory-deny scan finds decide the exact mounts, in the
+// order the lines give (spec linux.md §2.3). The runtime's resolve step is
+// not built yet; until it is, the plan is for review.
 package bwrap

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
+	"srt.dev/emit"
+	"srt.dev/schema"
+)
+
+type compileCmd struct {
+	osFlag
+	Target string `enum:"all,linux,macos,windows" default:"all" help:"Target platform: linux, macos, windows, or all that are built (${enum})."`
+	Out    string `short:"o" name:"out" default:"srt-plan" help:"Artifact directory to write." type:"path"`
+	Home   string `help:"Write the concrete form for one home directory: replaces the symbolic HOME root in linux/bwrap.args."`
+	Cwd    string `help:"Write the concrete form for one working directory: replaces the symbolic CWD root."`
+	Check  bool   `help:"Write nothing; exit 1 if the artifact directory is not what compiling gives."`
+	File   string `arg:"" name:"file" help:"Settings file to compile." type:"path"`
+}
+
+func (c *compileCmd) Help() string {
+	return `Writes the artifact directory: plan.json (the compiled policy and a checksum of
+every file), and for Linux linux/bwrap.args (the bubblewrap plan) and
+linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly).
+The same settings give the same bytes on every machine. The macOS and Windows
+emitters are not built yet.`
+}
+
+func (c *compileCmd) Run(s streams) error {
+	data, err := readFile(c.File)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
+		return exitError(exitUsage)
+	}
+	name := filepath.Base(c.File)
+	p, diags, err := compiler.CompileFile(name, data, schema.Options{OS: c.rules()})
+	if err != nil {
+		return err
+	}
+	if diags != nil {
+		for _, d := range diags {
+			fmt.Fprintln(s.stderr, d)
+		}
+		return exitError(exitFailure)
+	}
+
+	targets := []emit.Target{emit.Target(c.Target)}
+	if c.Target == "all" {
+		targets = []emit.Target{emit.Linux}
+		fmt.Fprintln(s.stderr, "srtc: note: the macos and windows targets are not built yet; writing linux only")
+	}
+	files, err := emit.Artifacts(p, targets)
+	if errors.Is(err, emit.ErrNotBuilt) {
+		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
+		return exitError(exitFailure)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Home != "" || c.Cwd != "" {
+		concrete(files, c.Home, c.Cwd)
+	}
+	if c.Check {
+		return c.check(s, files)
+	}
+	for _, n := range files.Names() {
+		path := filepath.Join(c.Out, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.stdout, "%s: wrote %d files to %s\n", name, len(files), c.Out)
+	return nil
+}
+
+// concrete fills in the symbolic roots of the bubblewrap plan for one host.
+func concrete(files emit.Files, home, cwd string) {
+	var pairs []string
+	if home != "" {
+		pairs = append(pairs, policy.Home, home)
+	}
+	if cwd != "" {
+		pairs = append(pairs, policy.Cwd, cwd)
+	}
+	r := strings.NewReplacer(pairs...)
+	files["linux/bwrap.args"] = []byte(r.Replace(string(files["linux/bwrap.args"])))
+}
+
+// check compares the directory with what compiling gives: every file must
+// be there with the same bytes, and no other file may sit in the
+// directories srtc writes.
+func (c *compileCmd) check(s streams, files emit.Files) error {
+	var stale []string
+	for _, n := range files.Names() {
+		got, err := os.ReadFile(filepath.Join(c.Out, filepath.FromSlash(n)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			stale = append(stale, n+": missing")
+		case err != nil:
+			return err
+		case !bytes.Equal(got, files[n]):
+			stale = append(stale, n+": differs")
+		}
+	}
+	for _, sub := range []string{".", "linux", "macos", "windows"} {
+		entries, err := os.ReadDir(filepath.Join(c.Out, sub))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			n := filepath.ToSlash(filepath.Join(sub, e.Name()))
+			if !e.IsDir() && files[n] == nil {
+				stale = append(stale, n+": not produced by this compile")
+			}
+		}
+	}
+	if len(stale) > 0 {
+		for _, line := range stale {
+			fmt.Fprintf(s.stdout, "%s/%s\n", c.Out, line)
+		}
+		fmt.Fprintf(s.stderr, "srtc: %s is stale: run 'srtc compile -o %s %s' and commit the result\n", c.Out, c.Out, c.File)
+		return exitError(exitFailure)
+	}
+	fmt.Fprintf(s.stdout, "%s: up to date\n", c.Out)
+	return nil
+}

@@ -1,0 +1,184 @@
+package bwrap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// A Step is one line of the plan.
+type Step struct {
+	// Args are bubblewrap arguments; nil for a directive.
+	Args []string
+	// Directive is a step for the runtime to resolve; "" for Args.
+	Directive Directive
+	// Operand is the directive's path, name or parameters.
+	Operand string
+	// Params marks an operand of parameters written by the compiler, shown
+	// as is; other operands are quoted when not plain.
+	Params bool
+	// Origin is the setting behind the step, if any.
+	Origin *policy.Origin
+}
+
+// Directive names a step that depends on the host.
+type Directive string
+
+// The directives, in the order they appear in a plan.
+const (
+	// UnsetEnv removes a variable from the command's environment.
+	UnsetEnv Directive = "unset-env"
+	// MaskEnv replaces a variable's value with a per-run sentinel.
+	MaskEnv Directive = "mask-env"
+	// GitSafeDirectory marks a directory safe.directory through
+	// GIT_CONFIG_* variables numbered after the inherited ones.
+	GitSafeDirectory Directive = "git-safe-directory"
+	// ProxyEnv sets the proxy variables of this run (ports, token).
+	ProxyEnv Directive = "proxy-env"
+	// AllowWrite binds a path writable, if it exists and is not a symlink
+	// leading elsewhere; ancestors of protected paths below it are pinned.
+	AllowWrite Directive = "allow-write"
+	// DenyRead hides a path: an empty tmpfs over a directory, /dev/null over
+	// anything else; what AllowRead and AllowWrite name inside is restored.
+	DenyRead Directive = "deny-read"
+	// AllowRead restores a path inside a read deny.
+	AllowRead Directive = "allow-read"
+	// MaskFile shows a credential file with its secrets replaced.
+	MaskFile Directive = "mask-file"
+	// DenyWrite binds a path read-only where it is writable; an absent one
+	// is kept from being created.
+	DenyWrite Directive = "deny-write"
+	// MandatoryScan protects the dangerous names found below the working
+	// directory, to a depth.
+	MandatoryScan Directive = "mandatory-scan"
+	// Seccomp installs the seccomp program of the host's architecture.
+	Seccomp Directive = "seccomp"
+)
+
+// Plan is the ordered bubblewrap plan of a policy.
+type Plan struct {
+	Source string
+	Steps  []Step
+}
+
+// Emit returns the plan of p (spec linux.md §2.3 for the order).
+func Emit(p *policy.Policy) Plan {
+	var pl Plan
+	pl.Source = p.Source
+	args := func(a ...string) { pl.Steps = append(pl.Steps, Step{Args: a}) }
+	dir := func(d Directive, operand string, o *policy.Origin) {
+		pl.Steps = append(pl.Steps, Step{Directive: d, Operand: operand, Origin: o})
+	}
+	paths := func(d Directive, rules []policy.PathRule) {
+		for i := range rules {
+			r := &rules[i]
+			name := d
+			switch {
+			case r.Pattern:
+				name += ":pattern"
+			case r.Literal:
+				name += ":literal"
+			case r.Convenience:
+				name += ":unless-hidden"
+			}
+			dir(name, r.Path, &r.Origin)
+		}
+	}
+
+	args("--new-session")
+	args("--die-with-parent")
+	for i := range p.Env.Unset {
+		dir(UnsetEnv, p.Env.Unset[i].Name, &p.Env.Unset[i].Origin)
+	}
+	for i := range p.Env.Mask {
+		dir(MaskEnv, p.Env.Mask[i].Name, &p.Env.Mask[i].Origin)
+	}
+	for _, d := range p.Env.GitSafeDirectories {
+		dir(GitSafeDirectory, d, &policy.Origin{Key: "git.safeDirectories"})
+	}
+	args("--unshare-net")
+	dir(ProxyEnv, "", nil)
+
+	fs := p.Filesystem
+	if fs.Disabled {
+		args("--bind", "/", "/")
+	} else {
+		args("--ro-bind", "/", "/")
+		paths(AllowWrite, fs.AllowWrite)
+		paths(DenyRead, fs.DenyRead)
+		paths(AllowRead, fs.AllowRead)
+	}
+	paths(MaskFile, fs.CredentialMasks)
+	if !fs.Disabled {
+		paths(DenyWrite, fs.DenyWrite)
+		if sc := fs.MandatoryScan; sc != nil {
+			git := "protect-config"
+			if !sc.GitConfig {
+				git = "allow-config"
+			}
+			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: fmt.Sprintf("depth=%d git=%s", sc.Depth, git), Params: true, Origin: &sc.Origin})
+		}
+	}
+
+	args("--dev", "/dev")
+	args("--unshare-pid")
+	args("--unshare-user")
+	args("--cap-drop", "ALL")
+	if p.Process.EnableWeakerNestedSandbox {
+		args("--bind", "/proc", "/proc")
+	} else {
+		args("--proc", "/proc")
+	}
+	if len(p.Process.Seccomp) > 0 {
+		dir(Seccomp, strings.Join(p.Process.Seccomp, "+"), nil)
+	}
+	return pl
+}
+
+// Render writes the plan as linux/bwrap.args: a header, then one step per
+// line, with the setting behind it as a comment. An operand that is not
+// plain is written as a Go-syntax quoted string.
+func (pl Plan) Render() []byte {
+	var b strings.Builder
+	b.WriteString("# bubblewrap plan compiled by srtc from " + pl.Source + "\n")
+	b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
+	b.WriteString("# this run's home and working directories. @step lines are resolved\n")
+	b.WriteString("# against the host at run time, in this order. # comments name the\n")
+	b.WriteString("# setting behind each step.\n")
+	for _, s := range pl.Steps {
+		var line string
+		if s.Args != nil {
+			line = strings.Join(s.Args, " ")
+		} else {
+			line = "@" + string(s.Directive)
+			switch {
+			case s.Params:
+				line += " " + s.Operand
+			case s.Operand != "":
+				line += " " + quoteIfNeeded(s.Operand)
+			}
+		}
+		if s.Origin != nil {
+			comment := s.Origin.Key
+			if s.Origin.Pos != "" {
+				comment += " " + s.Origin.Pos
+			}
+			line = fmt.Sprintf("%-47s # %s", line, comment)
+		}
+		b.WriteString(line + "\n")
+	}
+	return []byte(b.String())
+}
+
+// quoteIfNeeded leaves plain operands alone and quotes the rest, so that
+// every line reads back unambiguously.
+func quoteIfNeeded(s string) string {
+	for _, r := range s {
+		if r <= ' ' || r == '#' || r == '"' || r == '\\' || r >= 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+// Package emit assembles the artifact directory of a compiled policy (design
+// §2): plan.json, and for each target the files its emitter produces. Like
+// the emitters it is pure: bytes in memory, written out by the caller.
+package emit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+	"srt.dev/emit/bwrap/seccomp"
+)
+
+// Target is a platform the artifacts are for.
+type Target string
+
+// The targets.
+const (
+	Linux   Target = "linux"
+	MacOS   Target = "macos"
+	Windows Target = "windows"
+)
+
+// ErrNotBuilt reports a target whose emitter does not exist yet.
+var ErrNotBuilt = errors.New("not built yet")
+
+// Files is the content of an artifact directory: slash-separated paths
+// relative to it, and their bytes.
+type Files map[string][]byte
+
+// Names returns the paths in order.
+func (f Files) Names() []string {
+	names := make([]string, 0, len(f))
+	for n := range f {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Manifest is plan.json: the policy, and a checksum of every other file.
+type Manifest struct {
+	policy.Policy
+	Targets []Target          `json:"targets"`
+	Files   map[string]string `json:"files"` // path -> SHA-256, hex
+}
+
+// Artifacts returns the artifact directory of p for targets.
+func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
+	files := Files{}
+	for _, t := range targets {
+		switch t {
+		case Linux:
+			if err := linux(p, files); err != nil {
+				return nil, err
+			}
+		case MacOS, Windows:
+			return nil, fmt.Errorf("target %s: the emitter is %w", t, ErrNotBuilt)
+		default:
+			return nil, fmt.Errorf("unknown target %q", t)
+		}
+	}
+	m := Manifest{Policy: *p, Targets: targets, Files: map[string]string{}}
+	for name, b := range files {
+		sum := sha256.Sum256(b)
+		m.Files[name] = hex.EncodeToString(sum[:])
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	files["plan.json"] = append(b, '\n')
+	return files, nil
+}
+
+func linux(p *policy.Policy, files Files) error {
+	files["linux/bwrap.args"] = bwrap.Emit(p).Render()
+	rules := seccomp.Rules{}
+	for _, name := range p.Process.Seccomp {
+		switch name {
+		case "unix":
+			rules.Unix = true
+		case "namespaces":
+			rules.Namespaces = true
+		default:
+			return fmt.Errorf("unknown seccomp program %q", name)
+		}
+	}
+	if rules == (seccomp.Rules{}) {
+		return nil
+	}
+	for _, a := range seccomp.Arches {
+		prog := seccomp.Build(a, rules)
+		raw, err := prog.Marshal()
+		if err != nil {
+			return err
+		}
+		files["linux/seccomp."+string(a)+".bpf"] = raw
+		files["linux/seccomp."+string(a)+".txt"] = []byte(prog.String())
+	}
+	return nil
+}
