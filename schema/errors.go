@@ -127,40 +127,28 @@ func (g *grammar) structAt(s cue.Value, path Path) *structInfo {
 	info := &structInfo{}
 	info.val, info.ok = structBranch(s)
 	if info.ok {
-		info.names = fieldNames(info.val)
-		info.required = requiredNames(info.val)
+		info.names, info.required = fieldNames(info.val)
 	}
 	g.structs[key] = info
 	return info
 }
 
-// requiredNames lists the keys a struct in the grammar requires.
-func requiredNames(st cue.Value) []string {
+// fieldNames lists the keys a struct in the grammar defines, sorted, and
+// those it requires.
+func fieldNames(st cue.Value) (names, required []string) {
 	it, err := st.Fields(cue.Optional(true))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var names []string
 	for it.Next() {
+		name := it.Selector().Unquoted()
+		names = append(names, name)
 		if it.Selector().ConstraintType() == cue.RequiredConstraint {
-			names = append(names, it.Selector().Unquoted())
+			required = append(required, name)
 		}
 	}
-	return names
-}
-
-// fieldNames lists the keys a struct in the grammar defines.
-func fieldNames(st cue.Value) []string {
-	it, err := st.Fields(cue.Optional(true))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for it.Next() {
-		names = append(names, it.Selector().Unquoted())
-	}
 	sort.Strings(names)
-	return names
+	return names, required
 }
 
 func quoteAll(ss []string) []string {

@@ -32,7 +32,7 @@ func walkGrammar(s cue.Value, path string, out map[string][]string, depth int) {
 		return
 	}
 	if st, ok := structBranch(s); ok {
-		names := fieldNames(st)
+		names, _ := fieldNames(st)
 		if len(names) > 0 {
 			out[path] = names
 			for _, n := range names {
