@@ -216,7 +216,7 @@ func Covers(r policy.PathRule, p string) bool {
 			return true
 		}
 		if r.Pattern {
-			if ok, err := doublestar.Match(escapeBraces(r.Path), a); err == nil && ok {
+			if ok, err := doublestar.Match(policy.Doublestar(r.Path), a); err == nil && ok {
 				return true
 			}
 		}
@@ -227,13 +227,6 @@ func Covers(r policy.PathRule, p string) bool {
 		}
 		a = a[:i]
 	}
-}
-
-// escapeBraces makes "{" and "}" literal for doublestar, which would read
-// them as alternation: srt's glob syntax has no braces, and the symbolic
-// roots contain them.
-func escapeBraces(pattern string) string {
-	return strings.NewReplacer("{", "\\{", "}", "\\}").Replace(pattern)
 }
 
 func (c *compiler) process() policy.Process {

@@ -1,0 +1,59 @@
+package policy
+
+import "strings"
+
+// Doublestar translates an srt glob (spec settings.md §6.4.3) into the
+// syntax of github.com/bmatcuk/doublestar/v4, which both the compiler and
+// the runtime match with:
+//
+//   - "*", "**" and "?" mean the same in both;
+//   - "[...]" is a set when it spells one: non-empty, ranges in order.
+//     Inside it "!" and "^" do not negate in srt, so they are escaped. A
+//     bracket that spells no set ("[]", "[user-id]", "[2024-01-15]") and an
+//     unmatched "[" or "]" are literal text, so they are escaped;
+//   - srt has no braces and no escapes, so "{", "}" and "\" are escaped.
+func Doublestar(glob string) string {
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		c := glob[i]
+		switch c {
+		case '{', '}', '\\', ']':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '[':
+			end := strings.IndexByte(glob[i+1:], ']')
+			if end < 0 || !validSet(glob[i+1:i+1+end]) {
+				b.WriteString("\\[")
+				continue
+			}
+			set := glob[i+1 : i+1+end]
+			b.WriteByte('[')
+			for j := 0; j < len(set); j++ {
+				if set[j] == '!' || set[j] == '^' || set[j] == '\\' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(set[j])
+			}
+			b.WriteByte(']')
+			i += end + 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// validSet reports whether the text between "[" and "]" spells a set: it is
+// not empty, and every range a-z inside it runs forwards. A "-" at either
+// end is a member.
+func validSet(set string) bool {
+	if set == "" {
+		return false
+	}
+	for j := 1; j+1 < len(set); j++ {
+		if set[j] == '-' && set[j-1] > set[j+1] {
+			return false
+		}
+	}
+	return true
+}
