@@ -1,0 +1,277 @@
+//go:build linux
+
+package resolve
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	goruntime "runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+
+	"srt.dev/compiler"
+	"srt.dev/emit/bwrap"
+	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/schema"
+)
+
+// requireBwrap returns bwrap's path, or skips; SRT_REQUIRE_SANDBOX=1 (as in
+// CI) turns the skip into a failure.
+func requireBwrap(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("bwrap")
+	if err != nil {
+		if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("bwrap not found and SRT_REQUIRE_SANDBOX=1: %v", err)
+		}
+		t.Skipf("bwrap not found: %v", err)
+	}
+	return path
+}
+
+// check is one probe run inside the sandbox: a shell command and whether it
+// must succeed.
+type check struct {
+	name string
+	cmd  string
+	ok   bool
+}
+
+// sandbox compiles settings, resolves them for home and cwd, runs every
+// check inside bubblewrap as uid (0: the caller) and reports the ones that
+// did not behave; afterwards it removes the placeholders and returns them.
+func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) []string {
+	t.Helper()
+	bw := requireBwrap(t)
+	p, diags, err := compiler.CompileFile("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("compile: %v %v", err, diags)
+	}
+	empty, err := os.MkdirTemp("", "srt-empty-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(empty)
+	res, err := Resolve(bwrap.Emit(p).Steps, Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arch := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo '%s:ok'; else echo '%s:fail'; fi\n", c.cmd, c.name, c.name)
+	}
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr.Write(prog)
+	wr.Close()
+	defer rd.Close()
+	args := append(append([]string{}, res.Args...), "--chdir", cwd, "--setenv", "HOME", home, "--", "/bin/sh", "-c", script.String())
+	cmd := exec.Command(bw, args...)
+	cmd.ExtraFiles = []*os.File{rd}
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bwrap: %v\n%s\nargs:\n%s", err, stderr.String(), strings.Join(args, "\n"))
+	}
+	got := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		i := strings.LastIndexByte(line, ':')
+		if i < 0 {
+			continue
+		}
+		name, v := line[:i], line[i+1:]
+		got[name] = v == "ok"
+	}
+	for _, c := range checks {
+		if r, ran := got[c.name]; !ran || r != c.ok {
+			t.Errorf("%s (%s): succeeded=%v, want %v", c.name, c.cmd, r, c.ok)
+		}
+	}
+	if t.Failed() {
+		t.Logf("bwrap arguments:\n%s", strings.Join(res.Args, "\n"))
+	}
+	// The caller removes placeholders; they must still be empty.
+	for i := len(res.Placeholders) - 1; i >= 0; i-- {
+		ph := res.Placeholders[i]
+		fi, err := os.Lstat(ph)
+		if err != nil {
+			continue
+		}
+		if fi.IsDir() {
+			if err := os.Remove(ph); err != nil {
+				t.Errorf("placeholder directory %s is not empty: %v", ph, err)
+			}
+		} else if fi.Size() != 0 {
+			t.Errorf("placeholder %s has content", ph)
+		} else {
+			os.Remove(ph)
+		}
+	}
+	return res.Placeholders
+}
+
+// liveProject is project() owned by uid, under a directory others can enter.
+func liveProject(t *testing.T, uid int) (home, cwd string) {
+	t.Helper()
+	home, cwd = project(t)
+	for d := filepath.Dir(home); d != "/tmp" && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	if uid != 0 {
+		filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+	}
+	return home, cwd
+}
+
+func tree(t *testing.T, dir string) []string {
+	var out []string
+	filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func users() []int {
+	if os.Geteuid() == 0 {
+		return []int{0, 65534}
+	}
+	return []int{0}
+}
+
+// TestLiveConformance runs the file-system behaviours of spec linux.md §8
+// in real sandboxes, as root and as nobody.
+func TestLiveConformance(t *testing.T) {
+	for _, uid := range users() {
+		t.Run(fmt.Sprintf("uid%d", uid), func(t *testing.T) {
+			t.Run("typical", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				before := tree(t, home)
+				placeholders := sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowWrite": ["."], "denyWrite": ["./secrets"]}}`, home, cwd, []check{
+					{"1 write in cwd", "echo hi > new.txt", true},
+					{"2 write home", "echo x > $HOME/x", false},
+					{"3 write /tmp", "echo x > /tmp/srt-live-test-x", false},
+					{"5 read denied dir", "cat $HOME/.ssh/id_rsa", false},
+					{"5 denied dir is empty", "test -z \"$(ls -A $HOME/.ssh)\"", true},
+					{"6 write denied dir (tmpfs)", "echo x > $HOME/.ssh/new", true},
+					{"7 read denied glob match", "cat .env", false},
+					{"read allowed file", "cat src/main.go", true},
+					{"9 write denyWrite", "echo x > secrets/key", false},
+					{"9 create in denyWrite", "echo x > secrets/new", false},
+					{"10 append .bashrc", "echo x >> .bashrc", false},
+					{"11 mkdir .claude/commands", "mkdir -p .claude/commands", false},
+					{"12 write .git/config", "echo x > .git/config", false},
+					{"12 create hook", "touch .git/hooks/pre-commit", false},
+					{"14 write .git/HEAD", "echo x > .git/HEAD", true},
+					{"15 mv .git", "mv .git .git2", false},
+					{"17 a/b/.bashrc", "echo x > a/b/.bashrc", false},
+					{"17 a/b/c/.profile", "echo x > a/b/c/.profile", true},
+					{"18 sub/.git/hooks", "mkdir -p sub/.git/hooks && touch sub/.git/hooks/x", false},
+					{"18 sub/deeper/.git/hooks", "mkdir -p sub/deeper/.git/hooks && touch sub/deeper/.git/hooks/x", true},
+					{"19 write through a symlink to outside", "echo x > link-out", false},
+				})
+				if _, err := os.Stat(filepath.Join(cwd, "new.txt")); err != nil {
+					t.Errorf("a file written in cwd is not on the host: %v", err)
+				}
+				if _, err := os.Stat(filepath.Join(home, ".ssh", "new")); err == nil {
+					t.Error("a file written over a hidden directory reached the host")
+				}
+				if b, _ := os.ReadFile(filepath.Join(home, "outside.txt")); string(b) != "x\n" {
+					t.Errorf("outside.txt changed: %q", b)
+				}
+				if !contains(placeholders, filepath.Join(cwd, ".bashrc")) {
+					t.Errorf("placeholders = %v", placeholders)
+				}
+				// Nothing left behind but what the command wrote.
+				after := tree(t, home)
+				var extra []string
+				for _, p := range after {
+					if !contains(before, p) && !strings.HasSuffix(p, "/new.txt") && !strings.Contains(p, "/.git/HEAD") && !strings.HasSuffix(p, "/.profile") && !strings.Contains(p, "/sub/deeper/.git/hooks") {
+						extra = append(extra, p)
+					}
+				}
+				if len(extra) > 0 {
+					t.Errorf("left in the user's tree: %v", extra)
+				}
+			})
+			t.Run("20 allowWrite symlink elsewhere", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [], "allowWrite": ["./other-link"], "denyWrite": []}}`, home, cwd, []check{
+					{"write via the link", "echo x > other-link/f", false},
+					{"write cwd", "echo x > f", false},
+				})
+			})
+			t.Run("allowRead inside denyRead", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["~"], "allowRead": ["~/proj"], "allowWrite": ["."], "denyWrite": []}}`, home, cwd, []check{
+					{"read outside", "cat $HOME/outside.txt", false},
+					{"read inside", "cat src/main.go", true},
+					{"write inside", "echo x > src/new", true},
+					{"read .env (only ~ is denied)", "cat .env", true},
+				})
+			})
+			t.Run("more specific deny inside allowRead", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["~", ".env"], "allowRead": ["~/proj", "."], "allowWrite": [], "denyWrite": []}}`, home, cwd, []check{
+					{"read the project", "cat src/main.go", true},
+					{"27 .env stays denied", "cat .env", false},
+				})
+			})
+			t.Run("denyRead / with allowRead /", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["/"], "allowRead": ["/"], "allowWrite": [], "denyWrite": []}}`, home, cwd, []check{
+					{"read anything", "cat $HOME/.ssh/id_rsa", true},
+				})
+			})
+			t.Run("denyWrite above allowWrite", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [], "allowWrite": [".", "./src"], "denyWrite": ["."]}}`, home, cwd, []check{
+					{"write src", "echo x > src/new", false},
+					{"write cwd", "echo x > new", false},
+				})
+			})
+			t.Run("13 allowGitConfig", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": [], "allowGitConfig": true}}`, home, cwd, []check{
+					{"write .git/config", "echo x > .git/config", true},
+					{"create hook", "touch .git/hooks/pre-commit", false},
+				})
+			})
+			t.Run("40 seccomp and no new privileges", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, home, cwd, []check{
+					{"seccomp filter mode", "grep -q '^Seccomp:[[:space:]]*2' /proc/self/status", true},
+					{"no new privileges", "grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status", true},
+				})
+			})
+		})
+	}
+}

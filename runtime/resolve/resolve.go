@@ -1,0 +1,687 @@
+// Package resolve turns a symbolic bubblewrap plan (package emit/bwrap) into
+// the concrete bubblewrap arguments for this host: it fills in the home and
+// working directories, and decides each @ step against the file system as
+// it is now (spec linux.md §2.3-2.11): which paths exist, whether they are
+// files or directories, where symlinks lead, what globs match, and what the
+// mandatory-deny scan finds below the working directory.
+//
+// Resolve never weakens a plan silently: a step it cannot enforce is an
+// error, and everything it leaves out is explained in Result.Notes.
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+)
+
+// Host is what Resolve needs to know of this run.
+type Host struct {
+	// Home and Cwd are absolute; they replace ${HOME} and ${CWD}.
+	Home, Cwd string
+	// EmptyDir is an empty directory, outside the user's tree and not
+	// writable by anyone else, used as the source of placeholder
+	// directories. Needed only when a placeholder directory is.
+	EmptyDir string
+	// SeccompFD is the descriptor bubblewrap reads the seccomp program
+	// from; a plan with @seccomp and no descriptor is an error.
+	SeccompFD int
+	// ProxyEnv are the NAME=VALUE pairs of @proxy-env.
+	ProxyEnv []string
+	// MaskValue returns the sentinel a masked variable is set to.
+	MaskValue func(name string) string
+	// GitConfigCount is the caller's GIT_CONFIG_COUNT (0 if unset); the
+	// safe.directory entries are numbered after it.
+	GitConfigCount int
+}
+
+// Result is a resolved plan.
+type Result struct {
+	// Args are the bubblewrap arguments, without "--" and the command.
+	Args []string
+	// Placeholders are host paths that do not exist and that bubblewrap
+	// will create as mount points; the caller removes them afterwards.
+	Placeholders []string
+	// Notes say what was left out and why, for the debug log.
+	Notes []string
+}
+
+// Resolve resolves a plan for h.
+func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
+	if !filepath.IsAbs(h.Home) || !filepath.IsAbs(h.Cwd) {
+		return nil, fmt.Errorf("resolve: home %q and working directory %q must be absolute", h.Home, h.Cwd)
+	}
+	r := &resolver{h: h, res: &Result{}}
+	if err := r.collect(steps); err != nil {
+		return nil, err
+	}
+	if err := r.emit(steps); err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+type resolver struct {
+	h   Host
+	res *Result
+
+	writeRoots []string   // real paths bound writable, in order
+	readDeny   []denyUnit // sorted shallow first
+	allowRead  []string   // names (expanded, cleaned) that reopen reads
+	denyWrite  []string   // resolved destinations, in order, deduplicated
+	scanDenies []string
+	usedEmpty  bool
+}
+
+// denyUnit is one hidden path: a tmpfs over a directory or /dev/null over
+// anything else.
+type denyUnit struct {
+	path string
+	dir  bool
+}
+
+func (r *resolver) note(format string, args ...any) {
+	r.res.Notes = append(r.res.Notes, fmt.Sprintf(format, args...))
+}
+
+// expand fills in the symbolic roots and cleans the path.
+func (r *resolver) expand(p string) string {
+	switch {
+	case p == policy.Home || strings.HasPrefix(p, policy.Home+"/"):
+		p = r.h.Home + strings.TrimPrefix(p, policy.Home)
+	case p == policy.Cwd || strings.HasPrefix(p, policy.Cwd+"/"):
+		p = r.h.Cwd + strings.TrimPrefix(p, policy.Cwd)
+	}
+	return filepath.Clean(p)
+}
+
+// kind splits a directive into its name and qualifier (":pattern", …).
+func kind(d bwrap.Directive) (bwrap.Directive, string) {
+	name, q, _ := strings.Cut(string(d), ":")
+	return bwrap.Directive(name), q
+}
+
+// targets returns the host paths a path step names: the path itself, and
+// for a pattern every existing match as well (the dual reading).
+func (r *resolver) targets(s bwrap.Step) ([]string, error) {
+	_, q := kind(s.Directive)
+	p := r.expand(s.Operand)
+	if q != "pattern" {
+		return []string{p}, nil
+	}
+	matches, err := glob(p)
+	if err != nil {
+		return nil, fmt.Errorf("@%s %s: %w", s.Directive, s.Operand, err)
+	}
+	if _, err := os.Lstat(p); err == nil {
+		matches = append([]string{p}, matches...)
+	}
+	return matches, nil
+}
+
+// collect gathers the file-system steps.
+func (r *resolver) collect(steps []bwrap.Step) error {
+	var convenience []string
+	for _, s := range steps {
+		name, q := kind(s.Directive)
+		switch name {
+		case bwrap.AllowWrite:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				if q == "unless-hidden" {
+					convenience = append(convenience, t)
+					continue
+				}
+				r.addWriteRoot(t)
+			}
+		case bwrap.AllowRead:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			r.allowRead = append(r.allowRead, ts...)
+		}
+	}
+	for _, s := range steps {
+		name, _ := kind(s.Directive)
+		switch name {
+		case bwrap.DenyRead, bwrap.MaskFile:
+			if name == bwrap.MaskFile {
+				r.note("%s: credential file masks are not built yet; the file is hidden instead", s.Operand)
+			}
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				r.addReadDeny(t)
+			}
+		case bwrap.MandatoryScan:
+			found, err := r.scan(s.Operand)
+			if err != nil {
+				return err
+			}
+			r.scanDenies = found
+		}
+	}
+	sort.SliceStable(r.readDeny, func(i, j int) bool { return depth(r.readDeny[i].path) < depth(r.readDeny[j].path) })
+	// The convenience directories are dropped when a read deny hides them.
+	for _, c := range convenience {
+		if r.hidden(c) {
+			r.note("%s: not writable, a read deny hides it", c)
+			continue
+		}
+		r.addWriteRoot(c)
+	}
+	for _, s := range steps {
+		name, _ := kind(s.Directive)
+		if name != bwrap.DenyWrite {
+			continue
+		}
+		ts, err := r.targets(s)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			r.addDenyWrite(t)
+		}
+	}
+	for _, t := range r.scanDenies {
+		r.addDenyWrite(t)
+	}
+	return nil
+}
+
+// addWriteRoot adds an allow-write path if it exists, is not a device and
+// is not a symlink that leads outside its own spelling.
+func (r *resolver) addWriteRoot(p string) {
+	if p == "/dev" || strings.HasPrefix(p, "/dev/") {
+		return // --dev /dev provides the devices
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		r.note("%s: not writable, it does not exist", p)
+		return
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		r.note("%s: not writable, it cannot be resolved: %v", p, err)
+		return
+	}
+	if fi.Mode()&os.ModeSymlink != 0 && !within(real, p) {
+		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
+		return
+	}
+	for _, w := range r.writeRoots {
+		if w == real {
+			return
+		}
+	}
+	r.writeRoots = append(r.writeRoots, real)
+}
+
+// addReadDeny hides p where it really is.
+func (r *resolver) addReadDeny(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if _, lerr := os.Lstat(p); lerr != nil {
+			return // absent: nothing to hide
+		}
+		real = p // a dangling or looping link: hide the link itself
+	}
+	// A deny lifted by an allow read of the very same path hides nothing.
+	for _, a := range r.allowRead {
+		if a == p || a == real {
+			return
+		}
+	}
+	if real == "/" {
+		// Never a tmpfs over the root: hide each top-level entry instead.
+		entries, err := os.ReadDir("/")
+		if err == nil {
+			for _, e := range entries {
+				if n := e.Name(); n != "proc" && n != "dev" && n != "sys" {
+					r.addReadDeny("/" + n)
+				}
+			}
+		}
+		return
+	}
+	fi, err := os.Stat(real)
+	dir := err == nil && fi.IsDir()
+	for _, u := range r.readDeny {
+		if u.path == real {
+			return
+		}
+	}
+	r.readDeny = append(r.readDeny, denyUnit{path: real, dir: dir})
+}
+
+// hidden reports whether a read deny covers p and no read allow inside
+// that deny opens p again.
+func (r *resolver) hidden(p string) bool {
+	for _, u := range r.readDeny {
+		if !within(p, u.path) {
+			continue
+		}
+		open := false
+		for _, a := range r.allowRead {
+			if within(p, a) && within(a, u.path) {
+				open = true
+			}
+		}
+		if !open {
+			return true
+		}
+	}
+	return false
+}
+
+// addDenyWrite records a write-protected destination, resolved through
+// symlinks (the part that does not exist yet is kept as written).
+func (r *resolver) addDenyWrite(p string) {
+	real := resolveMissing(p)
+	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
+		return
+	}
+	for _, d := range r.denyWrite {
+		if d == real {
+			return
+		}
+	}
+	r.denyWrite = append(r.denyWrite, real)
+}
+
+// resolveMissing resolves the deepest existing ancestor of p through
+// symlinks and re-joins the missing tail.
+func resolveMissing(p string) string {
+	tail := ""
+	for cur := p; ; {
+		if _, err := os.Lstat(cur); err == nil {
+			real, err := filepath.EvalSymlinks(cur)
+			if err != nil {
+				return filepath.Join(cur, tail) // a broken link: protect it as named
+			}
+			return filepath.Join(real, tail)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		tail = filepath.Join(filepath.Base(cur), tail)
+		cur = parent
+	}
+}
+
+// writable reports whether p is at or below one of the write roots.
+func (r *resolver) writable(p string) bool {
+	for _, w := range r.writeRoots {
+		if within(p, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// emit writes the arguments in the plan's order.
+func (r *resolver) emit(steps []bwrap.Step) error {
+	gitDone := false
+	for _, s := range steps {
+		if s.Args != nil {
+			for _, a := range s.Args {
+				r.res.Args = append(r.res.Args, r.expandArg(a))
+			}
+			if len(s.Args) == 3 && (s.Args[0] == "--ro-bind" || s.Args[0] == "--bind") && s.Args[1] == "/" && s.Args[2] == "/" {
+				if s.Args[0] == "--ro-bind" {
+					r.emitFilesystem()
+				}
+			}
+			continue
+		}
+		name, _ := kind(s.Directive)
+		switch name {
+		case bwrap.UnsetEnv:
+			r.add("--unsetenv", s.Operand)
+		case bwrap.MaskEnv:
+			if r.h.MaskValue == nil {
+				return fmt.Errorf("@mask-env %s: no sentinel for masked variables", s.Operand)
+			}
+			r.add("--setenv", s.Operand, r.h.MaskValue(s.Operand))
+		case bwrap.GitSafeDirectory:
+			if !gitDone {
+				var dirs []string
+				for _, t := range steps {
+					if t.Directive == bwrap.GitSafeDirectory {
+						dirs = append(dirs, t.Operand)
+					}
+				}
+				r.gitSafe(dirs)
+				gitDone = true
+			}
+		case bwrap.ProxyEnv:
+			for _, kv := range r.h.ProxyEnv {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok {
+					return fmt.Errorf("@proxy-env: %q is not NAME=VALUE", kv)
+				}
+				r.add("--setenv", k, v)
+			}
+		case bwrap.Seccomp:
+			if r.h.SeccompFD <= 0 {
+				return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
+			}
+			r.add("--seccomp", strconv.Itoa(r.h.SeccompFD))
+		case bwrap.AllowWrite, bwrap.AllowRead, bwrap.DenyRead, bwrap.DenyWrite, bwrap.MaskFile, bwrap.MandatoryScan:
+			// Emitted together after the root mount.
+		default:
+			return fmt.Errorf("unknown step @%s", s.Directive)
+		}
+	}
+	return nil
+}
+
+func (r *resolver) add(args ...string) { r.res.Args = append(r.res.Args, args...) }
+
+func (r *resolver) expandArg(a string) string {
+	if strings.HasPrefix(a, policy.Home) || strings.HasPrefix(a, policy.Cwd) {
+		return r.expand(a)
+	}
+	return a
+}
+
+// gitSafe marks directories safe.directory through GIT_CONFIG_* variables
+// (spec linux.md §2.1): each directory and everything below it, or "*" for
+// more than eight.
+func (r *resolver) gitSafe(dirs []string) {
+	var values []string
+	if len(dirs) > 8 {
+		values = []string{"*"}
+	} else {
+		for _, d := range dirs {
+			values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
+		}
+	}
+	n := r.h.GitConfigCount
+	for _, v := range values {
+		r.add("--setenv", fmt.Sprintf("GIT_CONFIG_KEY_%d", n), "safe.directory")
+		r.add("--setenv", fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), v)
+		n++
+	}
+	r.add("--setenv", "GIT_CONFIG_COUNT", strconv.Itoa(n))
+}
+
+// emitFilesystem writes the file-system mounts after "--ro-bind / /"
+// (spec linux.md §2.3): ancestor pins, write roots, the read-deny section
+// with its restores, write denies, the re-application pass, and the
+// placeholder source, read-only, last.
+func (r *resolver) emitFilesystem() {
+	protected := []string{}
+	for _, u := range r.readDeny {
+		protected = append(protected, u.path)
+	}
+	denyBinds := r.denyWriteMounts()
+	for _, m := range denyBinds {
+		protected = append(protected, m.dest)
+	}
+	for _, pin := range r.pins(protected) {
+		r.add("--ro-bind", pin, pin)
+	}
+	for _, w := range r.writeRoots {
+		r.add("--bind", w, w)
+	}
+	for _, u := range r.readDeny {
+		if r.hiddenByEarlier(u) {
+			continue
+		}
+		r.emitDeny(u, false)
+	}
+	for _, m := range denyBinds {
+		if r.hiddenUnrestored(m.dest) {
+			continue
+		}
+		r.add("--ro-bind", m.src, m.dest)
+	}
+	// A read-only bind of a directory re-exposes what was hidden below it.
+	for _, u := range r.readDeny {
+		for _, m := range denyBinds {
+			if u.path != m.dest && within(u.path, m.dest) {
+				r.emitDeny(u, true)
+				break
+			}
+		}
+	}
+	if r.usedEmpty {
+		r.add("--ro-bind", r.h.EmptyDir, r.h.EmptyDir)
+	}
+}
+
+// emitDeny hides u and restores what read and write allows name inside it;
+// again marks a re-application, where every restore is read-only.
+func (r *resolver) emitDeny(u denyUnit, again bool) {
+	if !u.dir {
+		r.add("--ro-bind", "/dev/null", u.path)
+		return
+	}
+	r.add("--tmpfs", u.path)
+	type restore struct {
+		src, dest string
+		writable  bool
+	}
+	var restores []restore
+	for _, w := range r.writeRoots {
+		if w != u.path && within(w, u.path) {
+			restores = append(restores, restore{w, w, !again})
+		}
+	}
+	for _, a := range r.allowRead {
+		if a == u.path || !within(a, u.path) {
+			continue
+		}
+		src, err := filepath.EvalSymlinks(a)
+		if err != nil || !within(src, u.path) {
+			continue // resolves to nothing, or outside what it reopens
+		}
+		if r.deniedInside(src, u) {
+			continue // a more specific deny wins
+		}
+		restores = append(restores, restore{src, a, false})
+	}
+	// Shallow first, so that deeper restores are not covered; at the same
+	// place the writable one last, so that a read allow does not take a
+	// write allow away.
+	sort.SliceStable(restores, func(i, j int) bool {
+		if di, dj := depth(restores[i].dest), depth(restores[j].dest); di != dj {
+			return di < dj
+		}
+		return !restores[i].writable && restores[j].writable
+	})
+	for _, rs := range restores {
+		if rs.writable {
+			r.add("--bind", rs.src, rs.dest)
+		} else {
+			r.add("--ro-bind", rs.src, rs.dest)
+		}
+	}
+}
+
+// deniedInside reports whether another read deny, more specific than u,
+// covers p.
+func (r *resolver) deniedInside(p string, u denyUnit) bool {
+	for _, v := range r.readDeny {
+		if v.path != u.path && within(v.path, u.path) && within(p, v.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenByEarlier reports whether u lies under a shallower tmpfs and no
+// restore of it reaches u.
+func (r *resolver) hiddenByEarlier(u denyUnit) bool {
+	for _, v := range r.readDeny {
+		if v.path == u.path {
+			return false
+		}
+		if v.dir && within(u.path, v.path) && !r.restoredUnder(u.path, v.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// restoredUnder reports whether a restore of the tmpfs at landing brings p
+// back.
+func (r *resolver) restoredUnder(p, landing string) bool {
+	for _, w := range r.writeRoots {
+		if within(p, w) && within(w, landing) && w != landing {
+			return true
+		}
+	}
+	for _, a := range r.allowRead {
+		if within(p, a) && within(a, landing) && a != landing {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenUnrestored reports whether p is under a read-deny tmpfs that no
+// restore brings back: a write deny there has nothing to protect.
+func (r *resolver) hiddenUnrestored(p string) bool {
+	for _, u := range r.readDeny {
+		if u.dir && within(p, u.path) && p != u.path && !r.restoredUnder(p, u.path) {
+			return true
+		}
+	}
+	return false
+}
+
+type mount struct{ src, dest string }
+
+// denyWriteMounts decides the read-only mounts of the write denies: an
+// existing path inside (or above) a write root is bound onto itself; an
+// absent one gets a placeholder at its first missing component.
+func (r *resolver) denyWriteMounts() []mount {
+	var out []mount
+	seen := map[string]bool{}
+	addMount := func(m mount) {
+		if !seen[m.dest] {
+			seen[m.dest] = true
+			out = append(out, m)
+		}
+	}
+	// Existing destinations are bound read-only over everything before
+	// them, so nothing below them needs a placeholder.
+	var readOnly []string
+	for _, d := range r.denyWrite {
+		if _, err := os.Lstat(d); err == nil {
+			readOnly = append(readOnly, d)
+		}
+	}
+	effectivelyWritable := func(p string) bool {
+		for _, d := range readOnly {
+			if within(p, d) {
+				return false
+			}
+		}
+		return r.writable(p)
+	}
+	for _, d := range r.denyWrite {
+		above := false
+		for _, w := range r.writeRoots {
+			if within(w, d) {
+				above = true
+			}
+		}
+		if !r.writable(d) && !above {
+			continue // read-only already
+		}
+		if _, err := os.Lstat(d); err == nil {
+			addMount(mount{d, d})
+			continue
+		}
+		// Absent: keep it from being created.
+		existing, missing := d, ""
+		for {
+			if _, err := os.Lstat(existing); err == nil {
+				break
+			}
+			missing = filepath.Base(existing)
+			existing = filepath.Dir(existing)
+		}
+		first := filepath.Join(existing, missing)
+		if fi, err := os.Stat(existing); err == nil && !fi.IsDir() {
+			addMount(mount{existing, existing}) // e.g. a worktree's .git file
+			continue
+		}
+		if !effectivelyWritable(first) {
+			r.note("%s: needs no placeholder, its directory is read-only in the sandbox", d)
+			continue
+		}
+		src := "/dev/null"
+		if first != d {
+			if r.h.EmptyDir == "" {
+				r.note("%s: no empty directory to protect %s with; protecting it as a file", d, first)
+			} else {
+				src = r.h.EmptyDir
+				r.usedEmpty = true
+			}
+		}
+		if !seen[first] {
+			r.res.Placeholders = append(r.res.Placeholders, first)
+		}
+		addMount(mount{src, first})
+	}
+	return out
+}
+
+// pins returns the existing directories strictly between each protected
+// path and the write root above it, shallow first: as mount points they
+// cannot be renamed or removed (EBUSY), so "mv .git x" cannot move a
+// protected path out of the way.
+func (r *resolver) pins(protected []string) []string {
+	set := map[string]bool{}
+	for _, p := range protected {
+		for _, w := range r.writeRoots {
+			if w == "/" || p == w || !within(p, w) {
+				continue
+			}
+			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
+				if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+					set[d] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if depth(out[i]) != depth(out[j]) {
+			return depth(out[i]) < depth(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// within reports whether p is base or below it.
+func within(p, base string) bool {
+	if base == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == base || strings.HasPrefix(p, base+"/")
+}
+
+func depth(p string) int { return strings.Count(strings.TrimSuffix(p, "/"), "/") }

@@ -1,0 +1,124 @@
+package resolve
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"srt.dev/compiler"
+	"srt.dev/emit/bwrap"
+	"srt.dev/schema"
+)
+
+// project makes a home directory and a project in it:
+//
+//	home/.ssh/id_rsa
+//	home/proj/{.git/{HEAD,config,hooks/},src/main.go,.env,secrets/key,a/b/.bashrc,a/b/c/.profile,
+//	           sub/.git/HEAD, sub/deeper/.git/HEAD, link-out -> home/outside.txt}
+//	home/outside.txt, home/other/
+func project(t *testing.T) (home, cwd string) {
+	t.Helper()
+	root := t.TempDir()
+	home = filepath.Join(root, "home")
+	cwd = filepath.Join(home, "proj")
+	for _, d := range []string{".ssh", "proj/.git/hooks", "proj/src", "proj/secrets", "proj/a/b/c", "proj/sub/.git", "proj/sub/deeper/.git", "other"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{".ssh/id_rsa", "proj/.git/HEAD", "proj/.git/config", "proj/src/main.go", "proj/.env", "proj/secrets/key", "proj/a/b/.bashrc", "proj/a/b/c/.profile", "proj/sub/.git/HEAD", "proj/sub/deeper/.git/HEAD", "outside.txt", "proj/.env.example"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, "outside.txt"), filepath.Join(cwd, "link-out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "other"), filepath.Join(cwd, "other-link")); err != nil {
+		t.Fatal(err)
+	}
+	return home, cwd
+}
+
+// plan compiles settings text into plan steps.
+func plan(t *testing.T, settings string) []bwrap.Step {
+	t.Helper()
+	p, diags, err := compiler.CompileFile("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("compile: %v %v", err, diags)
+	}
+	return bwrap.Emit(p).Steps
+}
+
+func resolveFor(t *testing.T, settings, home, cwd string) *Result {
+	t.Helper()
+	empty := t.TempDir()
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) string { return "sentinel" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestResolveArgs(t *testing.T) {
+	home, cwd := project(t)
+	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowRead": ["./.env.example"], "allowWrite": [".", "./other-link"], "denyWrite": ["./secrets"]}}`, home, cwd)
+	args := strings.Join(res.Args, " ")
+	for _, want := range []string{
+		"--ro-bind / /",
+		"--bind " + cwd + " " + cwd,
+		"--tmpfs " + home + "/.ssh",
+		"--ro-bind /dev/null " + cwd + "/.env",
+		"--ro-bind " + cwd + "/secrets " + cwd + "/secrets",
+		"--ro-bind " + cwd + "/.git/hooks " + cwd + "/.git/hooks",
+		"--ro-bind " + cwd + "/.git/config " + cwd + "/.git/config",
+		"--ro-bind " + cwd + "/a/b/.bashrc " + cwd + "/a/b/.bashrc",
+		"--ro-bind /dev/null " + cwd + "/sub/.git/hooks", // absent: a placeholder
+		"--ro-bind /dev/null " + cwd + "/.bashrc",
+		"--ro-bind " + cwd + "/.git " + cwd + "/.git", // pin
+		"--seccomp 3",
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q:\n%s", want, strings.Join(res.Args, "\n"))
+		}
+	}
+	for _, not := range []string{cwd + "/a/b/c/.profile", cwd + "/sub/deeper/.git", home + "/other", ".env.example"} {
+		if strings.Contains(args, not) {
+			t.Errorf("args name %q:\n%s", not, strings.Join(res.Args, "\n"))
+		}
+	}
+	// The pin comes before the write root; the deny binds after the read section.
+	if strings.Index(args, "--ro-bind "+cwd+"/.git ") > strings.Index(args, "--bind "+cwd+" ") {
+		t.Errorf("pin after the write root:\n%s", strings.Join(res.Args, "\n"))
+	}
+	if len(res.Placeholders) == 0 || !contains(res.Placeholders, cwd+"/.bashrc") || !contains(res.Placeholders, cwd+"/.claude") {
+		t.Errorf("placeholders = %v", res.Placeholders)
+	}
+}
+
+func TestResolveRefusesUnanchoredGlob(t *testing.T) {
+	home, cwd := project(t)
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/*/secret"], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3})
+	if err == nil || !strings.Contains(err.Error(), "literal directory") {
+		t.Errorf("Resolve = %v, want a refusal", err)
+	}
+}
+
+func TestResolveNeedsSeccompFD(t *testing.T) {
+	home, cwd := project(t)
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd})
+	if err == nil {
+		t.Error("Resolve without a seccomp descriptor succeeded")
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
