@@ -27,8 +27,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cases) < 15 {
-		t.Fatalf("found %d golden cases, want at least 15", len(cases))
+	if len(cases) < 30 {
+		t.Fatalf("found %d golden cases, want at least 30", len(cases))
 	}
 	rewrite := *update || os.Getenv("SRT_UPDATE") == "1"
 	for _, settings := range cases {
