@@ -2,5 +2,6 @@
 // resolves a symbolic plan against this machine, runs the domain-filtering
 // HTTP and SOCKS5 proxies, starts the sandbox and reports violations.
 //
-// Not built yet: see the issue "srt on Linux".
+// Built so far: resolve, the plan → bubblewrap arguments for this host.
+// The proxies and the sandbox runner: see the issue "srt on Linux".
 package runtime

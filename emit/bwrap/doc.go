@@ -7,6 +7,6 @@
 // against the host, written "@name operand": which paths exist, whether they
 // are files or directories, where symlinks lead, what a glob matches now,
 // and what the mandatory-deny scan finds decide the exact mounts, in the
-// order the lines give (spec linux.md §2.3). The runtime's resolve step is
-// not built yet; until it is, the plan is for review.
+// order the lines give (spec linux.md §2.3). Package runtime/resolve does
+// that for one host.
 package bwrap
