@@ -40,6 +40,11 @@ type Host struct {
 	// GitConfigCount is the caller's GIT_CONFIG_COUNT (0 if unset); the
 	// safe.directory entries are numbered after it.
 	GitConfigCount int
+	// MaskedCopy returns a file holding what the command sees of a masked
+	// credential file (the secrets replaced by sentinels), outside the
+	// user's tree. When nil, or when it fails, the file is hidden instead,
+	// which is stricter.
+	MaskedCopy func(path string) (string, error)
 }
 
 // Result is a resolved plan.
@@ -76,6 +81,7 @@ type resolver struct {
 	readDeny   []denyUnit // sorted shallow first
 	allowRead  []string   // names (expanded, cleaned) that reopen reads
 	denyWrite  []string   // resolved destinations, in order, deduplicated
+	masks      []mount    // credential file masks: copy -> real file
 	scanDenies []string
 	usedEmpty  bool
 }
@@ -155,10 +161,15 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	for _, s := range steps {
 		name, _ := kind(s.Directive)
 		switch name {
-		case bwrap.DenyRead, bwrap.MaskFile:
-			if name == bwrap.MaskFile {
-				r.note("%s: credential file masks are not built yet; the file is hidden instead", s.Operand)
+		case bwrap.MaskFile:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
 			}
+			for _, t := range ts {
+				r.addMask(t)
+			}
+		case bwrap.DenyRead:
 			ts, err := r.targets(s)
 			if err != nil {
 				return err
@@ -265,6 +276,32 @@ func (r *resolver) addReadDeny(p string) {
 		}
 	}
 	r.readDeny = append(r.readDeny, denyUnit{path: real, dir: dir})
+}
+
+// addMask shows the command a masked copy of a credential file, or hides
+// the file when there is no copy to show.
+func (r *resolver) addMask(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return // absent: nothing to mask
+	}
+	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
+		r.note("%s: a directory cannot be masked; hidden instead", p)
+		r.addReadDeny(p)
+		return
+	}
+	if r.h.MaskedCopy == nil {
+		r.note("%s: no masked copy available; hidden instead", p)
+		r.addReadDeny(p)
+		return
+	}
+	copyPath, err := r.h.MaskedCopy(real)
+	if err != nil {
+		r.note("%s: masking failed (%v); hidden instead", p, err)
+		r.addReadDeny(p)
+		return
+	}
+	r.masks = append(r.masks, mount{copyPath, real})
 }
 
 // hidden reports whether a read deny covers p and no read allow inside
@@ -433,6 +470,9 @@ func (r *resolver) emitFilesystem() {
 	for _, m := range denyBinds {
 		protected = append(protected, m.dest)
 	}
+	for _, m := range r.masks {
+		protected = append(protected, m.dest)
+	}
 	for _, pin := range r.pins(protected) {
 		r.add("--ro-bind", pin, pin)
 	}
@@ -445,8 +485,11 @@ func (r *resolver) emitFilesystem() {
 		}
 		r.emitDeny(u, false)
 	}
+	for _, m := range r.masks {
+		r.add("--ro-bind", m.src, m.dest)
+	}
 	for _, m := range denyBinds {
-		if r.hiddenUnrestored(m.dest) {
+		if r.hiddenUnrestored(m.dest) || r.masked(m.dest) {
 			continue
 		}
 		r.add("--ro-bind", m.src, m.dest)
@@ -463,6 +506,17 @@ func (r *resolver) emitFilesystem() {
 	if r.usedEmpty {
 		r.add("--ro-bind", r.h.EmptyDir, r.h.EmptyDir)
 	}
+}
+
+// masked reports whether p is a masked file's landing (a read-only bind
+// already).
+func (r *resolver) masked(p string) bool {
+	for _, m := range r.masks {
+		if m.dest == p {
+			return true
+		}
+	}
+	return false
 }
 
 // emitDeny hides u and restores what read and write allows name inside it;

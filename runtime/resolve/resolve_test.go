@@ -122,3 +122,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestResolveCredentialMask(t *testing.T) {
+	home, cwd := project(t)
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+		"credentials": {"files": [{"path": "./src/main.go", "mode": "mask"}], "allowPlaintextInject": true}}`
+	// Without a masked copy the file is hidden: stricter, never weaker.
+	res := resolveFor(t, settings, home, cwd)
+	if args := strings.Join(res.Args, " "); !strings.Contains(args, "--ro-bind /dev/null "+cwd+"/src/main.go") {
+		t.Errorf("unmasked file not hidden:\n%s", strings.Join(res.Args, "\n"))
+	}
+	copyPath := filepath.Join(t.TempDir(), "masked")
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, SeccompFD: 3, MaskedCopy: func(p string) (string, error) {
+		if p != cwd+"/src/main.go" {
+			t.Errorf("MaskedCopy(%q)", p)
+		}
+		return copyPath, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(res.Args, " ")
+	if !strings.Contains(args, "--ro-bind "+copyPath+" "+cwd+"/src/main.go") || !strings.Contains(args, "--ro-bind "+cwd+"/src "+cwd+"/src") {
+		t.Errorf("mask or its pin missing:\n%s", strings.Join(res.Args, "\n"))
+	}
+}

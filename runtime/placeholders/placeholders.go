@@ -1,0 +1,170 @@
+//go:build linux
+
+// Package placeholders removes the mount points bubblewrap creates in the
+// user's tree for protected names that do not exist yet (an absent .bashrc
+// is kept from being created by binding /dev/null onto it, and bubblewrap
+// must create the file to mount onto it).
+//
+// Every run registers its placeholders in a manifest before the sandbox
+// starts and holds an exclusive lock on it while it runs. The kernel drops
+// the lock when the process dies, however it dies, so a later Sweep knows
+// the run is over. Placeholders are removed only when no registered run is
+// alive, because a mount point unlinked on the host is detached from every
+// sandbox that still relies on it; and only while they are still what
+// bubblewrap made: an empty regular file or an empty directory.
+package placeholders
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Registry is a directory of manifests, private to the user.
+type Registry struct {
+	Dir string
+}
+
+// Default returns the registry in $XDG_RUNTIME_DIR/srt/placeholders, or in
+// the temporary directory under a per-user name.
+func Default() (*Registry, error) {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		base = filepath.Join(os.TempDir(), "srt-"+strconv.Itoa(os.Getuid()))
+	} else {
+		base = filepath.Join(base, "srt")
+	}
+	r := &Registry{Dir: filepath.Join(base, "placeholders")}
+	if err := r.ensure(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ensure creates the directory, refusing one that another user controls.
+func (r *Registry) ensure() error {
+	if err := os.MkdirAll(r.Dir, 0o700); err != nil {
+		return err
+	}
+	// The directory and its parent (srt's own) must be this user's alone,
+	// or someone else could plant records naming files to delete.
+	for _, d := range []string{r.Dir, filepath.Dir(r.Dir)} {
+		var st unix.Stat_t
+		if err := unix.Lstat(d, &st); err != nil {
+			return err
+		}
+		if int(st.Uid) != os.Getuid() || st.Mode&0o022 != 0 || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return fmt.Errorf("placeholder registry %s: %s is not a directory private to this user", r.Dir, d)
+		}
+	}
+	return nil
+}
+
+// Run is one registered sandbox run.
+type Run struct {
+	r     *Registry
+	file  *os.File // locked while the run lives
+	paths []string
+}
+
+// Register records the placeholders of a run that is about to start and
+// locks the record until Release.
+func (r *Registry) Register(paths []string) (*Run, error) {
+	f, err := os.CreateTemp(r.Dir, "run-*.json")
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	if err := json.NewEncoder(f).Encode(paths); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &Run{r: r, file: f, paths: paths}, nil
+}
+
+// Release ends the run: its record is unlocked, and the placeholders of
+// every ended run are removed if no other run is alive.
+func (run *Run) Release() error {
+	err := run.file.Close() // drops the lock
+	return errors.Join(err, run.r.Sweep())
+}
+
+// Sweep removes the placeholders of ended runs (records whose lock nobody
+// holds), unless some run is still alive; it is safe to call at any time,
+// for example when srt starts.
+func (r *Registry) Sweep() error {
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return err
+	}
+	type ended struct {
+		file  *os.File
+		paths []string
+	}
+	var dead []ended
+	defer func() {
+		for _, d := range dead {
+			d.file.Close()
+		}
+	}()
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "run-") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(r.Dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			return nil // a run is alive: remove nothing yet
+		}
+		var paths []string
+		if err := json.NewDecoder(f).Decode(&paths); err != nil {
+			paths = nil // a record cut short by a crash: nothing to trust
+		}
+		dead = append(dead, ended{f, paths})
+	}
+	var errs []error
+	for _, d := range dead {
+		errs = append(errs, removeAll(d.paths))
+		errs = append(errs, os.Remove(d.file.Name()))
+	}
+	return errors.Join(errs...)
+}
+
+// removeAll removes placeholders that are still as bubblewrap made them,
+// deepest first.
+func removeAll(paths []string) error {
+	sorted := append([]string(nil), paths...)
+	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+	var errs []error
+	for _, p := range sorted {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue // gone already
+		}
+		switch {
+		case fi.Mode().IsRegular() && fi.Size() == 0:
+			errs = append(errs, os.Remove(p))
+		case fi.IsDir():
+			if err := os.Remove(p); err != nil && !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) {
+				errs = append(errs, err)
+			}
+		}
+		// Anything else was made by someone else since: leave it.
+	}
+	return errors.Join(errs...)
+}

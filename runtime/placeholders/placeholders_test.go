@@ -1,0 +1,166 @@
+//go:build linux
+
+package placeholders
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary register placeholders in a child process
+// and then wait to be killed.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("SRT_PLACEHOLDER_CHILD"); dir != "" {
+		r := &Registry{Dir: dir}
+		if _, err := r.Register(strings.Split(os.Getenv("SRT_PLACEHOLDER_PATHS"), ",")); err != nil {
+			os.Exit(3)
+		}
+		os.Stdout.WriteString("registered\n")
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func registry(t *testing.T) *Registry {
+	parent := t.TempDir()
+	os.Chmod(parent, 0o700)
+	r := &Registry{Dir: filepath.Join(parent, "reg")}
+	if err := r.ensure(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// makePlaceholders creates what bubblewrap would: empty files and dirs.
+func makePlaceholders(t *testing.T) (tree string, paths []string) {
+	tree = t.TempDir()
+	paths = []string{filepath.Join(tree, ".bashrc"), filepath.Join(tree, ".claude")}
+	if err := os.WriteFile(paths[0], nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(paths[1], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return tree, paths
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+func TestReleaseRemoves(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	run, err := r.Register(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Release(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if exists(p) {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
+
+// TestSweepAfterKill: a run killed with SIGKILL leaves its placeholders;
+// the next Sweep removes them.
+func TestSweepAfterKill(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SRT_PLACEHOLDER_CHILD="+r.Dir, "SRT_PLACEHOLDER_PATHS="+strings.Join(paths, ","))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 11)
+	if _, err := out.Read(buf); err != nil || string(buf) != "registered\n" {
+		t.Fatalf("child: %q, %v", buf, err)
+	}
+	// Alive: a sweep removes nothing.
+	if err := r.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(paths[0]) {
+		t.Fatal("a sweep removed the placeholders of a live run")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if err := r.Sweep(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if exists(p) {
+			t.Errorf("%s left behind after the owner was killed", p)
+		}
+	}
+	if entries, _ := os.ReadDir(r.Dir); len(entries) != 0 {
+		t.Errorf("records left: %v", entries)
+	}
+}
+
+// TestOtherRunAlive: one run ending does not pull a mount point from under
+// another run that is still alive.
+func TestOtherRunAlive(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	first, err := r.Register(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.Register(nil) // uses the same tree, created nothing
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(paths[0]) {
+		t.Fatal("removed while another run is alive")
+	}
+	if err := second.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(paths[0]) || exists(paths[1]) {
+		t.Error("left behind after the last run ended")
+	}
+}
+
+// TestLeavesWhatChanged: a placeholder that now holds something is not ours
+// to remove.
+func TestLeavesWhatChanged(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	run, err := r.Register(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(paths[0], 0o644)
+	os.WriteFile(paths[0], []byte("user data"), 0o644)
+	os.WriteFile(filepath.Join(paths[1], "x"), nil, 0o644)
+	if err := run.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(paths[0]) || !exists(paths[1]) {
+		t.Error("removed a file or directory that changed since")
+	}
+}
+
+func TestRegistryMustBePrivate(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+	r := &Registry{Dir: filepath.Join(dir, "reg")}
+	if err := r.ensure(); err == nil {
+		t.Error("accepted a registry under a world-writable directory")
+	}
+}
