@@ -256,6 +256,17 @@ func TestLiveConformance(t *testing.T) {
 					{"write cwd", "echo x > new", false},
 				})
 			})
+			t.Run("root writable", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}`, home, cwd, []check{
+					{"write home", "echo x > $HOME/new", true},
+					{"write cwd", "echo x > new", true},
+					{"append .bashrc", "echo x >> .bashrc", false},
+					{"write .git/config", "echo x > .git/config", false},
+					{"mv .git", "mv .git .git2", false},
+				})
+			})
 			t.Run("13 allowGitConfig", func(t *testing.T) {
 				home, cwd := liveProject(t, uid)
 				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},

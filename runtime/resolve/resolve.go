@@ -22,6 +22,10 @@ import (
 	"srt.dev/emit/bwrap"
 )
 
+// MaxArgs is the most arguments bubblewrap accepts (it refuses more than
+// 9000 words).
+const MaxArgs = 9000
+
 // Host is what Resolve needs to know of this run.
 type Host struct {
 	// Home and Cwd are absolute; they replace ${HOME} and ${CWD}.
@@ -69,6 +73,14 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	}
 	if err := r.emit(steps); err != nil {
 		return nil, err
+	}
+	for _, a := range r.res.Args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
+		}
+	}
+	if len(r.res.Args) > MaxArgs {
+		return nil, fmt.Errorf("resolve: %d bubblewrap arguments; bubblewrap accepts at most %d (narrow the globs or the lists)", len(r.res.Args), MaxArgs)
 	}
 	return r.res, nil
 }
@@ -473,11 +485,38 @@ func (r *resolver) emitFilesystem() {
 	for _, m := range r.masks {
 		protected = append(protected, m.dest)
 	}
-	for _, pin := range r.pins(protected) {
-		r.add("--ro-bind", pin, pin)
-	}
+	pins := r.pins(protected)
+	rootWritable := false
 	for _, w := range r.writeRoots {
-		r.add("--bind", w, w)
+		rootWritable = rootWritable || w == "/"
+	}
+	if !rootWritable {
+		// Pins first: the write roots are bound over them, so they stay
+		// invisible, but their directories become busy mount points.
+		for _, pin := range pins {
+			r.add("--ro-bind", pin, pin)
+		}
+		for _, w := range r.writeRoots {
+			r.add("--bind", w, w)
+		}
+	} else {
+		// A writable "/" would bury pins made before it: pin after the
+		// write roots, then cover each pinned top-level directory with a
+		// writable bind of itself (spec linux.md §2.4.2).
+		for _, w := range r.writeRoots {
+			r.add("--bind", w, w)
+		}
+		covers := map[string]bool{}
+		for _, pin := range pins {
+			r.add("--ro-bind", pin, pin)
+			top := "/" + strings.SplitN(strings.TrimPrefix(pin, "/"), "/", 2)[0]
+			covers[top] = true
+		}
+		for _, top := range sortedKeys(covers) {
+			if top != "/proc" && top != "/dev" && top != "/sys" {
+				r.add("--bind", top, top)
+			}
+		}
 	}
 	for _, u := range r.readDeny {
 		if r.hiddenByEarlier(u) {
@@ -707,7 +746,7 @@ func (r *resolver) pins(protected []string) []string {
 	set := map[string]bool{}
 	for _, p := range protected {
 		for _, w := range r.writeRoots {
-			if w == "/" || p == w || !within(p, w) {
+			if p == w || !within(p, w) {
 				continue
 			}
 			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
@@ -728,6 +767,15 @@ func (r *resolver) pins(protected []string) []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // within reports whether p is base or below it.
