@@ -12,6 +12,7 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -101,8 +102,9 @@ type resolver struct {
 // denyUnit is one hidden path: a tmpfs over a directory or /dev/null over
 // anything else.
 type denyUnit struct {
-	path string
-	dir  bool
+	path    string
+	dir     bool
+	standIn bool // hides more than asked, with nothing restored below
 }
 
 func (r *resolver) note(format string, args ...any) {
@@ -257,8 +259,15 @@ func (r *resolver) addWriteRoot(p string) {
 func (r *resolver) addReadDeny(p string) {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		if _, lerr := os.Lstat(p); lerr != nil {
+		_, lerr := os.Lstat(p)
+		switch {
+		case errors.Is(lerr, fs.ErrNotExist):
 			return // absent: nothing to hide
+		case lerr != nil:
+			// Cannot be inspected (a parent without search permission):
+			// hide the nearest ancestor that can be, rather than nothing.
+			r.standIn(p, lerr)
+			return
 		}
 		real = p // a dangling or looping link: hide the link itself
 	}
@@ -288,6 +297,19 @@ func (r *resolver) addReadDeny(p string) {
 		}
 	}
 	r.readDeny = append(r.readDeny, denyUnit{path: real, dir: dir})
+}
+
+// standIn hides the nearest inspectable ancestor of p (never "/"), with no
+// restores below it (spec linux.md §2.6).
+func (r *resolver) standIn(p string, why error) {
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			r.note("%s: cannot be inspected (%v); hiding %s instead", p, why, d)
+			r.readDeny = append(r.readDeny, denyUnit{path: d, dir: true, standIn: true})
+			return
+		}
+	}
+	r.note("%s: cannot be inspected (%v), and no ancestor below / can be hidden", p, why)
 }
 
 // addMask shows the command a masked copy of a credential file, or hides
@@ -566,6 +588,9 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 		return
 	}
 	r.add("--tmpfs", u.path)
+	if u.standIn {
+		return
+	}
 	type restore struct {
 		src, dest string
 		writable  bool

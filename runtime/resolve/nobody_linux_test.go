@@ -1,0 +1,71 @@
+//go:build linux
+
+package resolve
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// asNobody runs one test of this binary again as the user nobody, from a
+// copy of the binary that nobody can execute.
+func asNobody(t *testing.T, test string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "srt-resolve-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	bin := filepath.Join(dir, "resolve.test")
+	out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	cmd := exec.Command(bin, "-test.run", "^"+test+"$", "-test.v")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "HOME=/nonexistent"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s as nobody: %v\n%s", test, err, b)
+	}
+	t.Logf("%s as nobody:\n%s", test, b)
+}
+
+// TestResolveStandIn: a deny that cannot be inspected hides its nearest
+// inspectable ancestor instead of nothing.
+func TestResolveStandIn(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// Root inspects every path: run this test again as nobody.
+		asNobody(t, "TestResolveStandIn")
+		return
+	}
+	home, cwd := project(t)
+	locked := filepath.Join(home, "locked")
+	os.MkdirAll(filepath.Join(locked, "inner"), 0o755)
+	os.Chmod(locked, 0)
+	defer os.Chmod(locked, 0o755)
+	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/locked/inner/secret"], "allowWrite": [], "denyWrite": []}}`, home, cwd)
+	if args := strings.Join(res.Args, " "); !strings.Contains(args, "--tmpfs "+locked+" ") && !strings.Contains(args, "--tmpfs "+home+" ") {
+		t.Errorf("no stand-in:\n%s\nnotes: %v", strings.Join(res.Args, "\n"), res.Notes)
+	}
+}
