@@ -267,6 +267,23 @@ func TestLiveConformance(t *testing.T) {
 					{"mv .git", "mv .git .git2", false},
 				})
 			})
+			t.Run("read and write deny on one file", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": [".env", "secrets"], "allowWrite": ["."], "denyWrite": [".env", "secrets"]}}`, home, cwd, []check{
+					{"read .env", "cat .env", false},
+					{"write .env", "echo x > .env", false},
+					{"read secrets", "cat secrets/key", false},
+				})
+			})
+			t.Run("write deny over a read deny's writable restore", func(t *testing.T) {
+				home, cwd := liveProject(t, uid)
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["~"], "allowRead": ["~/proj"], "allowWrite": ["."], "denyWrite": ["~"]}}`, home, cwd, []check{
+					{"read the project", "cat src/main.go", true},
+					{"write the project", "echo x > src/new", false},
+				})
+			})
 			t.Run("13 allowGitConfig", func(t *testing.T) {
 				home, cwd := liveProject(t, uid)
 				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},

@@ -218,11 +218,15 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			return err
 		}
 		for _, t := range ts {
-			r.addDenyWrite(t)
+			if err := r.addDenyWrite(t); err != nil {
+				return err
+			}
 		}
 	}
 	for _, t := range r.scanDenies {
-		r.addDenyWrite(t)
+		if err := r.addDenyWrite(t); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -360,17 +364,27 @@ func (r *resolver) hidden(p string) bool {
 
 // addDenyWrite records a write-protected destination, resolved through
 // symlinks (the part that does not exist yet is kept as written).
-func (r *resolver) addDenyWrite(p string) {
+func (r *resolver) addDenyWrite(p string) error {
+	// A symlink on the way that the sandbox can replace (its directory is
+	// writable) would let the command put a real file or directory where
+	// the protected one is: no mount can pin a symlink, so refuse.
+	for prefix := p; prefix != "/" && prefix != "."; prefix = filepath.Dir(prefix) {
+		fi, err := os.Lstat(prefix)
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 && r.writable(filepath.Dir(prefix)) {
+			return fmt.Errorf("resolve: %s is write-protected, but %s on its way is a symlink in a writable directory, which the sandboxed command could replace; list the real path, or remove the link", p, prefix)
+		}
+	}
 	real := resolveMissing(p)
 	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
-		return
+		return nil
 	}
 	for _, d := range r.denyWrite {
 		if d == real {
-			return
+			return nil
 		}
 	}
 	r.denyWrite = append(r.denyWrite, real)
+	return nil
 }
 
 // resolveMissing resolves the deepest existing ancestor of p through
@@ -550,7 +564,17 @@ func (r *resolver) emitFilesystem() {
 		r.add("--ro-bind", m.src, m.dest)
 	}
 	for _, m := range denyBinds {
-		if r.hiddenUnrestored(m.dest) || r.masked(m.dest) {
+		if r.masked(m.dest) {
+			continue
+		}
+		if r.hiddenUnrestored(m.dest) {
+			// What the read deny restored writable below it must still
+			// become read-only.
+			for _, w := range r.writeRoots {
+				if w != m.dest && within(w, m.dest) && r.restoredUnder(w, m.dest) {
+					r.add("--ro-bind", w, w)
+				}
+			}
 			continue
 		}
 		r.add("--ro-bind", m.src, m.dest)
@@ -677,7 +701,12 @@ func (r *resolver) restoredUnder(p, landing string) bool {
 // restore brings back: a write deny there has nothing to protect.
 func (r *resolver) hiddenUnrestored(p string) bool {
 	for _, u := range r.readDeny {
-		if u.dir && within(p, u.path) && p != u.path && !r.restoredUnder(p, u.path) {
+		if p == u.path {
+			// Hidden already; binding the real path here would show what
+			// the read deny hides.
+			return true
+		}
+		if u.dir && within(p, u.path) && !r.restoredUnder(p, u.path) {
 			return true
 		}
 	}

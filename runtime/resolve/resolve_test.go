@@ -148,3 +148,20 @@ func TestResolveCredentialMask(t *testing.T) {
 		t.Errorf("mask or its pin missing:\n%s", strings.Join(res.Args, "\n"))
 	}
 }
+
+// TestResolveRefusesReplaceableSymlink: a protected path reached through a
+// symlink the sandbox could replace is refused.
+func TestResolveRefusesReplaceableSymlink(t *testing.T) {
+	home, cwd := project(t)
+	if err := os.Symlink(filepath.Join(home, "other"), filepath.Join(cwd, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3, EmptyDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "symlink in a writable directory") {
+		t.Errorf("Resolve = %v, want a refusal", err)
+	}
+	// Outside the write area the same link is harmless.
+	if _, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3}); err != nil {
+		t.Errorf("read-only cwd: %v", err)
+	}
+}
