@@ -775,6 +775,13 @@ func (r *resolver) denyWriteMounts() []mount {
 			r.note("%s: needs no placeholder, its directory is read-only in the sandbox", d)
 			continue
 		}
+		if !canCreateIn(existing) {
+			// Neither bubblewrap nor the command can create it there
+			// (another owner, a read-only file system): nothing to do, and
+			// a mount point could not be made.
+			r.note("%s: needs no placeholder, %s does not let this user create it", d, existing)
+			continue
+		}
 		src := "/dev/null"
 		if first != d {
 			if r.h.EmptyDir == "" {
