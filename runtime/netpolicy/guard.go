@@ -219,4 +219,3 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
 	}
 	return netip.Addr{}, false
 }
-
