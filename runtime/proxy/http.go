@@ -1,0 +1,410 @@
+// Package proxy is srt's egress: an HTTP proxy (CONNECT and absolute-form
+// requests) and a SOCKS5 proxy that let the sandboxed command reach only
+// what the network policy allows (spec network.md §2-5). Both ask the same
+// decision function (runtime/netpolicy), resolve an allowed name once, vet
+// the addresses, and dial a survivor.
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"srt.dev/runtime/netpolicy"
+)
+
+// Violation is one refused connection, for the violation store.
+type Violation struct {
+	Host      string // as the client spelled it (canonical for guard refusals)
+	Port      int
+	Reason    string
+	CommandID string // from the proxy user name "srt.<id>", if any
+}
+
+// Line is the violation as the reference writes it.
+func (v Violation) Line() string {
+	return fmt.Sprintf("deny network-outbound %s:%d (%s)", v.Host, v.Port, netpolicy.SanitizeReason(v.Reason, 0))
+}
+
+// Egress holds what both proxies share. Fields documented as optional may
+// be left zero.
+type Egress struct {
+	// Token is the proxy password clients must present; "" disables
+	// authentication (only for tests and external callers that filter).
+	Token string
+	// Rules returns the policy in force; it is called once per decision,
+	// so a new policy applies to the next connection.
+	Rules func() *netpolicy.Rules
+	// Listed and HostAddrs configure the resolved-address guard.
+	Listed    func() []netip.Prefix
+	HostAddrs func() []netip.Addr
+	// Resolve looks a name up; nil means the system resolver.
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Dial connects to an address that passed; nil means a TCP dial with
+	// a 30 s timeout.
+	Dial func(ctx context.Context, addr netip.AddrPort) (net.Conn, error)
+	// OnDeny records a refusal; optional.
+	OnDeny func(Violation)
+	// Log receives debug lines; nil means none.
+	Log *slog.Logger
+}
+
+
+// guardError carries the guard's reason.
+type guardError struct{ reason string }
+
+func (e *guardError) Error() string { return e.reason }
+
+// connect decides, resolves, vets and dials host:port. It returns the
+// decision when the policy refuses, a *guardError when every address was
+// refused, or a dial error.
+func (e *Egress) connect(ctx context.Context, rawHost string, port int, commandID string) (net.Conn, netpolicy.Decision, error) {
+	var rules *netpolicy.Rules
+	if e.Rules != nil {
+		rules = e.Rules()
+	}
+	d := netpolicy.Decide(ctx, rules, rawHost, port, commandID)
+	if !d.Allow {
+		e.deny(Violation{Host: rawHost, Port: port, Reason: d.Reason, CommandID: commandID})
+		return nil, d, nil
+	}
+	var targets []netip.Addr
+	if a, err := netip.ParseAddr(d.Host); err == nil {
+		targets = []netip.Addr{a} // an IP literal is dialled as decided
+	} else {
+		addrs, err := e.resolve(ctx, d.Host)
+		if err != nil {
+			return nil, d, err
+		}
+		if len(addrs) == 0 {
+			return nil, d, fmt.Errorf("%s: no addresses", d.Host)
+		}
+		g := &netpolicy.Guard{Rules: rules, HostAddrs: e.HostAddrs}
+		if e.Listed != nil {
+			g.Listed = e.Listed()
+		}
+		keep, reason := g.Vet(d.Host, port, addrs)
+		if len(keep) == 0 {
+			e.deny(Violation{Host: d.Host, Port: port, Reason: reason, CommandID: commandID})
+			e.debug("guard refused", "host", d.Host, "addrs", addrs)
+			return nil, d, &guardError{reason}
+		}
+		targets = keep
+	}
+	var err error
+	for _, a := range targets {
+		var c net.Conn
+		if c, err = e.dial(ctx, netip.AddrPortFrom(a, uint16(port))); err == nil {
+			return c, d, nil
+		}
+	}
+	return nil, d, err
+}
+
+func (e *Egress) deny(v Violation) {
+	if e.OnDeny != nil {
+		e.OnDeny(v)
+	}
+	e.debug("denied", "host", v.Host, "port", v.Port, "reason", v.Reason)
+}
+
+func (e *Egress) debug(msg string, args ...any) {
+	if e.Log != nil {
+		e.Log.Debug(msg, args...)
+	}
+}
+
+func (e *Egress) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if e.Resolve != nil {
+		return e.Resolve(ctx, host)
+	}
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+func (e *Egress) dial(ctx context.Context, a netip.AddrPort) (net.Conn, error) {
+	if e.Dial != nil {
+		return e.Dial(ctx, a)
+	}
+	d := net.Dialer{Timeout: 30 * time.Second}
+	return d.DialContext(ctx, "tcp", a.String())
+}
+
+// HTTP is the HTTP proxy. Serve it with Serve.
+type HTTP struct {
+	*Egress
+}
+
+// Serve accepts connections on l until it is closed.
+func (p *HTTP) Serve(l net.Listener) error {
+	srv := &http.Server{
+		Handler:           p,
+		MaxHeaderBytes:    16 << 10,
+		ReadHeaderTimeout: 60 * time.Second,
+		IdleTimeout:       5 * time.Second,
+		ErrorLog:          nil,
+	}
+	return srv.Serve(l)
+}
+
+// ServeHTTP handles one proxy request.
+func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	user, ok := p.authorize(r)
+	if !ok {
+		if r.Method == http.MethodConnect {
+			rawReply(w, "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"srt\"\r\n\r\n")
+			return
+		}
+		w.Header().Set("Proxy-Authenticate", `Basic realm="srt"`)
+		w.WriteHeader(http.StatusProxyAuthRequired)
+		return
+	}
+	commandID, _ := strings.CutPrefix(user, "srt.")
+	if commandID == user || len(commandID) > 251 {
+		commandID = ""
+	}
+	if r.Method == http.MethodConnect {
+		p.connect(w, r, commandID)
+		return
+	}
+	p.forward(w, r, commandID)
+}
+
+// authorize checks Proxy-Authorization: Basic user:token with a non-empty
+// user (spec network.md §4) and returns the user.
+func (p *HTTP) authorize(r *http.Request) (string, bool) {
+	if p.Token == "" {
+		return "", true
+	}
+	h := strings.TrimRight(r.Header.Get("Proxy-Authorization"), " \t")
+	scheme, b64, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "basic") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(b64))
+	if err != nil {
+		return "", false
+	}
+	user, pass, ok := strings.Cut(string(raw), ":")
+	if !ok || user == "" || subtle.ConstantTimeCompare([]byte(pass), []byte(p.Token)) != 1 {
+		return "", false
+	}
+	return user, true
+}
+
+// rawReply hijacks the connection, writes text and closes it.
+func rawReply(w http.ResponseWriter, text string) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	buf.WriteString(text)
+	buf.Flush()
+	closeWrite(conn)
+	conn.Close()
+}
+
+// splitHostPort parses a CONNECT target: host:port or [v6]:port, port 1-65535.
+func splitHostPort(target string) (string, int, bool) {
+	host, portText, err := net.SplitHostPort(target)
+	if err != nil || host == "" {
+		return "", 0, false
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(target, "[") {
+		return "", 0, false
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil || port < 1 || port > 65535 || portText[0] == '+' {
+		return "", 0, false
+	}
+	return host, port, true
+}
+
+func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string) {
+	host, port, ok := splitHostPort(r.Host)
+	if !ok {
+		rawReply(w, "HTTP/1.1 400 Bad Request\r\n\r\n")
+		return
+	}
+	upstream, d, err := p.Egress.connect(r.Context(), host, port, commandID)
+	var ge *guardError
+	switch {
+	case !d.Allow:
+		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(d.Reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist")
+		return
+	case errors.As(err, &ge):
+		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(ge.reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\nConnection to "+d.Host+" blocked: "+ge.reason)
+		return
+	case err != nil:
+		p.debug("dial failed", "host", d.Host, "err", err)
+		rawReply(w, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
+		return
+	}
+	defer upstream.Close()
+	client, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	buf.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n")
+	if err := buf.Flush(); err != nil {
+		return
+	}
+	// Bytes the client sent after the CONNECT head are in buf's reader.
+	tunnel(&bufferedConn{Conn: client, r: buf.Reader}, upstream)
+}
+
+// bufferedConn reads first what the HTTP server had buffered.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// hopHeaders are removed before forwarding, in both directions (RFC 9110
+// §7.6.1), with the proxy's own headers.
+var hopHeaders = []string{
+	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, name := range strings.Split(f, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+// forward proxies one absolute-form request.
+func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string) {
+	if !r.URL.IsAbs() || r.URL.Host == "" {
+		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+		return
+	}
+	host := r.URL.Hostname()
+	port := 80
+	if r.URL.Scheme == "https" {
+		port = 443
+	}
+	if ps := r.URL.Port(); ps != "" {
+		n, err := strconv.Atoi(ps)
+		if err != nil || n < 1 || n > 65535 {
+			http.Error(w, "Bad Request", http.StatusBadRequest)
+			return
+		}
+		port = n
+	}
+	upstream, d, err := p.Egress.connect(r.Context(), host, port, commandID)
+	var ge *guardError
+	switch {
+	case !d.Allow:
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("X-Proxy-Error", "blocked-by-allowlist")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "Connection blocked by network allowlist\n")
+		return
+	case errors.As(err, &ge):
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("X-Proxy-Error", "blocked-by-sandbox-runtime")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "Connection to "+d.Host+" blocked: "+ge.reason+"\n")
+		return
+	case err != nil:
+		p.debug("dial failed", "host", d.Host, "err", err)
+		http.Error(w, "Bad Gateway", http.StatusBadGateway)
+		return
+	}
+	defer upstream.Close()
+	if r.URL.Scheme == "https" {
+		tc := tls.Client(upstream, &tls.Config{ServerName: d.Host})
+		if err := tc.HandshakeContext(r.Context()); err != nil {
+			http.Error(w, "Bad Gateway", http.StatusBadGateway)
+			return
+		}
+		upstream = tc
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Fragment, out.URL.User = "", nil
+	removeHopHeaders(out.Header)
+	out.Host = authority(d.Host, port, r.URL.Scheme)
+	out.Close = true
+	if err := out.Write(upstream); err != nil {
+		http.Error(w, "Bad Gateway", http.StatusBadGateway)
+		return
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(upstream), out)
+	if err != nil {
+		http.Error(w, "Bad Gateway", http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	removeHopHeaders(resp.Header)
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// authority is the Host header for the canonical host: default port
+// elided, IPv6 bracketed.
+func authority(host string, port int, scheme string) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if (scheme == "http" && port == 80) || (scheme == "https" && port == 443) {
+		return host
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// tunnel copies both ways until both sides are done, passing a half-close
+// on, and waits for both copies.
+func tunnel(a, b net.Conn) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go copyHalf(&wg, a, b)
+	go copyHalf(&wg, b, a)
+	wg.Wait()
+}
+
+// copyHalf is one direction of a tunnel (a named function, so that stacks
+// show what the goroutines are).
+func copyHalf(wg *sync.WaitGroup, dst, src net.Conn) {
+	defer wg.Done()
+	io.Copy(dst, src)
+	closeWrite(dst)
+}
+
+// closeWrite half-closes a connection when it can, else closes it.
+func closeWrite(c net.Conn) {
+	type closeWriter interface{ CloseWrite() error }
+	switch c := c.(type) {
+	case closeWriter:
+		c.CloseWrite()
+	case *bufferedConn:
+		closeWrite(c.Conn)
+	default:
+		c.Close()
+	}
+}
