@@ -62,7 +62,6 @@ type Egress struct {
 	Log *slog.Logger
 }
 
-
 // guardError carries the guard's reason.
 type guardError struct{ reason string }
 
