@@ -23,10 +23,12 @@ import (
 // testbed is a backend on loopback and a proxy whose policy allows the
 // backend's literal address and port, and vm.test, which resolves to it.
 type testbed struct {
+	egress     *Egress
 	backend    *httptest.Server
 	port       int
 	proxyAddr  string
 	violations []Violation
+	resolved   []string // every name looked up
 	mu         sync.Mutex
 }
 
@@ -58,6 +60,9 @@ func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]strin
 		Token: "tok",
 		Rules: func() *netpolicy.Rules { return rules },
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			tb.mu.Lock()
+			tb.resolved = append(tb.resolved, host)
+			tb.mu.Unlock()
 			switch host {
 			case "vm.test":
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -68,6 +73,7 @@ func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]strin
 		},
 		OnDeny: func(v Violation) { tb.mu.Lock(); tb.violations = append(tb.violations, v); tb.mu.Unlock() },
 	}
+	tb.egress = e
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
