@@ -242,4 +242,3 @@ func sshDisconnect(description string) []byte {
 	pkt = append(pkt, make([]byte, padding)...)
 	return pkt
 }
-
