@@ -1,23 +1,23 @@
-// Command srt runs a command in a sandbox described by a settings file.
-//
-// The sandbox runtime is not built yet (see the issue "srt on Linux"). Until
-// it is, srt refuses to run anything rather than run it unsandboxed.
+// Command srt runs a command in a sandbox described by a settings file, as
+// the reference CLI does: srt [--settings FILE] [-d] [-c CMD] [--] [CMD ARGS...].
 package main
 
 import (
 	"fmt"
 	"os"
+
+	"srt.dev/runtime/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-V") {
-		fmt.Println(version)
-		return
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
+		// The first process inside the sandbox (see package sandbox).
+		err := sandbox.Init(os.Args[2:])
+		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
+		os.Exit(126)
 	}
-	fmt.Fprintln(os.Stderr, "srt: the sandbox runtime is not built yet, so nothing was run.")
-	fmt.Fprintln(os.Stderr, "srt: use 'srtc validate' to check a settings file in the meantime.")
-	os.Exit(1)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"srt.dev/compiler"
+	"srt.dev/runtime/sandbox"
+	"srt.dev/schema"
+)
+
+const usage = `Usage: srt [options] [--] command [args...]
+       srt [options] -c 'shell command'
+
+Runs the command in a sandbox: it can read, write and reach only what the
+settings file allows (see 'srtc validate' and 'srtc compile').
+
+Options (recognised before the first command word or "--"):
+  -s, --settings FILE   settings file (default: ~/.srt-settings.json; when that
+                        file does not exist, the built-in defaults apply:
+                        no network, no writes outside the scratch paths)
+  -c CMD                run CMD with /bin/sh -c
+  -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
+  -h, --help            this help
+  -V, --version         the version
+
+Exit status: the command's; 128+N when signal N killed it; 1 when srt
+itself fails (invalid settings, no bubblewrap, ...).
+`
+
+type options struct {
+	settings string
+	shellCmd string
+	debug    bool
+	argv     []string
+}
+
+// parse reads srt's own options up to "--" or the first command word.
+func parse(args []string) (*options, error, bool) {
+	o := &options{debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		value := func() (string, error) {
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("option %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		var err error
+		switch {
+		case a == "--":
+			o.argv = args[i+1:]
+			return o, nil, false
+		case a == "-h" || a == "--help":
+			return o, nil, true
+		case a == "-V" || a == "--version":
+			fmt.Println(version)
+			return nil, nil, true
+		case a == "-d" || a == "--debug":
+			o.debug = true
+		case a == "-s" || a == "--settings":
+			o.settings, err = value()
+		case strings.HasPrefix(a, "--settings="):
+			o.settings = strings.TrimPrefix(a, "--settings=")
+		case a == "-c":
+			o.shellCmd, err = value()
+		case a == "--control-fd" || strings.HasPrefix(a, "--control-fd="):
+			return nil, errors.New("--control-fd is not supported yet"), false
+		case strings.HasPrefix(a, "-") && a != "-":
+			return nil, fmt.Errorf("unknown option %s (put the command after --)", a), false
+		default:
+			o.argv = args[i:]
+			return o, nil, false
+		}
+		if err != nil {
+			return nil, err, false
+		}
+	}
+	return o, nil, false
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err, exit := parse(args)
+	if exit {
+		if o != nil {
+			fmt.Fprint(stdout, usage)
+		}
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	var log *slog.Logger
+	if o.debug {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	name, data, err := loadSettings(o.settings, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.\n", name)
+		return 1
+	}
+	p, diags, err := compiler.CompileFile(filepath.Base(name), data, schema.Options{})
+	if err == nil && diags != nil {
+		fmt.Fprintf(stderr, "Error: %s does not hold a valid config:\n", name)
+		for _, d := range diags {
+			fmt.Fprintf(stderr, "  %s\n", d)
+		}
+		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules of %s.\n", name)
+		return 1
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	argv := o.argv
+	if o.shellCmd != "" {
+		argv = []string{"/bin/sh", "-c", o.shellCmd}
+	}
+	if len(argv) == 0 {
+		fmt.Fprintln(stderr, "Error: No command specified. Use -c <command> or provide command arguments.")
+		return 1
+	}
+	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if s, _ := (schema.Options{}).Load(name, data); s != nil && s.BwrapPath != nil {
+		so.Bwrap = *s.BwrapPath
+		if _, err := os.Stat(so.Bwrap); err != nil {
+			fmt.Fprintf(stderr, "Error: bubblewrap (bwrap) not executable at %s\n", so.Bwrap)
+			return 1
+		}
+	}
+	res, err := sandbox.Run(context.Background(), p, argv, so)
+	if res != nil && log != nil {
+		log.Debug("bwrap", "argv", strings.Join(res.Argv, " "))
+		for _, v := range res.Violations {
+			log.Debug(v.Line())
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	return res.ExitCode
+}
+
+// loadSettings reads the settings file (settings.md §7): an explicit path
+// as given, else ~/.srt-settings.json, whose absence alone means the
+// built-in defaults.
+func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
+	explicit := path != ""
+	if !explicit {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "~/.srt-settings.json", nil, fmt.Errorf("cannot find the home directory: %v", err)
+		}
+		path = filepath.Join(home, ".srt-settings.json")
+	}
+	data, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if len(data) > schema.MaxFileSize {
+			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, schema.MaxFileSize)
+		}
+		return path, data, nil
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		if log != nil {
+			log.Debug("no settings file; using the built-in defaults", "path", path)
+		}
+		return schema.DefaultSettingsName, []byte(schema.DefaultSettingsJSON), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return path, nil, fmt.Errorf("%s does not exist.", path)
+	default:
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return path, nil, fmt.Errorf("%s could not be read (%v)", path, err)
+	}
+}

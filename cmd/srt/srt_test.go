@@ -1,0 +1,147 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"srt.dev/runtime/sandbox"
+)
+
+// TestMain lets the test binary be the sandbox's init step, as srt is.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
+		err := sandbox.Init(os.Args[2:])
+		fmt.Fprintf(os.Stderr, "init: %v\n", err)
+		os.Exit(126)
+	}
+	os.Exit(m.Run())
+}
+
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"bwrap", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
+				t.Fatalf("%s not found and SRT_REQUIRE_SANDBOX=1", tool)
+			}
+			t.Skipf("%s not found", tool)
+		}
+	}
+}
+
+// srt runs the CLI in a fresh project directory with its own HOME.
+func srt(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("HOME", dir)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func project(t *testing.T) string {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "secret.env"), []byte("s3cret\n"), 0o644)
+	return dir
+}
+
+func TestExitCodesAndStdio(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	if code, _, errOut := srt(t, dir, "", "-c", "exit 7"); code != 7 {
+		t.Errorf("exit 7: %d %s", code, errOut)
+	}
+	if code, out, _ := srt(t, dir, "ping\n", "-c", "read x; echo got:$x"); code != 0 || out != "got:ping\n" {
+		t.Errorf("stdin: %d %q", code, out)
+	}
+	if code, _, _ := srt(t, dir, "", "-c", "kill -TERM $$"); code != 143 {
+		t.Errorf("killed by SIGTERM: %d, want 143", code)
+	}
+	if code, out, _ := srt(t, dir, "", "--", "echo", "a  b", "$HOME"); code != 0 || out != "a  b $HOME\n" {
+		t.Errorf("argv passes through unchanged: %d %q", code, out)
+	}
+	if code, _, errOut := srt(t, dir, ""); code != 1 || !strings.Contains(errOut, "No command specified") {
+		t.Errorf("no command: %d %q", code, errOut)
+	}
+	// The built-in defaults (no settings file): no writes outside the
+	// scratch paths, so not even in the working directory.
+	if code, _, _ := srt(t, dir, "", "-c", "echo x > new"); code == 0 {
+		t.Error("wrote in the working directory under the built-in defaults")
+	}
+	// Nothing left behind in the working directory.
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("left in the working directory: %v", names)
+	}
+}
+
+func TestSettingsRefusals(t *testing.T) {
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--settings", "missing.json", "true"}, "Error: missing.json does not exist."},
+		{[]string{"--settings", "empty.json", "true"}, "empty.json:1:1: invalid JSON: the file is empty"},
+		{[]string{"--settings", "bad.json", "true"}, "bad.json:1:33: network.allowedDomains[0]: must be a host name"},
+		{[]string{"--settings", dir, "true"}, "could not be read"},
+		{[]string{"--control-fd", "3", "true"}, "--control-fd is not supported yet"},
+		{[]string{"--bogus", "true"}, "unknown option --bogus"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := srt(t, dir, "", tt.args...)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("srt %v: %d %q, want exit 1 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+func TestSandboxPolicy(t *testing.T) {
+	requireSandbox(t)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "backend") }))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	dir := project(t)
+	settings := fmt.Sprintf(`{"network": {"allowedDomains": ["127.0.0.1:%s"], "deniedDomains": ["evil.example.com"]},
+		"filesystem": {"denyRead": ["./secret.env"], "allowWrite": ["."], "denyWrite": []}}`, u.Port())
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
+	script := strings.Join([]string{
+		`curl -s --noproxy "" -w " %{http_code}\n" ` + backend.URL + `/`,
+		`curl -s --noproxy "" -o /dev/null -w "connect %{http_code}\n" -p ` + backend.URL + `/`,
+		`curl -s -o /dev/null -w "denied %{http_code}\n" http://evil.example.com/`,
+		`curl -s -o /dev/null -w "unlisted %{http_code}\n" http://other.example.com/`,
+		`curl -s --noproxy "*" --max-time 5 ` + backend.URL + ` >/dev/null; echo "direct exit $?"`,
+		`T=$(echo "$HTTP_PROXY" | sed 's/.*:\(.*\)@.*/\1/'); curl -s --noproxy "" --socks5-hostname localhost:1080 -U "srt:$T" -o /dev/null -w "socks %{http_code}\n" ` + backend.URL + `/`,
+		`if cat secret.env >/dev/null 2>&1; then echo "read secret ok"; else echo "read secret refused"; fi`,
+		`if echo x > new.txt; then echo "write cwd ok"; else echo "write cwd refused"; fi`,
+		`if (echo x > $HOME/../outside) 2>/dev/null; then echo "write outside ok"; else echo "write outside refused"; fi`,
+		`python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>&1 | tail -1`,
+		`unshare -r true 2>&1 | tail -1`,
+		`echo "sandbox $SANDBOX_RUNTIME"`,
+	}, "\n")
+	code, out, errOut := srt(t, dir, "", "--settings", "s.json", "-c", script)
+	want := "backend 200\nconnect 200\ndenied 403\nunlisted 403\ndirect exit 7\nsocks 200\nread secret refused\nwrite cwd ok\nwrite outside refused\nPermissionError: [Errno 1] Operation not permitted\nunshare: unshare failed: Operation not permitted\nsandbox 1\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
+	}
+}

@@ -1,0 +1,55 @@
+// Package sandbox runs a command in bubblewrap under a compiled policy:
+// the plan resolved for this host, the seccomp program passed by file
+// descriptor, and the egress proxies served by this process on listeners
+// that were opened inside the sandbox's network namespace (design §3): the
+// first process in the sandbox is this binary in its init role; it opens
+// 127.0.0.1:3128 and 127.0.0.1:1080 there, hands the listening sockets to
+// the host process over an inherited socket pair (SCM_RIGHTS), and execs
+// the command. No relay process, no socket file on disk.
+package sandbox
+
+import (
+	"io"
+	"log/slog"
+
+	"srt.dev/runtime/proxy"
+)
+
+// The ports the proxies listen on inside the sandbox (the reference's).
+const (
+	HTTPPort  = 3128
+	SOCKSPort = 1080
+)
+
+// InitArg, as argv[1], runs this binary in its init role (see Init).
+const InitArg = "__srt_sandbox_init__"
+
+// Options configure a run. The zero value of every optional field is a
+// sensible default.
+type Options struct {
+	// Bwrap is the bubblewrap binary; "" means bwrap on PATH.
+	Bwrap string
+	// Home and Cwd; "" means $HOME and the current directory.
+	Home, Cwd string
+	// Stdin, Stdout, Stderr of the command; nil means this process's.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Env is the command's environment before srt adds its variables;
+	// nil means this process's.
+	Env []string
+	// Log receives debug lines; nil means none.
+	Log *slog.Logger
+	// DryRun returns the bwrap argv instead of running it.
+	DryRun bool
+}
+
+// Result is how the command ended.
+type Result struct {
+	// ExitCode is the command's exit status, or 128+N when a signal N
+	// killed it.
+	ExitCode int
+	// Argv is the bubblewrap command line (set for DryRun, and always).
+	Argv []string
+	// Violations are the connections the proxies refused.
+	Violations []proxy.Violation
+}

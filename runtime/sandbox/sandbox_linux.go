@@ -1,0 +1,434 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	goruntime "runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/runtime/netpolicy"
+	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/resolve"
+)
+
+// Descriptors the init role inherits.
+const (
+	fdSeccomp = 3 // read by bubblewrap, not by the init
+	fdHandoff = 4 // one end of the socket pair to the host process
+	fdSelf    = 5 // this binary, opened for exec
+)
+
+// Run runs argv (a program and its arguments) in the sandbox p describes.
+func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	if !ok && len(p.Process.Seccomp) > 0 {
+		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
+	}
+	token, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	empty, err := os.MkdirTemp("", "srt-empty-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(empty)
+
+	plan := bwrap.Emit(p)
+	host := resolve.Host{
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
+		ProxyEnv:  proxyEnv(token, argv),
+		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
+	}
+	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
+		host.GitConfigCount = n
+	}
+	res, err := resolve.Resolve(plan.Steps, host)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range res.Notes {
+		o.debug("resolve: " + n)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	full := append([]string{o.Bwrap}, res.Args...)
+	full = append(full, "--chdir", o.Cwd, "--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
+	full = append(full, argv...)
+	out := &Result{Argv: full}
+	if o.DryRun {
+		return out, nil
+	}
+
+	// Placeholders are recorded before bubblewrap creates them.
+	reg, err := placeholders.Default()
+	if err != nil {
+		return nil, err
+	}
+	reg.Sweep()
+	run, err := reg.Register(res.Placeholders)
+	if err != nil {
+		return nil, err
+	}
+	defer run.Release()
+
+	files, closeAll, err := childFiles(p, arch, self)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	hostEnd := files.hostEnd
+
+	cmd := exec.Command(o.Bwrap, full[1:]...)
+	cmd.Env = o.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	cmd.ExtraFiles = files.extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting bubblewrap: %w", err)
+	}
+	files.closeChildEnds()
+
+	// Serve the proxies on the listeners the init role hands over.
+	var violations = make(chan proxy.Violation, 1024)
+	egress := &proxy.Egress{
+		Token:     token,
+		Rules:     rulesOf(p),
+		Listed:    listedOf(p),
+		HostAddrs: hostAddrs,
+		OnDeny: func(v proxy.Violation) {
+			select {
+			case violations <- v:
+			default:
+			}
+		},
+		Log: o.Log,
+	}
+	listeners, herr := receiveListeners(hostEnd)
+	if herr == nil {
+		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
+		go (&proxy.SOCKS{Egress: egress}).Serve(listeners[1])
+		defer listeners[0].Close()
+		defer listeners[1].Close()
+	}
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+wait:
+	for {
+		select {
+		case s := <-sigs:
+			cmd.Process.Signal(s)
+		case werr = <-done:
+			break wait
+		}
+	}
+	close(violations)
+	for v := range violations {
+		out.Violations = append(out.Violations, v)
+	}
+	out.ExitCode = exitCode(cmd.ProcessState)
+	if herr != nil && out.ExitCode == 0 {
+		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
+	}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return out, werr
+	}
+	return out, nil
+}
+
+func (o *Options) defaults() error {
+	if o.Bwrap == "" {
+		path, err := exec.LookPath("bwrap")
+		if err != nil {
+			return errors.New("bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) or set bwrapPath")
+		}
+		o.Bwrap = path
+	}
+	var err error
+	if o.Home == "" {
+		if o.Home, err = os.UserHomeDir(); err != nil {
+			return err
+		}
+	}
+	if o.Cwd == "" {
+		if o.Cwd, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if o.Home, err = filepath.Abs(o.Home); err != nil {
+		return err
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return nil
+}
+
+func (o *Options) debug(msg string) {
+	if o.Log != nil {
+		o.Log.Debug(msg)
+	}
+}
+
+// exitCode is the command's status, or 128+N for a signal N.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+type childFileSet struct {
+	extra   []*os.File // fd 3, 4, 5 in the child
+	hostEnd *os.File
+	child   []*os.File
+}
+
+func (c *childFileSet) closeChildEnds() {
+	for _, f := range c.child {
+		f.Close()
+	}
+}
+
+// childFiles prepares fd 3 (the seccomp program), fd 4 (the hand-off
+// socket) and fd 5 (this binary).
+func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet, func(), error) {
+	set := &childFileSet{}
+	closeAll := func() {
+		for _, f := range append(set.child, set.hostEnd) {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	// The seccomp program through a pipe (bwrap reads it to EOF).
+	var prog []byte
+	rules := seccomp.Rules{}
+	for _, n := range p.Process.Seccomp {
+		rules.Unix = rules.Unix || n == "unix"
+		rules.Namespaces = rules.Namespaces || n == "namespaces"
+	}
+	if rules != (seccomp.Rules{}) {
+		var err error
+		if prog, err = seccomp.Build(arch, rules).Marshal(); err != nil {
+			return nil, closeAll, err
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, closeAll, err
+	}
+	go func() { w.Write(prog); w.Close() }()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, closeAll, err
+	}
+	set.hostEnd = os.NewFile(uintptr(pair[0]), "srt-handoff-host")
+	childEnd := os.NewFile(uintptr(pair[1]), "srt-handoff-child")
+	exe, err := os.Open(self)
+	if err != nil {
+		return nil, closeAll, err
+	}
+	set.extra = []*os.File{r, childEnd, exe}
+	set.child = []*os.File{r, childEnd, exe}
+	return set, closeAll, nil
+}
+
+// receiveListeners waits for the init role's two listening sockets.
+func receiveListeners(f *os.File) ([]net.Listener, error) {
+	buf := make([]byte, 16)
+	oob := make([]byte, unix.CmsgSpace(2*4))
+	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 && oobn == 0 {
+		return nil, errors.New("the init step ended without handing over")
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return nil, fmt.Errorf("bad hand-off message: %v", err)
+	}
+	fds, err := unix.ParseUnixRights(&msgs[0])
+	if err != nil || len(fds) != 2 {
+		return nil, fmt.Errorf("bad hand-off rights: %v", err)
+	}
+	var out []net.Listener
+	for i, fd := range fds {
+		lf := os.NewFile(uintptr(fd), "listener-"+strconv.Itoa(i))
+		l, err := net.FileListener(lf)
+		lf.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// Init is the init role: it runs as the first process in the sandbox
+// (argv: InitArg -- command...), under the seccomp program already. It
+// opens the proxy listeners in the sandbox's network namespace, hands
+// them to the host process, closes everything the command must not
+// inherit, and execs the command. It returns only on failure.
+func Init(args []string) error {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return errors.New("no command")
+	}
+	var fds []int
+	for _, port := range []int{HTTPPort, SOCKSPort} {
+		l, err := net.Listen("tcp4", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			return fmt.Errorf("listening on 127.0.0.1:%d: %w", port, err)
+		}
+		f, err := l.(*net.TCPListener).File()
+		if err != nil {
+			return err
+		}
+		l.Close()
+		fds = append(fds, int(f.Fd()))
+	}
+	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
+		return fmt.Errorf("handing the listeners over: %w", err)
+	}
+	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp) {
+		unix.Close(fd)
+	}
+	path, err := exec.LookPath(args[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(path, args, os.Environ())
+}
+
+// proxyEnv are the variables that point the command at the proxies
+// (spec linux.md §3); the user name carries the command for attribution.
+func proxyEnv(token string, argv []string) []string {
+	cmd := strings.Join(argv, " ")
+	if r := []rune(cmd); len(r) > 100 {
+		cmd = string(r[:100])
+	}
+	user := "srt." + base64.StdEncoding.EncodeToString([]byte(cmd))
+	if len(user) > 255 {
+		user = "srt"
+	}
+	userURL := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(user)
+	httpURL := fmt.Sprintf("http://%s:%s@localhost:%d", userURL, token, HTTPPort)
+	socksURL := fmt.Sprintf("socks5h://%s:%s@localhost:%d", userURL, token, SOCKSPort)
+	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
+	env := []string{
+		"SANDBOX_RUNTIME=1",
+		"TMPDIR=/tmp/claude",
+		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
+		"HTTP_PROXY=" + httpURL, "HTTPS_PROXY=" + httpURL, "http_proxy=" + httpURL, "https_proxy=" + httpURL,
+		"GIT_CONFIG_PARAMETERS='http.proxyAuthMethod=basic'",
+		"ALL_PROXY=" + httpURL, "all_proxy=" + httpURL,
+		"GRPC_PROXY=" + httpURL, "grpc_proxy=" + httpURL,
+		"FTP_PROXY=" + socksURL, "ftp_proxy=" + socksURL,
+		"RSYNC_PROXY=localhost:" + strconv.Itoa(SOCKSPort),
+		"DOCKER_HTTP_PROXY=" + httpURL, "DOCKER_HTTPS_PROXY=" + httpURL,
+		"CLOUDSDK_PROXY_TYPE=http", "CLOUDSDK_PROXY_ADDRESS=localhost", "CLOUDSDK_PROXY_PORT=" + strconv.Itoa(HTTPPort),
+		"CLOUDSDK_PROXY_USERNAME=" + user, "CLOUDSDK_PROXY_PASSWORD=" + token,
+	}
+	return env
+}
+
+func rulesOf(p *policy.Policy) func() *netpolicy.Rules {
+	r := &netpolicy.Rules{
+		Allowed:       p.Network.Allowed,
+		Denied:        p.Network.Denied,
+		DeniedReasons: p.Network.DeniedReasons,
+		Strict:        p.Network.StrictAllowlist,
+	}
+	return func() *netpolicy.Rules { return r }
+}
+
+func listedOf(p *policy.Policy) func() []netip.Prefix {
+	var entries []string
+	for _, a := range p.Network.DeniedResolvedAddresses {
+		entries = append(entries, a.Range)
+	}
+	listed, _ := netpolicy.ParseRanges(entries) // validated by the grammar
+	return func() []netip.Prefix { return listed }
+}
+
+// hostAddrs are this host's interface addresses, read at each lookup.
+func hostAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,21 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+
+	"srt.dev/compiler/policy"
+)
+
+// errNotBuilt: the macOS (Seatbelt) and Windows runtimes do not exist yet.
+var errNotBuilt = errors.New("running commands in a sandbox is built for Linux only so far; nothing was run")
+
+// Run refuses: there is no sandbox for this operating system yet.
+func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
+	return nil, errNotBuilt
+}
+
+// Init refuses, as Run does.
+func Init([]string) error { return errNotBuilt }
