@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"net/http"
@@ -12,7 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"srt.dev/runtime/sandbox"
 )
@@ -23,6 +26,10 @@ func TestMain(m *testing.M) {
 		err := sandbox.Init(os.Args[2:])
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
+	}
+	if os.Getenv("SRT_TEST_CLI") == "1" {
+		// The test binary as the srt command, for tests that signal it.
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -143,5 +150,86 @@ func TestSandboxPolicy(t *testing.T) {
 	want := "backend 200\nconnect 200\ndenied 403\nunlisted 403\ndirect exit 7\nsocks 200\nread secret refused\nwrite cwd ok\nwrite outside refused\nPermissionError: [Errno 1] Operation not permitted\nunshare: unshare failed: Operation not permitted\nsandbox 1\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
+	}
+}
+
+// cli starts the test binary as srt in dir, with a fresh registry.
+func cli(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
+	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewReader(out)
+}
+
+// TestSignals: SIGINT and SIGTERM sent to srt reach the command, which can
+// handle them; its exit status is srt's.
+func TestSignals(t *testing.T) {
+	requireSandbox(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		dir := project(t)
+		cmd, out := cli(t, dir, "-c", `trap 'echo got $0; exit 42' INT TERM; echo ready; sleep 30 & wait`)
+		if line, _ := out.ReadString('\n'); line != "ready\n" {
+			t.Fatalf("%v: %q", sig, line)
+		}
+		cmd.Process.Signal(sig)
+		rest, _ := out.ReadString('\n')
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 42 || !strings.HasPrefix(rest, "got") {
+			t.Errorf("%v: exit %d, output %q; want the trap's 42", sig, code, rest)
+		}
+	}
+}
+
+// TestKilled: when srt is killed with SIGKILL, the sandbox dies with it,
+// and the next srt removes what the killed one left.
+func TestKilled(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	marker := "31.4159"
+	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "echo ready; sleep "+marker)
+	if line, _ := out.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("%q", line)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".bashrc")); err != nil {
+		t.Fatalf("no placeholder while the sandbox runs: %v", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	// The sandbox is gone: no process runs the marker command.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+		if len(b) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sandbox processes outlived srt: %s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The next run sweeps what the killed one left.
+	cmd, out = cli(t, dir, "--settings", "s.json", "-c", "true")
+	cmd.Wait()
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != ".run s.json secret.env" {
+		t.Errorf("left in the working directory: %v", names)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders")); len(left) != 0 {
+		t.Errorf("left in the registry: %v", left)
 	}
 }

@@ -74,9 +74,29 @@ type Run struct {
 	paths []string
 }
 
-// Register records the placeholders of a run that is about to start and
-// locks the record until Release.
-func (r *Registry) Register(paths []string) (*Run, error) {
+// record is what a run's file holds.
+type record struct {
+	// Placeholders are removed only while still empty.
+	Placeholders []string `json:"placeholders"`
+	// Scratch are directories of the run inside the registry, removed whole.
+	Scratch []string `json:"scratch,omitempty"`
+}
+
+// Scratch makes a private directory for a run (e.g. the empty source of
+// placeholder directories); pass it to Register so that it is removed with
+// the run, however the run ends.
+func (r *Registry) Scratch() (string, error) {
+	return os.MkdirTemp(r.Dir, "scratch-")
+}
+
+// Register records the placeholders and scratch directories of a run that
+// is about to start and locks the record until Release.
+func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
+	for _, s := range scratch {
+		if filepath.Dir(s) != r.Dir {
+			return nil, fmt.Errorf("scratch directory %s is not in the registry", s)
+		}
+	}
 	f, err := os.CreateTemp(r.Dir, "run-*.json")
 	if err != nil {
 		return nil, err
@@ -86,7 +106,7 @@ func (r *Registry) Register(paths []string) (*Run, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	if err := json.NewEncoder(f).Encode(paths); err != nil {
+	if err := json.NewEncoder(f).Encode(record{Placeholders: paths, Scratch: scratch}); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
@@ -110,8 +130,8 @@ func (r *Registry) Sweep() error {
 		return err
 	}
 	type ended struct {
-		file  *os.File
-		paths []string
+		file *os.File
+		rec  record
 	}
 	var dead []ended
 	defer func() {
@@ -131,15 +151,20 @@ func (r *Registry) Sweep() error {
 			f.Close()
 			return nil // a run is alive: remove nothing yet
 		}
-		var paths []string
-		if err := json.NewDecoder(f).Decode(&paths); err != nil {
-			paths = nil // a record cut short by a crash: nothing to trust
+		var rec record
+		if err := json.NewDecoder(f).Decode(&rec); err != nil {
+			rec = record{} // a record cut short by a crash: nothing to trust
 		}
-		dead = append(dead, ended{f, paths})
+		dead = append(dead, ended{f, rec})
 	}
 	var errs []error
 	for _, d := range dead {
-		errs = append(errs, removeAll(d.paths))
+		errs = append(errs, removeAll(d.rec.Placeholders))
+		for _, s := range d.rec.Scratch {
+			if filepath.Dir(s) == r.Dir && strings.HasPrefix(filepath.Base(s), "scratch-") {
+				errs = append(errs, os.RemoveAll(s))
+			}
+		}
 		errs = append(errs, os.Remove(d.file.Name()))
 	}
 	return errors.Join(errs...)

@@ -7,8 +7,10 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/netip"
 	"os"
@@ -36,6 +38,7 @@ const (
 	fdSeccomp = 3 // read by bubblewrap, not by the init
 	fdHandoff = 4 // one end of the socket pair to the host process
 	fdSelf    = 5 // this binary, opened for exec
+	fdInfo    = 6 // bubblewrap writes {"child-pid": N} here
 )
 
 // Run runs argv (a program and its arguments) in the sandbox p describes.
@@ -54,11 +57,17 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	empty, err := os.MkdirTemp("", "srt-empty-")
+	// Placeholders and scratch space are recorded before bubblewrap makes
+	// them, so that they are removed however this run ends.
+	reg, err := placeholders.Default()
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(empty)
+	reg.Sweep()
+	empty, err := reg.Scratch()
+	if err != nil {
+		return nil, err
+	}
 
 	plan := bwrap.Emit(p)
 	host := resolve.Host{
@@ -71,6 +80,7 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	}
 	res, err := resolve.Resolve(plan.Steps, host)
 	if err != nil {
+		os.Remove(empty)
 		return nil, err
 	}
 	for _, n := range res.Notes {
@@ -81,20 +91,16 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 		return nil, err
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
-	full = append(full, "--chdir", o.Cwd, "--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
+	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
+		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
 	full = append(full, argv...)
 	out := &Result{Argv: full}
 	if o.DryRun {
+		os.Remove(empty)
 		return out, nil
 	}
 
-	// Placeholders are recorded before bubblewrap creates them.
-	reg, err := placeholders.Default()
-	if err != nil {
-		return nil, err
-	}
-	reg.Sweep()
-	run, err := reg.Register(res.Placeholders)
+	run, err := reg.Register(res.Placeholders, empty)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +117,24 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	cmd.Env = o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	cmd.ExtraFiles = files.extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
+	// group, so that a terminal's ^C reaches srt, which forwards it to the
+	// command, rather than killing bubblewrap and the sandbox with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting bubblewrap: %w", err)
 	}
 	files.closeChildEnds()
+	// The sandbox's first process (our init role, PID 1 inside) as the
+	// host sees it: signals for the command go to it, and it forwards them.
+	initPID := make(chan int, 1)
+	go func() {
+		var info struct {
+			ChildPID int `json:"child-pid"`
+		}
+		json.NewDecoder(files.info).Decode(&info)
+		initPID <- info.ChildPID
+	}()
 
 	// Serve the proxies on the listeners the init role hands over.
 	var violations = make(chan proxy.Violation, 1024)
@@ -146,11 +165,17 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
+	pid := 0
 wait:
 	for {
 		select {
+		case pid = <-initPID:
 		case s := <-sigs:
-			cmd.Process.Signal(s)
+			if pid > 0 {
+				syscall.Kill(pid, s.(syscall.Signal))
+			} else {
+				cmd.Process.Signal(s) // not started yet: stop bubblewrap
+			}
 		case werr = <-done:
 			break wait
 		}
@@ -225,8 +250,9 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 type childFileSet struct {
-	extra   []*os.File // fd 3, 4, 5 in the child
+	extra   []*os.File // fd 3, 4, 5, 6 in the child
 	hostEnd *os.File
+	info    *os.File // the read end of bubblewrap's --info-fd
 	child   []*os.File
 }
 
@@ -241,7 +267,7 @@ func (c *childFileSet) closeChildEnds() {
 func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet, func(), error) {
 	set := &childFileSet{}
 	closeAll := func() {
-		for _, f := range append(set.child, set.hostEnd) {
+		for _, f := range append(set.child, set.hostEnd, set.info) {
 			if f != nil {
 				f.Close()
 			}
@@ -275,8 +301,13 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 	if err != nil {
 		return nil, closeAll, err
 	}
-	set.extra = []*os.File{r, childEnd, exe}
-	set.child = []*os.File{r, childEnd, exe}
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return nil, closeAll, err
+	}
+	set.info = infoR
+	set.extra = []*os.File{r, childEnd, exe, infoW}
+	set.child = []*os.File{r, childEnd, exe, infoW}
 	return set, closeAll, nil
 }
 
@@ -313,10 +344,11 @@ func receiveListeners(f *os.File) ([]net.Listener, error) {
 }
 
 // Init is the init role: it runs as the first process in the sandbox
-// (argv: InitArg -- command...), under the seccomp program already. It
-// opens the proxy listeners in the sandbox's network namespace, hands
+// (PID 1; argv: InitArg -- command...), under the seccomp program already.
+// It opens the proxy listeners in the sandbox's network namespace, hands
 // them to the host process, closes everything the command must not
-// inherit, and execs the command. It returns only on failure.
+// inherit, runs the command as its child, forwards signals to it, and
+// exits with its status. It returns only on failure.
 func Init(args []string) error {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -340,14 +372,30 @@ func Init(args []string) error {
 	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
 	}
-	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp) {
+	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
 		unix.Close(fd)
 	}
-	path, err := exec.LookPath(args[0])
-	if err != nil {
+	// PID 1 ignores signals it has no handler for, so the command runs as
+	// its child; this process forwards signals and ends with its status.
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
+			os.Exit(127)
+		}
 		return err
 	}
-	return syscall.Exec(path, args, os.Environ())
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	cmd.Wait()
+	os.Exit(exitCode(cmd.ProcessState))
+	return nil
 }
 
 // proxyEnv are the variables that point the command at the proxies
