@@ -12,12 +12,15 @@ import (
 	"strings"
 
 	"srt.dev/compiler"
+	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema"
 )
 
 const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
+       srt run --plan DIR [--dry-run] [--] command [args...]
+       srt doctor
 
 Runs the command in a sandbox: it can read, write and reach only what the
 settings file allows (see 'srtc validate' and 'srtc compile').
@@ -30,6 +33,11 @@ Options (recognised before the first command word or "--"):
   -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
   -h, --help            this help
   -V, --version         the version
+
+srt run runs a directory written by 'srtc compile' (it checks the files'
+checksums first); --dry-run prints the bubblewrap command line instead.
+srt doctor checks what this host allows and says how to fix what it does not.
+To run a program called run or doctor, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
@@ -88,6 +96,14 @@ func parse(args []string) (*options, error, bool) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "doctor":
+			return doctor(stdout)
+		case "run":
+			return runPlan(args[1:], stdin, stdout, stderr)
+		}
+	}
 	o, err, exit := parse(args)
 	if exit {
 		if o != nil {
@@ -185,4 +201,70 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 		}
 		return path, nil, fmt.Errorf("%s could not be read (%v)", path, err)
 	}
+}
+
+// doctor prints what the host allows; exit 1 if something is missing.
+func doctor(stdout io.Writer) int {
+	code := 0
+	for _, c := range sandbox.Doctor("") {
+		if c.OK {
+			fmt.Fprintf(stdout, "ok    %s: %s\n", c.Name, c.Detail)
+			continue
+		}
+		code = 1
+		fmt.Fprintf(stdout, "FAIL  %s: %s\n      fix: %s\n", c.Name, c.Detail, c.Remedy)
+	}
+	return code
+}
+
+// runPlan runs a compiled artifact directory.
+func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var dir string
+	dry := false
+	var argv []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--plan" && i+1 < len(args):
+			i++
+			dir = args[i]
+		case strings.HasPrefix(a, "--plan="):
+			dir = strings.TrimPrefix(a, "--plan=")
+		case a == "--dry-run":
+			dry = true
+		case a == "--":
+			argv = args[i+1:]
+			i = len(args)
+		case strings.HasPrefix(a, "-"):
+			fmt.Fprintf(stderr, "Error: unknown option %s\n", a)
+			return 1
+		default:
+			argv = args[i:]
+			i = len(args)
+		}
+	}
+	if dir == "" {
+		fmt.Fprintln(stderr, "Error: srt run needs --plan DIR (a directory written by srtc compile)")
+		return 1
+	}
+	p, err := emit.ReadPlan(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	if len(argv) == 0 {
+		fmt.Fprintln(stderr, "Error: No command specified.")
+		return 1
+	}
+	res, err := sandbox.Run(context.Background(), p, argv, sandbox.Options{Stdin: stdin, Stdout: stdout, Stderr: stderr, DryRun: dry})
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	if dry {
+		for _, a := range res.Argv {
+			fmt.Fprintln(stdout, a)
+		}
+		return 0
+	}
+	return res.ExitCode
 }

@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"srt.dev/compiler"
+	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
+	"srt.dev/schema"
 )
 
 // TestMain lets the test binary be the sandbox's init step, as srt is.
@@ -231,5 +234,40 @@ func TestKilled(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders")); len(left) != 0 {
 		t.Errorf("left in the registry: %v", left)
+	}
+}
+
+func TestRunPlanAndDoctor(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	p, diags, err := compiler.CompileFile("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./secret.env"], "allowWrite": ["."], "denyWrite": []}}`), schema.Options{})
+	if err != nil || diags != nil {
+		t.Fatal(err, diags)
+	}
+	files, err := emit.Artifacts(p, []emit.Target{emit.Linux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan")
+	for _, n := range files.Names() {
+		os.MkdirAll(filepath.Dir(filepath.Join(plan, n)), 0o755)
+		os.WriteFile(filepath.Join(plan, n), files[n], 0o644)
+	}
+	code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "/bin/sh", "-c", "cat secret.env || echo hidden")
+	if code != 0 || out != "hidden\n" {
+		t.Errorf("run --plan: %d %q %s", code, out, errOut)
+	}
+	code, out, _ = srt(t, dir, "", "run", "--plan", plan, "--dry-run", "--", "true")
+	if code != 0 || !strings.Contains(out, "--unshare-net\n") || !strings.Contains(out, "\n--seccomp\n3\n") {
+		t.Errorf("dry run: %d %q", code, out)
+	}
+	os.WriteFile(filepath.Join(plan, "linux", "bwrap.args"), []byte("tampered"), 0o644)
+	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "true"); code != 1 || !strings.Contains(errOut, "was changed after srtc compiled it") {
+		t.Errorf("tampered plan: %d %q", code, errOut)
+	}
+	// The host CI runs on must pass every check.
+	var buf bytes.Buffer
+	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") {
+		t.Errorf("doctor: %d\n%s", code, buf.String())
 	}
 }

@@ -53,3 +53,12 @@ type Result struct {
 	// Violations are the connections the proxies refused.
 	Violations []proxy.Violation
 }
+
+// A Check is one thing the host must allow for the sandbox to work.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+	// Remedy says what to do when the check fails.
+	Remedy string
+}

@@ -19,3 +19,8 @@ func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
 
 // Init refuses, as Run does.
 func Init([]string) error { return errNotBuilt }
+
+// Doctor reports that this operating system has no sandbox yet.
+func Doctor(string) []Check {
+	return []Check{{Name: "sandbox", Detail: errNotBuilt.Error(), Remedy: "use srt on Linux for now"}}
+}

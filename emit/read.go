@@ -1,0 +1,40 @@
+package emit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"srt.dev/compiler/policy"
+)
+
+// ReadPlan reads an artifact directory's plan.json and checks that it is a
+// format this program understands and that every file it lists is there
+// with the checksum it records, so that what runs is what was reviewed.
+func ReadPlan(dir string) (*policy.Policy, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "plan.json"), err)
+	}
+	if m.FormatVersion != policy.FormatVersion {
+		return nil, fmt.Errorf("%s: format %d, this srt reads format %d: compile it again with a matching srtc", dir, m.FormatVersion, policy.FormatVersion)
+	}
+	for name, want := range m.Files {
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		sum := sha256.Sum256(got)
+		if hex.EncodeToString(sum[:]) != want {
+			return nil, fmt.Errorf("%s/%s was changed after srtc compiled it: compile it again", dir, name)
+		}
+	}
+	return &m.Policy, nil
+}
