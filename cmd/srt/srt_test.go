@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -169,6 +170,13 @@ func TestSandboxPolicy(t *testing.T) {
 // cli starts the test binary as srt in dir, with a fresh registry.
 func cli(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
+	cmd, out, _ := cliStdin(t, dir, args...)
+	return cmd, out
+}
+
+// cliStdin is cli with a pipe to the command's standard input.
+func cliStdin(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
@@ -177,11 +185,15 @@ func cli(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, bufio.NewReader(out)
+	return cmd, bufio.NewReader(out), in
 }
 
 // TestSignals: SIGINT and SIGTERM sent to srt reach the command, which can
@@ -279,5 +291,90 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	var buf bytes.Buffer
 	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") {
 		t.Errorf("doctor: %d\n%s", code, buf.String())
+	}
+}
+
+// TestStdioJSONRPC: a stdio JSON-RPC server (the MCP case) answers each
+// request through the sandbox, line by line, unbuffered.
+func TestStdioJSONRPC(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	server := `import sys, json
+for line in sys.stdin:
+    req = json.loads(line)
+    print(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": req["method"] + "!"}), flush=True)`
+	cmd, out, in := cliStdin(t, dir, "--", "python3", "-c", server)
+	defer cmd.Wait()
+	defer in.Close()
+	for i, method := range []string{"initialize", "tools/list"} {
+		fmt.Fprintf(in, `{"jsonrpc": "2.0", "id": %d, "method": %q}`+"\n", i, method)
+		line, err := out.ReadString('\n')
+		want := fmt.Sprintf(`{"jsonrpc": "2.0", "id": %d, "result": "%s!"}`+"\n", i, method)
+		if err != nil || line != want {
+			t.Fatalf("reply %d: %q, %v; want %q", i, line, err, want)
+		}
+	}
+}
+
+// TestTTY: a command run from a terminal sees one.
+func TestTTY(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script (util-linux) not found")
+	}
+	dir := project(t)
+	self, _ := os.Executable()
+	cmd := exec.Command("script", "-qec", self+" -c 'test -t 0 && test -t 1 && echo on-a-tty'", "/dev/null")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "on-a-tty") {
+		t.Errorf("tty: %q, %v", out, err)
+	}
+}
+
+// TestAsNobody runs srt as an unprivileged user: the policy holds, and
+// the user's files are what changes.
+func TestAsNobody(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to become nobody; as a user the other tests already run unprivileged")
+	}
+	root, err := os.MkdirTemp("", "srt-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	self, _ := os.Executable()
+	bin := filepath.Join(root, "srt")
+	data, _ := os.ReadFile(self)
+	os.WriteFile(bin, data, 0o755)
+	home := filepath.Join(root, "home")
+	os.MkdirAll(filepath.Join(home, "proj", ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(home, "proj", "secret.env"), []byte("s\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["**/*.env"], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
+	script := strings.Join([]string{
+		`id -u`,
+		`if echo x > new.txt; then echo "write cwd ok"; else echo "write cwd refused"; fi`,
+		`if cat secret.env >/dev/null 2>&1; then echo "read env ok"; else echo "read env refused"; fi`,
+		`if touch .git/hooks/x 2>/dev/null; then echo "hook ok"; else echo "hook refused"; fi`,
+		`python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>&1 | tail -1`,
+	}, "; ")
+	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "-c", script)
+	cmd.Dir = filepath.Join(home, "proj")
+	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\n"
+	if err != nil || string(out) != want {
+		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, want)
+	}
+	if fi, err := os.Stat(filepath.Join(home, "proj", "new.txt")); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534 {
+		t.Errorf("the file written is not nobody's: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, "proj", ".bashrc")); err == nil {
+		t.Error("placeholder left behind")
 	}
 }
