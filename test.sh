@@ -23,3 +23,5 @@ fuzz() { go test "$1" -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-20s}"; }
 fuzz ./schema FuzzLoad
 fuzz ./internal/ecmaregex FuzzCheck
 fuzz ./compiler/policy FuzzCanonicalHost
+fuzz ./runtime/proxy FuzzSOCKS
+fuzz ./runtime/proxy FuzzHTTP
