@@ -120,13 +120,11 @@ var defaultWritable = []string{
 // Convenience directories, writable unless a read deny hides them.
 var convenienceWritable = []string{policy.Home + "/.npm/_logs", policy.Home + "/.claude/debug"}
 
-// MandatoryFiles and MandatoryDirs are always write-protected in the working
-// directory and, up to mandatoryDenySearchDepth, below it (settings.md
-// §6.4.6): shell start-up files, git and editor configuration, agent
-// commands.
+// MandatoryFiles and MandatoryDirs are the dangerous names; see
+// policy.MandatoryFiles.
 var (
-	MandatoryFiles = []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"}
-	MandatoryDirs  = []string{".vscode", ".idea", ".claude/commands", ".claude/agents"}
+	MandatoryFiles = policy.MandatoryFiles
+	MandatoryDirs  = policy.MandatoryDirs
 )
 
 // DefaultSearchDepth is mandatoryDenySearchDepth when the key is absent.
@@ -238,6 +236,9 @@ func (c *compiler) process() policy.Process {
 		EnableWeakerNetworkIsolation: is(s.EnableWeakerNetworkIsolation),
 		AllowAppleEvents:             is(s.AllowAppleEvents),
 		AllowPty:                     is(s.AllowPty),
+	}
+	if s.BwrapPath != nil {
+		p.BwrapPath = *s.BwrapPath
 	}
 	if !is(s.Network.AllowAllUnixSockets) {
 		p.Seccomp = append(p.Seccomp, "unix")

@@ -11,10 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"srt.dev/compiler"
 	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
-	"srt.dev/schema"
 )
 
 const usage = `Usage: srt [options] [--] command [args...]
@@ -42,6 +40,25 @@ To run a program called run or doctor, write srt -- run.
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
 `
+
+// defaultSettings is what srt runs with when ~/.srt-settings.json does not
+// exist (settings.md §7.2); a test checks it equals schema.DefaultSettingsJSON.
+const defaultSettings = `{
+  "network": {
+    "allowedDomains": [],
+    "deniedDomains": []
+  },
+  "filesystem": {
+    "denyRead": [],
+    "allowRead": [],
+    "allowWrite": [],
+    "denyWrite": []
+  }
+}
+`
+
+// maxSettingsSize is schema.MaxFileSize (a test checks it).
+const maxSettingsSize = 4 << 20
 
 type options struct {
 	settings string
@@ -125,12 +142,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.\n", name)
 		return 1
 	}
-	p, diags, err := compiler.CompileFile(filepath.Base(name), data, schema.Options{})
-	if err == nil && diags != nil {
-		fmt.Fprintf(stderr, "Error: %s does not hold a valid config:\n", name)
-		for _, d := range diags {
-			fmt.Fprintf(stderr, "  %s\n", d)
-		}
+	p, err := compilePolicy(name, data, stderr)
+	if errors.Is(err, errInvalid) {
+		fmt.Fprintf(stderr, "Error: %s does not hold a valid config (above).\n", name)
 		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules of %s.\n", name)
 		return 1
 	}
@@ -147,8 +161,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr}
-	if s, _ := (schema.Options{}).Load(name, data); s != nil && s.BwrapPath != nil {
-		so.Bwrap = *s.BwrapPath
+	if p.Process.BwrapPath != "" {
+		so.Bwrap = p.Process.BwrapPath
 		if _, err := os.Stat(so.Bwrap); err != nil {
 			fmt.Fprintf(stderr, "Error: bubblewrap (bwrap) not executable at %s\n", so.Bwrap)
 			return 1
@@ -183,15 +197,15 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if len(data) > schema.MaxFileSize {
-			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, schema.MaxFileSize)
+		if len(data) > maxSettingsSize {
+			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, maxSettingsSize)
 		}
 		return path, data, nil
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		if log != nil {
 			log.Debug("no settings file; using the built-in defaults", "path", path)
 		}
-		return schema.DefaultSettingsName, []byte(schema.DefaultSettingsJSON), nil
+		return "<built-in defaults>", []byte(defaultSettings), nil
 	case errors.Is(err, fs.ErrNotExist):
 		return path, nil, fmt.Errorf("%s does not exist.", path)
 	default:

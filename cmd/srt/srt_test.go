@@ -42,7 +42,24 @@ func TestMain(m *testing.M) {
 		// The test binary as the srt command, for tests that signal it.
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// srt validates settings with srtc: build it, where anyone can run it.
+	dir, err := os.MkdirTemp("", "srt-test-bin-")
+	if err != nil {
+		panic(err)
+	}
+	os.Chmod(dir, 0o755)
+	srtc := filepath.Join(dir, "srtc")
+	if out, err := exec.Command("go", "build", "-o", srtc, "srt.dev/cmd/srtc").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building srtc: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	os.Setenv("SRTC", srtc)
+	cache, _ := os.MkdirTemp("", "srt-test-cache-")
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 func requireSandbox(t *testing.T) {
@@ -364,7 +381,7 @@ func TestAsNobody(t *testing.T) {
 	}, "; ")
 	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "-c", script)
 	cmd.Dir = filepath.Join(home, "proj")
-	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp"}
+	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\n"
@@ -376,5 +393,39 @@ func TestAsNobody(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(home, "proj", ".bashrc")); err == nil {
 		t.Error("placeholder left behind")
+	}
+}
+
+// TestPolicyCache: a compiled policy is reused, and a changed file is
+// compiled again.
+func TestPolicyCache(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	log := filepath.Join(dir, "calls")
+	wrapper := filepath.Join(t.TempDir(), "srtc")
+	os.WriteFile(wrapper, []byte("#!/bin/sh\necho call >> "+log+"\nexec "+os.Getenv("SRTC")+" \"$@\"\n"), 0o755)
+	t.Setenv("SRTC", wrapper)
+	calls := func() int { b, _ := os.ReadFile(log); return strings.Count(string(b), "call") }
+	settings := filepath.Join(dir, "s.json")
+	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	for i := 0; i < 2; i++ {
+		if code, _, errOut := srt(t, dir, "", "--settings", settings, "true"); code != 0 {
+			t.Fatalf("run %d: %d %s", i, code, errOut)
+		}
+	}
+	if n := calls(); n != 1 {
+		t.Errorf("srtc ran %d times for the same file, want 1", n)
+	}
+	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["x.com"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	if code, _, errOut := srt(t, dir, "", "--settings", settings, "true"); code != 0 || calls() != 2 {
+		t.Errorf("a changed file: exit %d, %d srtc runs (want 2): %s", code, calls(), errOut)
+	}
+}
+
+// TestCopiesAgree: srt keeps copies of two schema constants so as not to
+// link the grammar; they must not drift.
+func TestCopiesAgree(t *testing.T) {
+	if defaultSettings != schema.DefaultSettingsJSON || maxSettingsSize != schema.MaxFileSize {
+		t.Error("cmd/srt's copies of schema.DefaultSettingsJSON or schema.MaxFileSize differ")
 	}
 }

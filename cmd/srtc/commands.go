@@ -15,6 +15,7 @@ type cli struct {
 	Version  kong.VersionFlag `help:"Print the version and exit."`
 	Validate validateCmd      `cmd:"" help:"Check settings files against the grammar; with no FILE, ~/.srt-settings.json."`
 	Compile  compileCmd       `cmd:"" help:"Compile a settings file into reviewable, deterministic sandbox artifacts."`
+	Policy   policyCmd        `cmd:"" help:"Print the compiled policy of a settings file as JSON (what srt enforces)."`
 	Schema   schemaCmd        `cmd:"" help:"Print the settings grammar, as CUE or as JSON Schema for editors."`
 	Defaults defaultsCmd      `cmd:"" help:"Print the built-in settings srt uses when ~/.srt-settings.json does not exist."`
 }

@@ -12,6 +12,15 @@ const (
 	Cwd  = "${CWD}"  // the working directory srt runs the command in
 )
 
+// MandatoryFiles and MandatoryDirs are always write-protected in the working
+// directory and, up to mandatoryDenySearchDepth, below it (settings.md
+// §6.4.6): shell start-up files, git and editor configuration, agent
+// commands.
+var (
+	MandatoryFiles = []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"}
+	MandatoryDirs  = []string{".vscode", ".idea", ".claude/commands", ".claude/agents"}
+)
+
 // Policy is one settings file compiled: everything the sandbox enforces, in
 // platform-neutral terms, each rule with its Origin. Lists keep the order of
 // the settings file; nothing in a Policy depends on the host.
@@ -135,6 +144,8 @@ type Process struct {
 	EnableWeakerNetworkIsolation bool     `json:"enableWeakerNetworkIsolation,omitempty"`
 	AllowAppleEvents             bool     `json:"allowAppleEvents,omitempty"`
 	AllowPty                     bool     `json:"allowPty,omitempty"`
+	// BwrapPath is the bubblewrap binary to use; "" means bwrap on PATH.
+	BwrapPath string `json:"bwrapPath,omitempty"`
 }
 
 // Env is what the sandbox does to the command's environment, beyond the

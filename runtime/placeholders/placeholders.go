@@ -25,6 +25,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/runtime/private"
 )
 
 // Registry is a directory of manifests, private to the user.
@@ -48,24 +50,9 @@ func Default() (*Registry, error) {
 	return r, nil
 }
 
-// ensure creates the directory, refusing one that another user controls.
-func (r *Registry) ensure() error {
-	if err := os.MkdirAll(r.Dir, 0o700); err != nil {
-		return err
-	}
-	// The directory and its parent (srt's own) must be this user's alone,
-	// or someone else could plant records naming files to delete.
-	for _, d := range []string{r.Dir, filepath.Dir(r.Dir)} {
-		var st unix.Stat_t
-		if err := unix.Lstat(d, &st); err != nil {
-			return err
-		}
-		if int(st.Uid) != os.Getuid() || st.Mode&0o022 != 0 || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			return fmt.Errorf("placeholder registry %s: %s is not a directory private to this user", r.Dir, d)
-		}
-	}
-	return nil
-}
+// ensure creates the directory, refusing one that another user controls:
+// someone else could plant records naming files to delete.
+func (r *Registry) ensure() error { return private.Dir(r.Dir) }
 
 // Run is one registered sandbox run.
 type Run struct {

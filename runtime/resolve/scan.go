@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
 )
 
 // maxScanEntries bounds the mandatory-deny scan; a working directory with
@@ -37,7 +37,7 @@ func (r *resolver) scan(params string) ([]string, error) {
 		}
 	}
 	files := map[string]bool{}
-	for _, f := range compiler.MandatoryFiles {
+	for _, f := range policy.MandatoryFiles {
 		files[f] = true
 	}
 	var found []string

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/private"
+)
+
+// errInvalid reports settings srtc refused; its diagnostics were printed.
+var errInvalid = errors.New("invalid settings")
+
+// compilePolicy validates and compiles a settings file by running srtc,
+// which owns the grammar: srt does not link it, and starts faster for it.
+// Compiled policies are cached by the hash of the file, its name and the
+// srtc binary, in a directory private to the user.
+func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, error) {
+	srtc, err := findSrtc()
+	if err != nil {
+		return nil, err
+	}
+	key := sha256.New()
+	fmt.Fprintf(key, "%s\x00%s\x00%d\x00", version, name, len(data))
+	key.Write(data)
+	if fi, err := os.Stat(srtc); err == nil {
+		fmt.Fprintf(key, "\x00%s\x00%d\x00%d", srtc, fi.Size(), fi.ModTime().UnixNano())
+	}
+	cacheFile := ""
+	if dir, err := cacheDir(); err == nil {
+		cacheFile = filepath.Join(dir, hex.EncodeToString(key.Sum(nil))+".json")
+		if b, err := os.ReadFile(cacheFile); err == nil {
+			if p, err := decodePolicy(b); err == nil {
+				return p, nil
+			}
+		}
+	}
+	cmd := exec.Command(srtc, "policy", "--os", "posix", "--name", name, "-")
+	cmd.Stdin = bytes.NewReader(data)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		stderr.Write(errOut.Bytes())
+		return nil, errInvalid
+	case err != nil:
+		return nil, fmt.Errorf("running %s: %v: %s", srtc, err, errOut.Bytes())
+	}
+	p, err := decodePolicy(out.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s printed a policy this srt cannot read (%v): install srt and srtc from the same version", srtc, err)
+	}
+	if cacheFile != "" {
+		if f, err := os.CreateTemp(filepath.Dir(cacheFile), "tmp-"); err == nil {
+			f.Write(out.Bytes())
+			f.Close()
+			os.Rename(f.Name(), cacheFile)
+		}
+	}
+	return p, nil
+}
+
+func decodePolicy(b []byte) (*policy.Policy, error) {
+	var p policy.Policy
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	if p.FormatVersion != policy.FormatVersion {
+		return nil, fmt.Errorf("policy format %d, want %d", p.FormatVersion, policy.FormatVersion)
+	}
+	return &p, nil
+}
+
+// findSrtc returns $SRTC, or srtc beside this executable, or on PATH.
+func findSrtc() (string, error) {
+	if p := os.Getenv("SRTC"); p != "" {
+		return p, nil
+	}
+	if self, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(self), "srtc"); isExecutable(p) {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("srtc"); err == nil {
+		return p, nil
+	}
+	return "", errors.New("srt validates settings with srtc, which is neither beside srt nor on PATH: install both (go install ./cmd/srtc ./cmd/srt)")
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// cacheDir is the private directory of compiled policies.
+func cacheDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, "srt", "policies-v"+strconv.Itoa(policy.FormatVersion))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return "", err
+	}
+	if err := private.Dir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
