@@ -20,6 +20,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/emit"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema"
 )
@@ -62,17 +63,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func requireSandbox(t *testing.T) {
-	t.Helper()
-	for _, tool := range []string{"bwrap", "curl"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
-				t.Fatalf("%s not found and SRT_REQUIRE_SANDBOX=1", tool)
-			}
-			t.Skipf("%s not found", tool)
-		}
-	}
-}
+func requireSandbox(t *testing.T) { testenv.Require(t, "bwrap", "curl") }
 
 // srt runs the CLI in a fresh project directory with its own HOME.
 func srt(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -357,16 +348,8 @@ func TestAsNobody(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to become nobody; as a user the other tests already run unprivileged")
 	}
-	root, err := os.MkdirTemp("", "srt-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(root)
-	os.Chmod(root, 0o755)
-	self, _ := os.Executable()
-	bin := filepath.Join(root, "srt")
-	data, _ := os.ReadFile(self)
-	os.WriteFile(bin, data, 0o755)
+	bin := testenv.PublicCopy(t, "srt")
+	root := filepath.Dir(bin)
 	home := filepath.Join(root, "home")
 	os.MkdirAll(filepath.Join(home, "proj", ".git", "hooks"), 0o755)
 	os.WriteFile(filepath.Join(home, "proj", "secret.env"), []byte("s\n"), 0o644)

@@ -17,22 +17,9 @@ import (
 	"srt.dev/compiler"
 	"srt.dev/emit/bwrap"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/internal/testenv"
 	"srt.dev/schema"
 )
-
-// requireBwrap returns bwrap's path, or skips; SRT_REQUIRE_SANDBOX=1 (as in
-// CI) turns the skip into a failure.
-func requireBwrap(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("bwrap")
-	if err != nil {
-		if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("bwrap not found and SRT_REQUIRE_SANDBOX=1: %v", err)
-		}
-		t.Skipf("bwrap not found: %v", err)
-	}
-	return path
-}
 
 // check is one probe run inside the sandbox: a shell command and whether it
 // must succeed.
@@ -47,7 +34,7 @@ type check struct {
 // did not behave; afterwards it removes the placeholders and returns them.
 func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) []string {
 	t.Helper()
-	bw := requireBwrap(t)
+	bw := testenv.Require(t, "bwrap")[0]
 	p, diags, err := compiler.CompileFile("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatalf("compile: %v %v", err, diags)

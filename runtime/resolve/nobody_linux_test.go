@@ -3,43 +3,22 @@
 package resolve
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // asNobody runs one test of this binary again as the user nobody, from a
 // copy of the binary that nobody can execute.
 func asNobody(t *testing.T, test string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "srt-resolve-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	bin := filepath.Join(dir, "resolve.test")
-	out, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
+	bin := testenv.PublicCopy(t, "resolve.test")
+	dir := filepath.Dir(bin)
 	cmd := exec.Command(bin, "-test.run", "^"+test+"$", "-test.v")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "HOME=/nonexistent"}

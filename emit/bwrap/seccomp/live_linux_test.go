@@ -5,10 +5,8 @@ package seccomp
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	goruntime "runtime"
 	"strings"
 	"syscall"
@@ -16,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestMain lets the test binary act as the victim inside the sandbox: with
@@ -61,54 +61,6 @@ func try(op string) string {
 		return fmt.Sprintf("errno=%d", int(errno))
 	}
 	return "ok"
-}
-
-// requireBwrap returns bwrap's path; without it the test skips, unless
-// SRT_REQUIRE_SANDBOX=1 (as in CI), where a missing sandbox is a failure.
-func requireBwrap(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("bwrap")
-	if err != nil {
-		if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
-			t.Fatalf("bwrap not found and SRT_REQUIRE_SANDBOX=1: %v", err)
-		}
-		t.Skipf("bwrap not found: %v", err)
-	}
-	return path
-}
-
-// victim copies the test binary where an unprivileged user can run it.
-func victim(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "srt-seccomp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	path := filepath.Join(dir, "victim")
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // runInBwrap runs the victim with op inside bubblewrap, with the given
@@ -157,9 +109,9 @@ func TestLive(t *testing.T) {
 	if goruntime.GOARCH != "amd64" && goruntime.GOARCH != "arm64" {
 		t.Skipf("no programs for %s", goruntime.GOARCH)
 	}
-	bwrap := requireBwrap(t)
+	bwrap := testenv.Require(t, "bwrap")[0]
 	arch := map[string]Arch{"amd64": X86_64, "arm64": AArch64}[goruntime.GOARCH]
-	v := victim(t)
+	v := testenv.PublicCopy(t, "victim")
 	eperm, enosys := fmt.Sprintf("errno=%d", EPERM), fmt.Sprintf("errno=%d", ENOSYS)
 	tests := []struct {
 		op       string
