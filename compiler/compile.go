@@ -68,6 +68,13 @@ func (c *compiler) network() (policy.Network, error) {
 		HTTPProxyPort:       deref(n.HTTPProxyPort),
 		SOCKSProxyPort:      deref(n.SOCKSProxyPort),
 	}
+	if m := n.MitmProxy; m != nil {
+		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
+	}
+	out.TLSTerminate = n.TLSTerminate != nil
+	if pp := n.ParentProxy; pp != nil {
+		out.ParentProxy = &policy.ParentProxy{HTTP: deref(pp.HTTP), HTTPS: deref(pp.HTTPS), NoProxy: deref(pp.NoProxy)}
+	}
 	var err error
 	if out.Allowed, err = c.hosts("allowedDomains", n.AllowedDomains); err != nil {
 		return out, err
@@ -269,9 +276,10 @@ func (c *compiler) env() policy.Env {
 
 func is(b *bool) bool { return b != nil && *b }
 
-func deref(i *int) int {
-	if i == nil {
-		return 0
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
 	}
-	return *i
+	return *p
 }

@@ -412,3 +412,21 @@ func TestCopiesAgree(t *testing.T) {
 		t.Error("cmd/srt's copies of schema.DefaultSettingsJSON or schema.MaxFileSize differ")
 	}
 }
+
+// TestRefusesWhatItCannotEnforce: settings whose network rules this srt
+// cannot enforce yet stop it, rather than run with weaker rules.
+func TestRefusesWhatItCannotEnforce(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	for _, network := range []string{
+		`"mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}`,
+		`"httpProxyPort": 8080`,
+	} {
+		settings := filepath.Join(dir, "s.json")
+		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], `+network+`}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+		code, out, errOut := srt(t, dir, "", "--settings", settings, "echo", "ran")
+		if code != 1 || out != "" || !strings.Contains(errOut, "not supported by this srt yet") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", network, code, out, errOut)
+		}
+	}
+}

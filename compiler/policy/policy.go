@@ -66,6 +66,26 @@ type Network struct {
 	// runs its own.
 	HTTPProxyPort  int `json:"httpProxyPort,omitempty"`
 	SOCKSProxyPort int `json:"socksProxyPort,omitempty"`
+	// MitmProxy routes the connections to Domains through an upstream
+	// proxy on a Unix socket, after the allow and deny lists.
+	MitmProxy *MitmProxy `json:"mitmProxy,omitempty"`
+	// TLSTerminate is set when network.tlsTerminate is present.
+	TLSTerminate bool `json:"tlsTerminate,omitempty"`
+	// ParentProxy is the upstream proxy srt itself must use, if set.
+	ParentProxy *ParentProxy `json:"parentProxy,omitempty"`
+}
+
+// MitmProxy is network.mitmProxy.
+type MitmProxy struct {
+	SocketPath string   `json:"socketPath"`
+	Domains    []string `json:"domains"`
+}
+
+// ParentProxy is network.parentProxy.
+type ParentProxy struct {
+	HTTP    string `json:"http,omitempty"`
+	HTTPS   string `json:"https,omitempty"`
+	NoProxy string `json:"noProxy,omitempty"`
 }
 
 // AddressRule is one deniedResolvedAddresses entry: an address or CIDR

@@ -49,6 +49,9 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
+	if err := unsupported(p); err != nil {
+		return nil, err
+	}
 	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
@@ -193,6 +196,23 @@ wait:
 		return out, werr
 	}
 	return out, nil
+}
+
+// unsupported refuses settings whose network rules this runtime cannot
+// enforce yet: running without them would be weaker than what was written.
+func unsupported(p *policy.Policy) error {
+	n := p.Network
+	var keys []string
+	if n.MitmProxy != nil {
+		keys = append(keys, "network.mitmProxy")
+	}
+	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
+		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
+	}
+	if len(keys) > 0 {
+		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
+	}
+	return nil
 }
 
 func (o *Options) defaults() error {
