@@ -261,8 +261,13 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 	if err := buf.Flush(); err != nil {
 		return
 	}
-	// Bytes the client sent after the CONNECT head are in buf's reader.
-	tunnel(&bufferedConn{Conn: client, r: buf.Reader}, upstream)
+	// Bytes the client sent after the CONNECT head are in buf's reader;
+	// without any, the bare connections let the kernel splice the bytes
+	// (no copy through user space, no buffer held by an idle tunnel).
+	if buf.Reader.Buffered() > 0 {
+		client = &bufferedConn{Conn: client, r: buf.Reader}
+	}
+	tunnel(client, upstream)
 }
 
 // bufferedConn reads first what the HTTP server had buffered.

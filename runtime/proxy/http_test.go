@@ -258,3 +258,12 @@ func TestOriginForm(t *testing.T) {
 		t.Errorf("origin-form: %d", resp.StatusCode)
 	}
 }
+
+func mustRule(t *testing.T, entry string) policy.HostRule {
+	t.Helper()
+	r, err := policy.ParseHostRule(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

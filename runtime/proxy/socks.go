@@ -111,7 +111,11 @@ func (p *SOCKS) handle(c net.Conn) {
 	if reply(c, socksSucceeded) != nil {
 		return
 	}
-	tunnel(&bufferedConn{Conn: c, r: br}, upstream)
+	var client net.Conn = c
+	if br.Buffered() > 0 {
+		client = &bufferedConn{Conn: c, r: br}
+	}
+	tunnel(client, upstream)
 }
 
 // reply sends a reply with BND.ADDR 0.0.0.0:0.
