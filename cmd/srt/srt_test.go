@@ -430,3 +430,40 @@ func TestRefusesWhatItCannotEnforce(t *testing.T) {
 		}
 	}
 }
+
+// TestHostnameToLoopback: a host name that resolves to 127.0.0.1 is
+// refused by the resolved-address guard unless the literal is allowed. The
+// test gives srt a private /etc/hosts (a mount namespace of its own), so it
+// needs root; CI runs as root.
+func TestHostnameToLoopback(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for a private /etc/hosts")
+	}
+	testenv.Require(t, "unshare", "mount")
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "backend") }))
+	defer backend.Close()
+	u, _ := url.Parse(backend.URL)
+	dir := project(t)
+	hosts := filepath.Join(dir, "hosts")
+	os.WriteFile(hosts, []byte("127.0.0.1 vm.test\n"), 0o644)
+	for _, tt := range []struct {
+		allowed string
+		want    string
+	}{
+		{`["vm.test"]`, "403 blocked-by-sandbox-runtime"},
+		{`["vm.test", "127.0.0.1:` + u.Port() + `"]`, "200 -"},
+	} {
+		settings := filepath.Join(dir, "s.json")
+		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": `+tt.allowed+`, "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+		self, _ := os.Executable()
+		script := `curl -s -D - -o /dev/null http://vm.test:` + u.Port() + `/ | tr -d '\r' | awk '/^HTTP/{c=$2} /^X-Proxy-Error/{e=$2} END{if(e=="")e="-"; print c, e}'`
+		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --settings "$3" -c "$4"`, "sh", hosts, self, settings, script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != tt.want {
+			t.Errorf("allowed %s: %q, %v; want %q", tt.allowed, out, err, tt.want)
+		}
+	}
+}

@@ -127,10 +127,19 @@ func (e *Egress) debug(msg string, args ...any) {
 }
 
 func (e *Egress) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	var addrs []netip.Addr
+	var err error
 	if e.Resolve != nil {
-		return e.Resolve(ctx, host)
+		addrs, err = e.Resolve(ctx, host)
+	} else {
+		addrs, err = net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	}
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	// Go's resolver may give an IPv4 answer in its IPv4-mapped form; the
+	// guard and its carve-outs judge the IPv4 address it is.
+	for i, a := range addrs {
+		addrs[i] = a.Unmap()
+	}
+	return addrs, err
 }
 
 func (e *Egress) dial(ctx context.Context, a netip.AddrPort) (net.Conn, error) {
