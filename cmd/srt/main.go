@@ -19,6 +19,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ReapArg {
+		// Cleans up after a run, even one killed with SIGKILL.
+		if err := sandbox.Reap(os.Args[2:]); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
 		// The ProxyCommand of GIT_SSH_COMMAND, inside the sandbox.
 		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {

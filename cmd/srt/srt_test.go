@@ -32,6 +32,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ReapArg {
+		if err := sandbox.Reap(os.Args[2:]); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
 		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
@@ -224,7 +230,8 @@ func TestSignals(t *testing.T) {
 }
 
 // TestKilled: when srt is killed with SIGKILL, the sandbox dies with it,
-// and the next srt removes what the killed one left.
+// and nothing is left behind: the reaper removes the placeholders and the
+// scratch directory.
 func TestKilled(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
@@ -251,13 +258,18 @@ func TestKilled(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	// The next run sweeps what the killed one left.
-	cmd, out = cli(t, dir, "--settings", "s.json", "-c", "true")
-	cmd.Wait()
-	entries, _ := os.ReadDir(dir)
+	// The reaper removes what the killed run left, without another run.
 	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
+	for {
+		entries, _ := os.ReadDir(dir)
+		names = names[:0]
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if strings.Join(names, " ") == ".run s.json secret.env" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if strings.Join(names, " ") != ".run s.json secret.env" {
 		t.Errorf("left in the working directory: %v", names)

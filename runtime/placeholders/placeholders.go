@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -99,6 +100,29 @@ func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
 		return nil, err
 	}
 	return &Run{r: r, file: f, paths: paths}, nil
+}
+
+// Record is the path of the run's record.
+func (run *Run) Record() string { return run.file.Name() }
+
+// WaitEnded waits until no process holds the lock of the record at path
+// (its run has ended), for at most 5 seconds. A record already removed has
+// ended.
+func (r *Registry) WaitEnded(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	done := make(chan struct{})
+	go func() {
+		unix.Flock(int(f.Fd()), unix.LOCK_SH)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
 }
 
 // Release ends the run: its record is unlocked, and the placeholders of

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/netip"
@@ -103,11 +104,30 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 		return out, nil
 	}
 
-	run, err := reg.Register(res.Placeholders, empty)
+	scratch := []string{empty}
+	if len(res.Placeholders) == 0 {
+		// Nothing to clean up after this run: no record to sweep, no
+		// reaper to start.
+		os.Remove(empty)
+		scratch = nil
+	}
+	run, err := reg.Register(res.Placeholders, scratch...)
 	if err != nil {
 		return nil, err
 	}
 	defer run.Release()
+	// A watcher outside the sandbox sweeps the registry when srt is gone,
+	// however it goes (SIGKILL included): it waits for the end of a pipe
+	// only srt holds open, then for this run's lock.
+	// It starts alongside bubblewrap, off the critical path; until it runs,
+	// the sweep at the next start is the fallback.
+	reaper := make(chan func(), 1)
+	if scratch == nil {
+		reaper <- func() {}
+	} else {
+		go startReaperAsync(self, reg.Dir, run.Record(), reaper, o.debug)
+	}
+	defer func() { (<-reaper)() }()
 
 	files, closeAll, err := childFiles(p, arch, self)
 	if err != nil {
@@ -501,4 +521,52 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// ReapArg, as argv[1], runs this binary as the reaper: srt __srt_reap__ DIR
+// RECORD waits until its standard input ends (srt has exited or been
+// killed) and the run's record is unlocked, then sweeps the registry.
+const ReapArg = "__srt_reap__"
+
+// startReaperAsync starts the reaper and sends its stop function.
+func startReaperAsync(self, dir, record string, out chan<- func(), debug func(string)) {
+	stop, err := startReaper(self, dir, record)
+	if err != nil {
+		debug("no reaper: " + err.Error())
+		stop = func() {}
+	}
+	out <- stop
+}
+
+// startReaper starts the reaper in a session of its own; stop lets it go
+// once the run has cleaned up after itself.
+func startReaper(self, dir, record string) (stop func(), err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// A shell waits (it starts in a fraction of the time srt does); srt is
+	// run only when there is something to do.
+	cmd := exec.Command("/bin/sh", "-c", `while read -r _; do :; done; exec "$0" `+ReapArg+` "$1" "$2"`, self, dir, record)
+	cmd.Stdin = r
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	r.Close()
+	go cmd.Wait()
+	return func() { w.Close() }, nil
+}
+
+// Reap is the reaper (see ReapArg).
+func Reap(args []string) error {
+	if len(args) != 2 {
+		return errors.New("usage: srt " + ReapArg + " DIR RECORD")
+	}
+	io.Copy(io.Discard, os.Stdin) // until srt is gone
+	reg := &placeholders.Registry{Dir: args[0]}
+	reg.WaitEnded(args[1]) // the kernel drops srt's lock a moment later
+	return reg.Sweep()
 }
