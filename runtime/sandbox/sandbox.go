@@ -62,3 +62,8 @@ type Check struct {
 	// Remedy says what to do when the check fails.
 	Remedy string
 }
+
+// ReapArg, as argv[1], runs this binary as the reaper: srt __srt_reap__ DIR
+// RECORD waits until its standard input ends (srt has exited or been
+// killed) and the run's record is unlocked, then sweeps the registry.
+const ReapArg = "__srt_reap__"

@@ -523,10 +523,6 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-// ReapArg, as argv[1], runs this binary as the reaper: srt __srt_reap__ DIR
-// RECORD waits until its standard input ends (srt has exited or been
-// killed) and the run's record is unlocked, then sweeps the registry.
-const ReapArg = "__srt_reap__"
 
 // startReaperAsync starts the reaper and sends its stop function.
 func startReaperAsync(self, dir, record string, out chan<- func(), debug func(string)) {

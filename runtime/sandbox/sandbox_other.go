@@ -24,3 +24,6 @@ func Init([]string) error { return errNotBuilt }
 func Doctor(string) []Check {
 	return []Check{{Name: "sandbox", Detail: errNotBuilt.Error(), Remedy: "use srt on Linux for now"}}
 }
+
+// Reap refuses, as Run does.
+func Reap([]string) error { return errNotBuilt }
