@@ -523,7 +523,6 @@ func envValue(env []string, key string) string {
 	return ""
 }
 
-
 // startReaperAsync starts the reaper and sends its stop function.
 func startReaperAsync(self, dir, record string, out chan<- func(), debug func(string)) {
 	stop, err := startReaper(self, dir, record)
