@@ -13,26 +13,34 @@ import (
 var version = "dev"
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
-		// The first process inside the sandbox (see package sandbox).
-		err := sandbox.Init(os.Args[2:])
-		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
-		os.Exit(126)
-	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ReapArg {
-		// Cleans up after a run, even one killed with SIGKILL.
-		if err := sandbox.Reap(os.Args[2:]); err != nil {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
-		// The ProxyCommand of GIT_SSH_COMMAND, inside the sandbox.
-		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if code, ok := helperRole(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// helperRole runs srt's own helper roles: the sandbox's init step, the
+// reaper, and the ProxyCommand of GIT_SSH_COMMAND.
+func helperRole(args []string) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	var err error
+	switch args[0] {
+	case sandbox.InitArg:
+		err = sandbox.Init(args[1:]) // returns only on failure
+		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
+		return 126, true
+	case sandbox.ReapArg:
+		err = sandbox.Reap(args[1:])
+	case sandbox.ConnectArg:
+		err = sandbox.Connect(args[1:], os.Stdin, os.Stdout)
+	default:
+		return 0, false
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "srt: %v\n", err)
+		return 1, true
+	}
+	return 0, true
 }

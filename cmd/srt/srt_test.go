@@ -27,23 +27,8 @@ import (
 
 // TestMain lets the test binary be the sandbox's init step, as srt is.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
-		err := sandbox.Init(os.Args[2:])
-		fmt.Fprintf(os.Stderr, "init: %v\n", err)
-		os.Exit(126)
-	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ReapArg {
-		if err := sandbox.Reap(os.Args[2:]); err != nil {
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.ConnectArg {
-		if err := sandbox.Connect(os.Args[2:], os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if code, ok := helperRole(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	if os.Getenv("SRT_TEST_CLI") == "1" {
 		// The test binary as the srt command, for tests that signal it.
