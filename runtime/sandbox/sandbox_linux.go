@@ -53,6 +53,11 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	if err := unsupported(p); err != nil {
 		return nil, err
 	}
+	// From here on, SIGINT, SIGTERM and SIGHUP are for the command: they
+	// are forwarded to it once it runs, never left to kill srt.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
@@ -182,22 +187,24 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 		defer listeners[1].Close()
 	}
 
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
 	pid := 0
+	var pending []os.Signal // arrived before the init step's PID was known
 wait:
 	for {
 		select {
 		case pid = <-initPID:
+			for _, s := range pending {
+				syscall.Kill(pid, s.(syscall.Signal))
+			}
+			pending = nil
 		case s := <-sigs:
 			if pid > 0 {
 				syscall.Kill(pid, s.(syscall.Signal))
 			} else {
-				cmd.Process.Signal(s) // not started yet: stop bubblewrap
+				pending = append(pending, s)
 			}
 		case werr = <-done:
 			break wait
