@@ -40,15 +40,9 @@ func (c *compileCmd) Run(s streams) error {
 		return exitError(exitUsage)
 	}
 	name := filepath.Base(c.File)
-	p, diags, err := compiler.CompileFile(name, data, schema.Options{OS: c.rules()})
+	p, err := compileOrReport(s, name, data, c.rules())
 	if err != nil {
 		return err
-	}
-	if diags != nil {
-		for _, d := range diags {
-			fmt.Fprintln(s.stderr, d)
-		}
-		return exitError(exitFailure)
 	}
 
 	targets := []emit.Target{emit.Target(c.Target)}
@@ -133,4 +127,20 @@ func (c *compileCmd) check(s streams, files emit.Files) error {
 	}
 	fmt.Fprintf(s.stdout, "%s: up to date\n", c.Out)
 	return nil
+}
+
+// compileOrReport compiles a settings file, printing its diagnostics on
+// stderr (exit status 1) when it is invalid.
+func compileOrReport(s streams, name string, data []byte, os schema.OS) (*policy.Policy, error) {
+	p, diags, err := compiler.CompileFile(name, data, schema.Options{OS: os})
+	if err != nil {
+		return nil, err
+	}
+	if diags != nil {
+		for _, d := range diags {
+			fmt.Fprintln(s.stderr, d)
+		}
+		return nil, exitError(exitFailure)
+	}
+	return p, nil
 }

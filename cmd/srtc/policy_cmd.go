@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"srt.dev/compiler"
 	"srt.dev/schema"
 )
 
@@ -38,15 +37,9 @@ func (c *policyCmd) Run(s streams) error {
 	if c.Name != "" {
 		name = c.Name
 	}
-	p, diags, err := compiler.CompileFile(name, data, schema.Options{OS: c.rules()})
+	p, err := compileOrReport(s, name, data, c.rules())
 	if err != nil {
 		return err
-	}
-	if diags != nil {
-		for _, d := range diags {
-			fmt.Fprintln(s.stderr, d)
-		}
-		return exitError(exitFailure)
 	}
 	enc := json.NewEncoder(s.stdout)
 	enc.SetEscapeHTML(false)
