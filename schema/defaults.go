@@ -1,26 +1,13 @@
 package schema
 
-// DefaultSettingsJSON is what srt runs with when no settings file exists at
-// the default path (settings.md §7.2): no network destination is allowed,
-// nothing is writable beyond the always-writable paths, and every path is
-// readable. It is a settings document like any other and passes the grammar
-// (a test checks it).
-const DefaultSettingsJSON = `{
-  "network": {
-    "allowedDomains": [],
-    "deniedDomains": []
-  },
-  "filesystem": {
-    "denyRead": [],
-    "allowRead": [],
-    "allowWrite": [],
-    "denyWrite": []
-  }
-}
-`
+import "srt.dev/schema/builtin"
+
+// DefaultSettingsJSON is what srt runs with when no settings file exists
+// at the default path; see builtin.SettingsJSON.
+const DefaultSettingsJSON = builtin.SettingsJSON
 
 // DefaultSettingsName is the name diagnostics use for the built-in defaults.
-const DefaultSettingsName = "<built-in defaults>"
+const DefaultSettingsName = builtin.SettingsName
 
 // Defaults returns the built-in default settings, validated.
 func Defaults() *Settings {

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"math"
+	"srt.dev/schema/builtin"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -66,10 +67,9 @@ func (n *Node) Integral() bool {
 	return n.Kind == Number && !math.IsInf(n.Num, 0) && n.Num == math.Trunc(n.Num)
 }
 
-// MaxFileSize is the largest settings file Load accepts. Real settings files
-// are a few kilobytes; the limit keeps a stray multi-gigabyte file from
-// exhausting memory.
-const MaxFileSize = 4 << 20
+// MaxFileSize is the largest settings file Load accepts (see
+// builtin.MaxFileSize).
+const MaxFileSize = builtin.MaxFileSize
 
 // maxDepth bounds nesting. The schema needs 5 levels; 64 leaves room for
 // unknown keys to be reported rather than refused.

@@ -151,12 +151,6 @@ func compileGrammar(os OS) *grammar {
 	}
 }
 
-// Schema returns the compiled #Settings definition for os, for tools that
-// export or inspect the grammar.
-func Schema(os OS) cue.Value {
-	return grammarFor(os).settings
-}
-
 type loader struct {
 	g     *grammar
 	file  string

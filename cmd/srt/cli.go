@@ -13,6 +13,7 @@ import (
 
 	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
+	"srt.dev/schema/builtin"
 )
 
 const usage = `Usage: srt [options] [--] command [args...]
@@ -40,25 +41,6 @@ To run a program called run or doctor, write srt -- run.
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
 `
-
-// defaultSettings is what srt runs with when ~/.srt-settings.json does not
-// exist (settings.md §7.2); a test checks it equals schema.DefaultSettingsJSON.
-const defaultSettings = `{
-  "network": {
-    "allowedDomains": [],
-    "deniedDomains": []
-  },
-  "filesystem": {
-    "denyRead": [],
-    "allowRead": [],
-    "allowWrite": [],
-    "denyWrite": []
-  }
-}
-`
-
-// maxSettingsSize is schema.MaxFileSize (a test checks it).
-const maxSettingsSize = 4 << 20
 
 type options struct {
 	settings string
@@ -197,15 +179,15 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if len(data) > maxSettingsSize {
-			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, maxSettingsSize)
+		if len(data) > builtin.MaxFileSize {
+			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, builtin.MaxFileSize)
 		}
 		return path, data, nil
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		if log != nil {
 			log.Debug("no settings file; using the built-in defaults", "path", path)
 		}
-		return "<built-in defaults>", []byte(defaultSettings), nil
+		return builtin.SettingsName, []byte(builtin.SettingsJSON), nil
 	case errors.Is(err, fs.ErrNotExist):
 		return path, nil, fmt.Errorf("%s does not exist.", path)
 	default:

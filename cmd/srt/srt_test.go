@@ -402,14 +402,6 @@ func TestPolicyCache(t *testing.T) {
 	}
 }
 
-// TestCopiesAgree: srt keeps copies of two schema constants so as not to
-// link the grammar; they must not drift.
-func TestCopiesAgree(t *testing.T) {
-	if defaultSettings != schema.DefaultSettingsJSON || maxSettingsSize != schema.MaxFileSize {
-		t.Error("cmd/srt's copies of schema.DefaultSettingsJSON or schema.MaxFileSize differ")
-	}
-}
-
 // TestRefusesWhatItCannotEnforce: settings whose network rules this srt
 // cannot enforce yet stop it, rather than run with weaker rules.
 func TestRefusesWhatItCannotEnforce(t *testing.T) {
