@@ -40,6 +40,7 @@ func Compile(s *schema.Settings) (*policy.Policy, error) {
 	p.Filesystem = c.filesystem()
 	p.Process = c.process()
 	p.Env = c.env()
+	p.IgnoreViolations = s.IgnoreViolations
 	return p, nil
 }
 

@@ -176,3 +176,25 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowList(t *testing.T) {
+	l, err := AllowList([]string{"example.com", "*.github.com:443", "[::1]:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 3 || l[1].Host != "*.github.com" || l[1].Port != 443 || l[2].Host != "::1" || l[2].Origin.Key != "commandNetworkLists.allowedDomains[2]" {
+		t.Errorf("%+v", l)
+	}
+	if _, ok := l.Match("api.github.com", 443); !ok {
+		t.Error("*.github.com:443 does not match api.github.com:443")
+	}
+	for _, bad := range []string{"https://example.com", "*", "not-a-domain", "example.com:0"} {
+		_, err := AllowList([]string{"ok.example.com", bad})
+		if err == nil || !strings.Contains(err.Error(), "entry 1") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	if l, err := AllowList(nil); err != nil || len(l) != 0 {
+		t.Errorf("empty list: %v %v", l, err)
+	}
+}

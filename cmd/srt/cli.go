@@ -13,6 +13,7 @@ import (
 
 	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
+	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
 )
 
@@ -29,6 +30,16 @@ Options (recognised before the first command word or "--"):
                         file does not exist, the built-in defaults apply:
                         no network, no writes outside the scratch paths)
   -c CMD                run CMD with /bin/sh -c
+  --control-fd N        read new settings from descriptor N (>= 3) while the
+                        command runs: one JSON settings document per line,
+                        each replacing the whole configuration; the network
+                        rules apply to the next connection, file-system
+                        rules cannot change in a running sandbox
+  --violations          after the command, print the connections the
+                        sandbox refused as a <sandbox_violations> block on
+                        stderr
+  --audit-log FILE      append every network decision, allowed or refused,
+                        to FILE as JSON lines
   -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
   -h, --help            this help
   -V, --version         the version
@@ -43,10 +54,13 @@ itself fails (invalid settings, no bubblewrap, ...).
 `
 
 type options struct {
-	settings string
-	shellCmd string
-	debug    bool
-	argv     []string
+	settings   string
+	shellCmd   string
+	debug      bool
+	controlFD  int // 0: none
+	violations bool
+	auditLog   string
+	argv       []string
 }
 
 // parse reads srt's own options up to "--" or the first command word.
@@ -80,7 +94,19 @@ func parse(args []string) (*options, error, bool) {
 		case a == "-c":
 			o.shellCmd, err = value()
 		case a == "--control-fd" || strings.HasPrefix(a, "--control-fd="):
-			return nil, errors.New("--control-fd is not supported yet"), false
+			v, ok := strings.CutPrefix(a, "--control-fd=")
+			if !ok {
+				v, err = value()
+			}
+			if err == nil {
+				o.controlFD, err = parseFD(v)
+			}
+		case a == "--violations":
+			o.violations = true
+		case a == "--audit-log":
+			o.auditLog, err = value()
+		case strings.HasPrefix(a, "--audit-log="):
+			o.auditLog = strings.TrimPrefix(a, "--audit-log=")
 		case strings.HasPrefix(a, "-") && a != "-":
 			return nil, fmt.Errorf("unknown option %s (put the command after --)", a), false
 		default:
@@ -142,7 +168,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: No command specified. Use -c <command> or provide command arguments.")
 		return 1
 	}
-	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true}
 	if p.Process.BwrapPath != "" {
 		so.Bwrap = p.Process.BwrapPath
 		if _, err := os.Stat(so.Bwrap); err != nil {
@@ -150,18 +176,73 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	res, err := sandbox.Run(context.Background(), p, argv, so)
+	var control *os.File
+	if o.controlFD != 0 {
+		if control, err = openControl(o.controlFD); err != nil {
+			fmt.Fprintf(stderr, "Error: --control-fd %d is not usable: %v. Refusing to run the command without the control channel it asks for.\n", o.controlFD, err)
+			return 1
+		}
+	}
+	mo := sandbox.ManagerOptions{Log: log}
+	if o.auditLog != "" {
+		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: --audit-log: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		mo.Audit = f
+	}
+	m, err := sandbox.NewManager(p, mo)
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	controlFailed := make(chan struct{})
+	if control != nil {
+		// Lines are read once the sandbox is up; earlier ones wait in
+		// the descriptor (settings.md §7.4), so none is lost.
+		c := &controller{m: m, fd: o.controlFD, stderr: stderr, log: log}
+		so.Started = func() {
+			go func() {
+				if c.read(control) != nil {
+					close(controlFailed)
+					cancel()
+				}
+			}()
+		}
+	}
+	res, err := m.Run(ctx, argv, so)
 	if res != nil && log != nil {
 		log.Debug("bwrap", "argv", strings.Join(res.Argv, " "))
 		for _, v := range res.Violations {
-			log.Debug(v.Line())
+			log.Debug(v.Line)
 		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
 	}
-	return res.ExitCode
+	if o.violations {
+		if block := violations.Block(res.Violations); block != "" {
+			fmt.Fprintln(stderr, block)
+		}
+	}
+	code := res.ExitCode
+	if aerr := m.AuditErr(); aerr != nil {
+		fmt.Fprintf(stderr, "Error: the audit log %s is incomplete: %v\n", o.auditLog, aerr)
+		if code == 0 {
+			code = 1
+		}
+	}
+	select {
+	case <-controlFailed:
+		return 1
+	default:
+	}
+	return code
 }
 
 // loadSettings reads the settings file (settings.md §7): an explicit path

@@ -122,7 +122,11 @@ func TestSettingsRefusals(t *testing.T) {
 		{[]string{"--settings", "empty.json", "true"}, "empty.json:1:1: invalid JSON: the file is empty"},
 		{[]string{"--settings", "bad.json", "true"}, "bad.json:1:33: network.allowedDomains[0]: must be a host name"},
 		{[]string{"--settings", dir, "true"}, "could not be read"},
-		{[]string{"--control-fd", "3", "true"}, "--control-fd is not supported yet"},
+		{[]string{"--control-fd", "2", "true"}, "--control-fd must be an integer file descriptor >= 3"},
+		{[]string{"--control-fd", "0x10", "true"}, "--control-fd must be an integer file descriptor >= 3"},
+		{[]string{"--control-fd=-1", "true"}, "--control-fd must be an integer file descriptor >= 3"},
+		{[]string{"--control-fd", "987", "true"}, "--control-fd 987 is not usable: bad file descriptor. Refusing to run the command"},
+		{[]string{"--control-fd"}, "option --control-fd needs a value"},
 		{[]string{"--bogus", "true"}, "unknown option --bogus"},
 	}
 	for _, tt := range tests {

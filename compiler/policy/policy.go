@@ -32,6 +32,9 @@ type Policy struct {
 	Filesystem    Filesystem `json:"filesystem"`
 	Process       Process    `json:"process"`
 	Env           Env        `json:"env"`
+	// IgnoreViolations is ignoreViolations: command pattern ("*" for
+	// every command) -> patterns of violation lines not to record.
+	IgnoreViolations map[string][]string `json:"ignoreViolations,omitempty"`
 }
 
 // Origin says which setting produced a rule: its key and where it was

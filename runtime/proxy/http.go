@@ -26,16 +26,28 @@ import (
 	"srt.dev/runtime/netpolicy"
 )
 
-// Violation is one refused connection, for the violation store.
-type Violation struct {
-	Host      string // as the client spelled it (canonical for guard refusals)
-	Port      int
-	Reason    string
-	CommandID string // from the proxy user name "srt.<id>", if any
+// An Event is one decision of the proxies: a connection allowed (the
+// policy and the resolved-address guard let it through) or refused. The
+// refusals are the violations; all of them make the audit log.
+type Event struct {
+	Time  time.Time
+	Proxy string // "http", "connect" or "socks"
+	Host  string // as the client spelled it (canonical for guard refusals)
+	Port  int
+	Allow bool
+	// Reason says why a connection was refused.
+	Reason string
+	// Rule is the allowedDomains or deniedDomains entry that decided, if
+	// one did; Stage is "policy" or "guard" (the resolved-address check).
+	Rule  string
+	Stage string
+	// CommandID is the command's attribution key, base64 as in the proxy
+	// user name "srt.<id>"; "" when none.
+	CommandID string
 }
 
-// Line is the violation as the reference writes it.
-func (v Violation) Line() string {
+// Line is a refusal as the reference writes it in its violation store.
+func (v Event) Line() string {
 	return fmt.Sprintf("deny network-outbound %s:%d (%s)", v.Host, v.Port, netpolicy.SanitizeReason(v.Reason, 0))
 }
 
@@ -56,8 +68,14 @@ type Egress struct {
 	// Dial connects to an address that passed; nil means a TCP dial with
 	// a 30 s timeout.
 	Dial func(ctx context.Context, addr netip.AddrPort) (net.Conn, error)
-	// OnDeny records a refusal; optional.
-	OnDeny func(Violation)
+	// OnDecision records every decision (see Event); optional. It is
+	// called on the connection's goroutine: it must not block.
+	OnDecision func(Event)
+	// Command, when set, is the attribution key of every connection,
+	// whatever user name the client sends: srt sets it for the
+	// listeners of one sandbox, so that a command cannot claim another
+	// command's identity (or its per-command allow list).
+	Command string
 	// Log receives debug lines; nil means none.
 	Log *slog.Logger
 }
@@ -70,14 +88,22 @@ func (e *guardError) Error() string { return e.reason }
 // connect decides, resolves, vets and dials host:port. It returns the
 // decision when the policy refuses, a *guardError when every address was
 // refused, or a dial error.
-func (e *Egress) connect(ctx context.Context, rawHost string, port int, commandID string) (net.Conn, netpolicy.Decision, error) {
+func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, commandID string) (net.Conn, netpolicy.Decision, error) {
+	if e.Command != "" {
+		commandID = e.Command
+	}
 	var rules *netpolicy.Rules
 	if e.Rules != nil {
 		rules = e.Rules()
 	}
 	d := netpolicy.Decide(ctx, rules, rawHost, port, commandID)
+	ev := Event{Proxy: proxy, Host: rawHost, Port: port, Stage: "policy", CommandID: commandID}
+	if d.Rule != nil {
+		ev.Rule = d.Rule.Entry
+	}
 	if !d.Allow {
-		e.deny(Violation{Host: rawHost, Port: port, Reason: d.Reason, CommandID: commandID})
+		ev.Reason = d.Reason
+		e.record(ev)
 		return nil, d, nil
 	}
 	var targets []netip.Addr
@@ -97,12 +123,15 @@ func (e *Egress) connect(ctx context.Context, rawHost string, port int, commandI
 		}
 		keep, reason := g.Vet(d.Host, port, addrs)
 		if len(keep) == 0 {
-			e.deny(Violation{Host: d.Host, Port: port, Reason: reason, CommandID: commandID})
+			ev.Host, ev.Stage, ev.Reason = d.Host, "guard", reason
+			e.record(ev)
 			e.debug("guard refused", "host", d.Host, "addrs", addrs)
 			return nil, d, &guardError{reason}
 		}
 		targets = keep
 	}
+	ev.Allow = true
+	e.record(ev)
 	var err error
 	for _, a := range targets {
 		var c net.Conn
@@ -113,11 +142,14 @@ func (e *Egress) connect(ctx context.Context, rawHost string, port int, commandI
 	return nil, d, err
 }
 
-func (e *Egress) deny(v Violation) {
-	if e.OnDeny != nil {
-		e.OnDeny(v)
+func (e *Egress) record(v Event) {
+	v.Time = time.Now()
+	if e.OnDecision != nil {
+		e.OnDecision(v)
 	}
-	e.debug("denied", "host", v.Host, "port", v.Port, "reason", v.Reason)
+	if !v.Allow {
+		e.debug("denied", "host", v.Host, "port", v.Port, "reason", v.Reason)
+	}
 }
 
 func (e *Egress) debug(msg string, args ...any) {
@@ -246,7 +278,7 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		rawReply(w, "HTTP/1.1 400 Bad Request\r\n\r\n")
 		return
 	}
-	upstream, d, err := p.Egress.connect(r.Context(), host, port, commandID)
+	upstream, d, err := p.Egress.connect(r.Context(), "connect", host, port, commandID)
 	var ge *guardError
 	switch {
 	case !d.Allow:
@@ -326,7 +358,7 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		}
 		port = n
 	}
-	upstream, d, err := p.Egress.connect(r.Context(), host, port, commandID)
+	upstream, d, err := p.Egress.connect(r.Context(), "http", host, port, commandID)
 	var ge *guardError
 	switch {
 	case !d.Allow:

@@ -27,7 +27,7 @@ type testbed struct {
 	backend    *httptest.Server
 	port       int
 	proxyAddr  string
-	violations []Violation
+	events     []Event
 	resolved   []string // every name looked up
 	mu         sync.Mutex
 }
@@ -71,7 +71,7 @@ func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]strin
 			}
 			return nil, errors.New("no such host")
 		},
-		OnDeny: func(v Violation) { tb.mu.Lock(); tb.violations = append(tb.violations, v); tb.mu.Unlock() },
+		OnDecision: func(v Event) { tb.mu.Lock(); tb.events = append(tb.events, v); tb.mu.Unlock() },
 	}
 	tb.egress = e
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -135,14 +135,20 @@ func TestHTTPPlain(t *testing.T) {
 	}
 	tb.mu.Lock()
 	got := []string{}
-	for _, v := range tb.violations {
-		got = append(got, v.Line()+" "+v.CommandID)
+	for _, v := range tb.events {
+		if v.Allow {
+			got = append(got, fmt.Sprintf("allow %s %s:%d rule=%s %s", v.Proxy, v.Host, v.Port, v.Rule, v.CommandID))
+		} else {
+			got = append(got, v.Line()+" "+v.Stage+" "+v.CommandID)
+		}
 	}
 	tb.mu.Unlock()
 	want := []string{
-		"deny network-outbound vm.test:1 (resolved to a loopback address) cmd1",
-		"deny network-outbound evil.test:80 (host is on the deny list) cmd1",
-		"deny network-outbound nowhere.test:80 (host is not on the allow list) cmd1",
+		fmt.Sprintf("allow http 127.0.0.1:%d rule=127.0.0.1:%d cmd1", port, port),
+		fmt.Sprintf("allow http VM.test.:%d rule=vm.test cmd1", port),
+		"deny network-outbound vm.test:1 (resolved to a loopback address) guard cmd1",
+		"deny network-outbound evil.test:80 (host is on the deny list) policy cmd1",
+		"deny network-outbound nowhere.test:80 (host is not on the allow list) policy cmd1",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -97,7 +97,7 @@ func (p *SOCKS) handle(c net.Conn) {
 		p.unauthenticated(c, host, port)
 		return
 	}
-	upstream, d, err := p.Egress.connect(context.Background(), host, port, commandID)
+	upstream, d, err := p.Egress.connect(context.Background(), "socks", host, port, commandID)
 	var ge *guardError
 	switch {
 	case !d.Allow, errors.As(err, &ge):
@@ -207,7 +207,7 @@ func (p *SOCKS) unauthenticated(c net.Conn, host string, port int) {
 	reason := "srt: this proxy requires authentication; use the proxy settings srt provides"
 	if err == nil && rules != nil {
 		if rule, ok := rules.Denied.Match(canon, port); ok {
-			p.deny(Violation{Host: host, Port: port, Reason: netpolicy.ReasonDenyList})
+			p.record(Event{Proxy: "socks", Host: host, Port: port, Reason: netpolicy.ReasonDenyList, Rule: rule.Entry, Stage: "policy", CommandID: p.Command})
 			if text := rules.DeniedReasons[rule.Entry]; text != "" {
 				reason = text
 			}

@@ -12,7 +12,7 @@ import (
 	"io"
 	"log/slog"
 
-	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/violations"
 )
 
 // The ports the proxies listen on inside the sandbox (the reference's).
@@ -41,6 +41,18 @@ type Options struct {
 	Log *slog.Logger
 	// DryRun returns the bwrap argv instead of running it.
 	DryRun bool
+	// CommandID is the command's attribution key and the id of its
+	// per-command allow list (Manager.RegisterCommandNetworkLists); ""
+	// means the command text (CommandText, else argv joined by spaces).
+	CommandID   string
+	CommandText string
+	// ForwardSignals forwards SIGINT, SIGTERM and SIGHUP sent to this
+	// process to the command instead of letting them end this process
+	// (what the srt CLI wants; a library usually cancels ctx instead).
+	ForwardSignals bool
+	// Started, if set, is called once the command's sandbox is up and
+	// its proxies serve (the srt CLI starts reading --control-fd then).
+	Started func()
 }
 
 // Result is how the command ended.
@@ -50,8 +62,9 @@ type Result struct {
 	ExitCode int
 	// Argv is the bubblewrap command line (set for DryRun, and always).
 	Argv []string
-	// Violations are the connections the proxies refused.
-	Violations []proxy.Violation
+	// Violations are the connections the proxies refused this command,
+	// after ignoreViolations.
+	Violations []violations.Entry
 }
 
 // A Check is one thing the host must allow for the sandbox to work.

@@ -4,16 +4,12 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -21,17 +17,19 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/emit/bwrap/seccomp"
-	"srt.dev/runtime/netpolicy"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
 )
 
 // Descriptors the init role inherits.
@@ -42,29 +40,48 @@ const (
 	fdInfo    = 6 // bubblewrap writes {"child-pid": N} here
 )
 
-// Run runs argv (a program and its arguments) in the sandbox p describes.
+// Run runs argv (a program and its arguments) in the sandbox p describes,
+// with a Manager of its own.
 func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
+	m, err := NewManager(p, ManagerOptions{Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	return m.Run(ctx, argv, o)
+}
+
+// Run runs argv (a program and its arguments) in a sandbox of the
+// Manager's policy, as it is when the command starts. When ctx ends, the
+// command gets SIGTERM, and SIGKILL 2 s later.
+func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no command")
 	}
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
+	p := m.Policy()
 	if err := unsupported(p); err != nil {
 		return nil, err
 	}
 	// From here on, SIGINT, SIGTERM and SIGHUP are for the command: they
 	// are forwarded to it once it runs, never left to kill srt.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
+	if o.ForwardSignals {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigs)
+	}
+	text := o.CommandText
+	if text == "" {
+		text = strings.Join(argv, " ")
+	}
+	key := violations.Key(text)
+	if o.CommandID != "" {
+		key = violations.Key(o.CommandID)
+	}
 	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
-	}
-	token, err := randomHex(16)
-	if err != nil {
-		return nil, err
 	}
 	// Placeholders and scratch space are recorded before bubblewrap makes
 	// them, so that they are removed however this run ends.
@@ -85,7 +102,7 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	plan := bwrap.Emit(p)
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(token, argv, self),
+		ProxyEnv:  proxyEnv(m.token, key, self),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -165,20 +182,13 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	}()
 
 	// Serve the proxies on the listeners the init role hands over.
-	var violations = make(chan proxy.Violation, 1024)
-	egress := &proxy.Egress{
-		Token:     token,
-		Rules:     rulesOf(p),
-		Listed:    listedOf(p),
-		HostAddrs: hostAddrs,
-		OnDeny: func(v proxy.Violation) {
-			select {
-			case violations <- v:
-			default:
-			}
-		},
-		Log: o.Log,
-	}
+	var mu sync.Mutex
+	var refused []violations.Entry
+	egress := m.egress(key, text, func(e violations.Entry) {
+		mu.Lock()
+		refused = append(refused, e)
+		mu.Unlock()
+	})
 	listeners, herr := receiveListeners(hostEnd)
 	if herr == nil {
 		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
@@ -186,12 +196,17 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 		defer listeners[0].Close()
 		defer listeners[1].Close()
 	}
+	if o.Started != nil {
+		o.Started()
+	}
 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var werr error
 	pid := 0
 	var pending []os.Signal // arrived before the init step's PID was known
+	var kill <-chan time.Time
+	cancelled := ctx.Done()
 wait:
 	for {
 		select {
@@ -200,6 +215,20 @@ wait:
 				syscall.Kill(pid, s.(syscall.Signal))
 			}
 			pending = nil
+		case <-cancelled:
+			// Ask the command to stop; the init step forwards SIGTERM.
+			cancelled = nil
+			if pid > 0 {
+				syscall.Kill(pid, syscall.SIGTERM)
+			} else {
+				pending = append(pending, syscall.SIGTERM)
+			}
+			kill = time.After(2 * time.Second)
+		case <-kill:
+			cmd.Process.Kill() // bubblewrap; the sandbox dies with it
+			if pid > 0 {
+				syscall.Kill(pid, syscall.SIGKILL) // PID 1 of its namespace: all of it
+			}
 		case s := <-sigs:
 			if pid > 0 {
 				syscall.Kill(pid, s.(syscall.Signal))
@@ -210,10 +239,11 @@ wait:
 			break wait
 		}
 	}
-	close(violations)
-	for v := range violations {
-		out.Violations = append(out.Violations, v)
-	}
+	// The listeners close on return; decisions still in flight are
+	// recorded, but the result holds those made while the command ran.
+	mu.Lock()
+	out.Violations = append([]violations.Entry(nil), refused...)
+	mu.Unlock()
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && out.ExitCode == 0 {
 		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
@@ -447,12 +477,8 @@ func Init(args []string) error {
 
 // proxyEnv are the variables that point the command at the proxies
 // (spec linux.md §3); the user name carries the command for attribution.
-func proxyEnv(token string, argv []string, self string) []string {
-	cmd := strings.Join(argv, " ")
-	if r := []rune(cmd); len(r) > 100 {
-		cmd = string(r[:100])
-	}
-	user := "srt." + base64.StdEncoding.EncodeToString([]byte(cmd))
+func proxyEnv(token, key, self string) []string {
+	user := "srt." + key
 	if len(user) > 255 {
 		user = "srt"
 	}
@@ -479,47 +505,9 @@ func proxyEnv(token string, argv []string, self string) []string {
 	return env
 }
 
-func rulesOf(p *policy.Policy) func() *netpolicy.Rules {
-	r := &netpolicy.Rules{
-		Allowed:       p.Network.Allowed,
-		Denied:        p.Network.Denied,
-		DeniedReasons: p.Network.DeniedReasons,
-		Strict:        p.Network.StrictAllowlist,
-	}
-	return func() *netpolicy.Rules { return r }
-}
 
-func listedOf(p *policy.Policy) func() []netip.Prefix {
-	var entries []string
-	for _, a := range p.Network.DeniedResolvedAddresses {
-		entries = append(entries, a.Range)
-	}
-	listed, _ := netpolicy.ParseRanges(entries) // validated by the grammar
-	return func() []netip.Prefix { return listed }
-}
 
-// hostAddrs are this host's interface addresses, read at each lookup.
-func hostAddrs() []netip.Addr {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, p.Addr())
-		}
-	}
-	return out
-}
 
-func randomHex(n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
 
 func envValue(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {

@@ -17,6 +17,11 @@ func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
 	return nil, errNotBuilt
 }
 
+// Run refuses, as the function Run does.
+func (*Manager) Run(context.Context, []string, Options) (*Result, error) {
+	return nil, errNotBuilt
+}
+
 // Init refuses, as Run does.
 func Init([]string) error { return errNotBuilt }
 

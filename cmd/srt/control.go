@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+
+	"srt.dev/runtime/sandbox"
+	"srt.dev/schema/builtin"
+)
+
+// parseFD reads a --control-fd value: decimal digits only, at least 3
+// (0-2 are the command's standard streams).
+func parseFD(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || v == "" || v[0] == '+' || v[0] == '-' || n < 3 {
+		return 0, fmt.Errorf("--control-fd must be an integer file descriptor >= 3, not %q", v)
+	}
+	return n, nil
+}
+
+// A controller applies the settings lines of --control-fd (settings.md
+// §7.4, network.md §6.1) to a running Manager.
+type controller struct {
+	m      *sandbox.Manager
+	fd     int
+	stderr io.Writer
+	log    *slog.Logger
+}
+
+// read applies each line until the end of input. It fails only when the
+// descriptor fails before any line arrived: the command then runs without
+// the channel it was promised, and srt stops it.
+func (c *controller) read(f *os.File) error {
+	r := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; ; n++ {
+		line, tooLong, err := readLine(r, builtin.MaxFileSize)
+		if len(line) > 0 || tooLong {
+			c.apply(n, line, tooLong)
+		}
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil && n == 1 && len(line) == 0:
+			fmt.Fprintf(c.stderr, "srt: reading control fd %d failed before any line: %v; stopping the command\n", c.fd, err)
+			return err
+		case err != nil:
+			fmt.Fprintf(c.stderr, "srt: reading control fd %d failed: %v; the last config stays in force\n", c.fd, err)
+			return nil
+		}
+	}
+}
+
+// readLine reads one line without its "\n" (or "\r\n"); a line longer than
+// max is consumed and reported as tooLong.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+2 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		return line, tooLong, err
+	}
+}
+
+func (c *controller) apply(n int, line []byte, tooLong bool) {
+	if !tooLong && len(bytes.TrimSpace(line)) == 0 {
+		return // blank lines are ignored
+	}
+	refuse := func(why string) {
+		fmt.Fprintf(c.stderr, "srt: invalid config on control fd %d (line %d): %s; ignored, the previous config is still in force\n", c.fd, n, why)
+	}
+	if tooLong {
+		refuse(fmt.Sprintf("longer than %d bytes", builtin.MaxFileSize))
+		return
+	}
+	// The line itself, and diagnostics that may quote it, go only to the
+	// debug log.
+	var diags bytes.Buffer
+	name := fmt.Sprintf("control-fd-%d-line-%d", c.fd, n)
+	p, err := compilePolicy(name, line, &diags)
+	if c.log != nil {
+		c.log.Debug("control line", "fd", c.fd, "line", n, "text", string(line), "diagnostics", diags.String())
+	}
+	switch {
+	case errors.Is(err, errInvalid):
+		refuse("not a valid settings document (run with --debug to see why)")
+		return
+	case err != nil:
+		refuse(err.Error())
+		return
+	}
+	if sandbox.FixedPartsDiffer(c.m.Policy(), p) {
+		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules are updated; file-system, credential and process rules cannot change in a running sandbox and stay as they were\n", c.fd, n)
+	}
+	if err := c.m.Update(p); err != nil {
+		refuse(err.Error())
+		return
+	}
+	if c.log != nil {
+		c.log.Debug("control line applied", "fd", c.fd, "line", n)
+	}
+}

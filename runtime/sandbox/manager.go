@@ -1,0 +1,270 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/netpolicy"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/violations"
+)
+
+// MinCommandIDLength is the shortest per-command id accepted: 22
+// characters are 128 bits as unpadded base64url (spec network.md §6.4).
+const MinCommandIDLength = 22
+
+// Ask decides a connection that no rule decides (spec network.md §6.3):
+// only allow=true allows; a refusal may carry a reason, which is sanitised
+// (invisible characters to spaces, "<" and ">" removed, 500 UTF-16 units)
+// before anyone sees it. An error, or a panic, refuses with "permission
+// prompt failed". host is as the client spelled it.
+type Ask func(ctx context.Context, host string, port int) (allow bool, reason string, err error)
+
+// ManagerOptions configure a Manager. Every field is optional.
+type ManagerOptions struct {
+	// Ask is called for destinations no rule decides; nil refuses them.
+	// It is never called under strictAllowlist.
+	Ask Ask
+	// Audit receives every network decision, allowed or refused, as one
+	// JSON object per line (violations.Record).
+	Audit io.Writer
+	// OnViolation is called for each refusal recorded (after
+	// ignoreViolations); it must not block.
+	OnViolation func(violations.Entry)
+	// Log receives debug lines.
+	Log *slog.Logger
+}
+
+// A Manager is the runtime as a library: one network policy, one set of
+// proxy rules, violation store and audit log, shared by every command it
+// wraps (Run may be called concurrently). The network policy can be
+// replaced while commands run (Update); per-command allow lists extend it
+// for one command id.
+//
+// On Linux each sandbox has its own network namespace and so its own pair
+// of proxy listeners; they are served by this one Manager, and a
+// connection is attributed to the command whose sandbox it came from, not
+// to the user name the client sends (which a command could forge).
+type Manager struct {
+	o      ManagerOptions
+	token  string
+	rules  atomic.Pointer[netpolicy.Rules]
+	listed atomic.Pointer[[]netip.Prefix]
+	store  violations.Store
+	audit  *violations.AuditLog
+
+	mu     sync.Mutex
+	policy *policy.Policy
+	lists  map[string]policy.HostList // attribution key -> per-command list
+}
+
+// NewManager returns a Manager enforcing p.
+func NewManager(p *policy.Policy, o ManagerOptions) (*Manager, error) {
+	token, err := randomHex(16)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{o: o, token: token, lists: map[string]policy.HostList{}}
+	if o.Audit != nil {
+		m.audit = violations.NewAuditLog(o.Audit)
+	}
+	if err := m.Update(p); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Policy returns the policy in force.
+func (m *Manager) Policy() *policy.Policy {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.policy
+}
+
+// Update replaces the policy (spec settings.md §6.7). What the proxies
+// decide takes effect on the next connection: allowedDomains,
+// deniedDomains, deniedDomainReasons, strictAllowlist,
+// deniedResolvedAddresses, ignoreViolations. Everything else (the
+// file-system rules above all) is fixed inside sandboxes already running
+// and applies to commands started after the update (FixedPartsDiffer
+// tells a caller whether there is any such change to report).
+func (m *Manager) Update(p *policy.Policy) (err error) {
+	if p == nil {
+		return errors.New("no policy")
+	}
+	var entries []string
+	for _, a := range p.Network.DeniedResolvedAddresses {
+		entries = append(entries, a.Range)
+	}
+	listed, err := netpolicy.ParseRanges(entries)
+	if err != nil {
+		return fmt.Errorf("network.deniedResolvedAddresses: %w", err)
+	}
+	r := &netpolicy.Rules{
+		Allowed:       p.Network.Allowed,
+		Denied:        p.Network.Denied,
+		DeniedReasons: p.Network.DeniedReasons,
+		Strict:        p.Network.StrictAllowlist,
+		PerCommand:    m.perCommand,
+	}
+	if m.o.Ask != nil {
+		r.Ask = m.ask
+	}
+	m.mu.Lock()
+	m.policy = p
+	m.mu.Unlock()
+	m.listed.Store(&listed)
+	m.rules.Store(r)
+	m.store.SetIgnore(p.IgnoreViolations)
+	return nil
+}
+
+// FixedPartsDiffer reports whether b changes anything an Update cannot
+// apply to a running sandbox: everything but the network decisions and
+// ignoreViolations.
+func FixedPartsDiffer(a, b *policy.Policy) bool {
+	strip := func(p *policy.Policy) policy.Policy {
+		c := *p
+		c.Source, c.SourceSHA256, c.IgnoreViolations = "", "", nil
+		n := c.Network
+		n.Allowed, n.Denied, n.DeniedReasons, n.StrictAllowlist, n.DeniedResolvedAddresses = nil, nil, nil, false, nil
+		c.Network = n
+		return c
+	}
+	return !reflect.DeepEqual(stripOrigins(strip(a)), stripOrigins(strip(b)))
+}
+
+// stripOrigins clears rule origins (positions move when a line is edited
+// without changing meaning).
+func stripOrigins(p policy.Policy) policy.Policy {
+	fs := p.Filesystem
+	clear := func(rules []policy.PathRule) []policy.PathRule {
+		out := make([]policy.PathRule, len(rules))
+		for i, r := range rules {
+			r.Origin = policy.Origin{}
+			out[i] = r
+		}
+		return out
+	}
+	fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks = clear(fs.DenyRead), clear(fs.AllowRead), clear(fs.AllowWrite), clear(fs.DenyWrite), clear(fs.CredentialMasks)
+	if fs.MandatoryScan != nil {
+		ms := *fs.MandatoryScan
+		ms.Origin = policy.Origin{}
+		fs.MandatoryScan = &ms
+	}
+	p.Filesystem = fs
+	p.Network.AllowUnixSockets = clear(p.Network.AllowUnixSockets)
+	env := p.Env
+	for _, l := range []*[]policy.EnvRule{&env.Unset, &env.Mask} {
+		out := make([]policy.EnvRule, len(*l))
+		for i, r := range *l {
+			out[i] = policy.EnvRule{Name: r.Name}
+		}
+		*l = out
+	}
+	p.Env = env
+	return p
+}
+
+// RegisterCommandNetworkLists lets the command with this id also reach
+// the hosts of allowed (build it with compiler.AllowList, which checks
+// the allowedDomains grammar). The list is consulted after the deny and
+// allow lists and before Ask, never under strictAllowlist, and never
+// overrides a deny. The id is a secret the caller chooses: at least
+// MinCommandIDLength characters among its first 100 (spec network.md
+// §6.4); registering an id again replaces its list. The error never
+// repeats the id.
+func (m *Manager) RegisterCommandNetworkLists(id string, allowed policy.HostList) error {
+	n := 0
+	for _, r := range violations.First100(id) {
+		if r != '\uFFFD' {
+			n++
+		}
+	}
+	if n < MinCommandIDLength {
+		return fmt.Errorf("per-command id too short: %d characters, need at least %d unguessable ones (e.g. 16 random bytes as base64url)", n, MinCommandIDLength)
+	}
+	m.mu.Lock()
+	m.lists[violations.Key(id)] = allowed
+	m.mu.Unlock()
+	return nil
+}
+
+// UnregisterCommandNetworkLists removes id's list; an unknown id is a
+// no-op.
+func (m *Manager) UnregisterCommandNetworkLists(id string) {
+	m.mu.Lock()
+	delete(m.lists, violations.Key(id))
+	m.mu.Unlock()
+}
+
+func (m *Manager) perCommand(key string) (policy.HostList, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.lists[key]
+	return l, ok
+}
+
+// ask calls the callback; a panic in it refuses the connection instead of
+// taking the proxies down.
+func (m *Manager) ask(ctx context.Context, host string, port int) (allow bool, reason string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			allow, reason, err = false, "", fmt.Errorf("ask callback panicked: %v", p)
+		}
+	}()
+	return m.o.Ask(ctx, host, port)
+}
+
+// Violations is the store of refusals.
+func (m *Manager) Violations() *violations.Store { return &m.store }
+
+// AuditErr reports the first failed write to the audit log.
+func (m *Manager) AuditErr() error {
+	if m.audit == nil {
+		return nil
+	}
+	return m.audit.Err()
+}
+
+// egress returns the proxy logic for one command: its connections are
+// attributed to key, whatever user name they send; each decision also
+// goes to onEvent.
+func (m *Manager) egress(key, command string, onViolation func(violations.Entry)) *proxy.Egress {
+	m.store.Register(key, command)
+	return &proxy.Egress{
+		Token:     m.token,
+		Command:   key,
+		Rules:     func() *netpolicy.Rules { return m.rules.Load() },
+		Listed:    func() []netip.Prefix { return *m.listed.Load() },
+		HostAddrs: hostAddrs,
+		Log:       m.o.Log,
+		OnDecision: func(ev proxy.Event) {
+			if m.audit != nil {
+				m.audit.Write(violations.Record{Time: ev.Time, Proxy: ev.Proxy, Host: ev.Host, Port: ev.Port, Allow: ev.Allow,
+					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Key: ev.CommandID, Command: command})
+			}
+			if ev.Allow {
+				return
+			}
+			e, kept := m.store.Add(ev.Line(), ev.CommandID, ev.Time)
+			if !kept {
+				return
+			}
+			if m.o.OnViolation != nil {
+				m.o.OnViolation(e)
+			}
+			if onViolation != nil {
+				onViolation(e)
+			}
+		},
+	}
+}

@@ -1,0 +1,233 @@
+// Package violations keeps what the sandbox refused (spec network.md
+// §6.2): the last 100 refusals with their command attribution and time, a
+// running total, the ignoreViolations suppression, and the
+// <sandbox_violations> block. It also writes the audit log: every decision
+// of the proxies, allowed or refused, as one JSON object per line.
+package violations
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"srt.dev/runtime/netpolicy"
+)
+
+// Keep is how many refusals a Store holds (the reference's).
+const Keep = 100
+
+// An Entry is one refusal.
+type Entry struct {
+	// Line is the refusal in the reference's words, sanitised:
+	// "deny network-outbound host:port (reason)".
+	Line string `json:"line"`
+	// Key is the command's attribution key, base64 (as in the proxy
+	// user name); Command is the command text registered for it.
+	Key     string    `json:"key,omitempty"`
+	Command string    `json:"command,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// A Store holds the refusals of a sandbox manager; it is safe for
+// concurrent use. The zero value is ready.
+type Store struct {
+	mu       sync.Mutex
+	entries  []Entry // a ring of at most Keep, oldest first after order()
+	next     int
+	total    int
+	ignore   map[string][]string
+	commands map[string]string // key -> command text
+}
+
+// Key is the attribution key of a command id (or, without one, of the
+// command text): its first 100 UTF-16 code units, standard base64
+// (spec network.md §6.2). A surrogate pair is never split.
+func Key(idOrText string) string {
+	return base64.StdEncoding.EncodeToString([]byte(First100(idOrText)))
+}
+
+// First100 cuts s to its first 100 UTF-16 code units without splitting a
+// surrogate pair.
+func First100(s string) string {
+	units := 0
+	for i, r := range s {
+		n := utf16.RuneLen(r)
+		if n < 0 {
+			n = 1
+		}
+		if units+n > 100 {
+			return s[:i]
+		}
+		units += n
+	}
+	return s
+}
+
+// SetIgnore replaces the ignoreViolations rules: command pattern -> line
+// patterns, "*" for every command.
+func (s *Store) SetIgnore(rules map[string][]string) {
+	s.mu.Lock()
+	s.ignore = rules
+	s.mu.Unlock()
+}
+
+// Register names the command behind an attribution key, for
+// ignoreViolations and for reports.
+func (s *Store) Register(key, command string) {
+	s.mu.Lock()
+	if s.commands == nil {
+		s.commands = map[string]string{}
+	}
+	s.commands[key] = command
+	s.mu.Unlock()
+}
+
+// Add records a refusal unless ignoreViolations suppresses it; it returns
+// the entry as stored and whether it was recorded.
+func (s *Store) Add(line, key string, t time.Time) (Entry, bool) {
+	line = netpolicy.SanitizeReason(line, 0)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	command, known := s.commands[key]
+	if !known && key != "" {
+		// A key this process never registered (a client spelling its
+		// own user name): shown sanitised and cut, never trusted.
+		if raw, err := base64.StdEncoding.DecodeString(key); err == nil && utf8.Valid(raw) {
+			command = First100(netpolicy.SanitizeReason(string(raw), 0))
+		}
+	}
+	e := Entry{Line: line, Key: key, Command: command, Time: t}
+	if suppressed(s.ignore, command, line) {
+		return e, false
+	}
+	if len(s.entries) < Keep {
+		s.entries = append(s.entries, e)
+	} else {
+		s.entries[s.next] = e
+		s.next = (s.next + 1) % Keep
+	}
+	s.total++
+	return e, true
+}
+
+// suppressed applies ignoreViolations (spec network.md §6.2): under "*",
+// a pattern that is a substring of the line; under another key that is a
+// substring of the command text, likewise.
+func suppressed(rules map[string][]string, command, line string) bool {
+	for cmd, patterns := range rules {
+		if cmd != "*" && (command == "" || !strings.Contains(command, cmd)) {
+			continue
+		}
+		for _, p := range patterns {
+			if strings.Contains(line, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Entries returns the refusals held, oldest first.
+func (s *Store) Entries() []Entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Entry, 0, len(s.entries))
+	out = append(out, s.entries[s.next:]...)
+	return append(out, s.entries[:s.next]...)
+}
+
+// For returns the refusals attributed to key, oldest first.
+func (s *Store) For(key string) []Entry {
+	var out []Entry
+	for _, e := range s.Entries() {
+		if e.Key == key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Total is how many refusals were ever recorded (not only those held).
+func (s *Store) Total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
+// Block is the <sandbox_violations> block of entries, each line on its
+// own, without a final newline; "" for none.
+func Block(entries []Entry) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("<sandbox_violations>\n")
+	for _, e := range entries {
+		b.WriteString(e.Line)
+		b.WriteByte('\n')
+	}
+	b.WriteString("</sandbox_violations>")
+	return b.String()
+}
+
+// Annotate appends the block of key's refusals to a command's stderr, as
+// the reference's annotateStderrWithSandboxFailures does; stderr is
+// returned unchanged when there are none.
+func (s *Store) Annotate(key, stderr string) string {
+	block := Block(s.For(key))
+	if block == "" {
+		return stderr
+	}
+	return stderr + "\n" + block
+}
+
+// A Record is one line of the audit log.
+type Record struct {
+	Time    time.Time `json:"time"`
+	Proxy   string    `json:"proxy"` // http, connect, socks
+	Host    string    `json:"host"`
+	Port    int       `json:"port"`
+	Allow   bool      `json:"allow"`
+	Reason  string    `json:"reason,omitempty"`
+	Rule    string    `json:"rule,omitempty"`
+	Stage   string    `json:"stage"` // policy or guard
+	Key     string    `json:"key,omitempty"`
+	Command string    `json:"command,omitempty"`
+}
+
+// An AuditLog writes Records as JSON lines; it is safe for concurrent
+// use. Write errors are kept and reported by Err: an audit log that
+// silently stops is worse than none.
+type AuditLog struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	err error
+}
+
+// NewAuditLog writes to w.
+func NewAuditLog(w io.Writer) *AuditLog {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return &AuditLog{enc: enc}
+}
+
+// Write appends r.
+func (a *AuditLog) Write(r Record) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err == nil {
+		a.err = a.enc.Encode(r)
+	}
+}
+
+// Err is the first write error.
+func (a *AuditLog) Err() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
+}

@@ -1,0 +1,120 @@
+package violations
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRingKeepsTheLast100(t *testing.T) {
+	var s Store
+	for i := 0; i < 250; i++ {
+		s.Add(fmt.Sprintf("deny network-outbound h%d.test:443 (x)", i), "", time.Unix(int64(i), 0))
+	}
+	got := s.Entries()
+	if len(got) != Keep || s.Total() != 250 {
+		t.Fatalf("held %d, total %d", len(got), s.Total())
+	}
+	for i, e := range got {
+		if want := fmt.Sprintf("deny network-outbound h%d.test:443 (x)", 150+i); e.Line != want {
+			t.Fatalf("entry %d = %q, want %q", i, e.Line, want)
+		}
+	}
+}
+
+func TestIgnoreViolations(t *testing.T) {
+	var s Store
+	s.SetIgnore(map[string][]string{"*": {"telemetry.test"}, "git push": {"github.com"}})
+	push, build := Key("git push origin main"), Key("make build")
+	s.Register(push, "git push origin main")
+	s.Register(build, "make build")
+	cases := []struct {
+		line, key string
+		kept      bool
+	}{
+		{"deny network-outbound telemetry.test:443 (x)", build, false}, // "*" pattern
+		{"deny network-outbound github.com:443 (x)", push, false},     // command and pattern
+		{"deny network-outbound github.com:443 (x)", build, true},     // other command
+		{"deny network-outbound github.com:443 (x)", "", true},        // no command
+		{"deny network-outbound gitlab.com:443 (x)", push, true},      // other line
+	}
+	for _, c := range cases {
+		if _, got := s.Add(c.line, c.key, time.Now()); got != c.kept {
+			t.Errorf("%q for %q: kept=%v, want %v", c.line, c.key, got, c.kept)
+		}
+	}
+	if s.Total() != 3 {
+		t.Errorf("total %d, want 3", s.Total())
+	}
+}
+
+func TestKeyAndAttribution(t *testing.T) {
+	long := strings.Repeat("a", 99) + "😀" + "tail" // the emoji would be units 100-101
+	if got, want := First100(long), strings.Repeat("a", 99); got != want {
+		t.Errorf("First100 split a surrogate pair: %q", got)
+	}
+	if Key("abc") != base64.StdEncoding.EncodeToString([]byte("abc")) {
+		t.Error("Key is not standard base64 of the text")
+	}
+	// Commands sharing their first 100 units share a key (the reference's
+	// rule; ids of at least 22 random characters avoid it).
+	a, b := strings.Repeat("x", 100)+"one", strings.Repeat("x", 100)+"two"
+	if Key(a) != Key(b) {
+		t.Error("keys of a shared 100-unit prefix differ")
+	}
+	var s Store
+	k1, k2 := Key("cmd one"), Key("cmd two")
+	s.Register(k1, "cmd one")
+	s.Add("deny network-outbound a.test:1 (r)", k1, time.Now())
+	s.Add("deny network-outbound b.test:2 (r)", k2, time.Now())
+	s.Add("deny network-outbound c.test:3 (r)", Key("unregistered\x07<cmd>"), time.Now())
+	if got := s.For(k1); len(got) != 1 || got[0].Command != "cmd one" {
+		t.Errorf("For(k1) = %+v", got)
+	}
+	if got := s.For(Key("unregistered\x07<cmd>")); len(got) != 1 || got[0].Command != "unregistered cmd" {
+		t.Errorf("an unregistered key is shown sanitised: %+v", got)
+	}
+	if got := s.Annotate(k1, "boom"); got != "boom\n<sandbox_violations>\ndeny network-outbound a.test:1 (r)\n</sandbox_violations>" {
+		t.Errorf("Annotate = %q", got)
+	}
+	if got := s.Annotate(Key("quiet"), "boom"); got != "boom" {
+		t.Errorf("Annotate without violations changed stderr: %q", got)
+	}
+}
+
+func TestLinesAreSanitised(t *testing.T) {
+	var s Store
+	s.Add("deny network-outbound x.test:1 (a\u202e<b>\n\tc\u200b)", "", time.Now())
+	if got := s.Entries()[0].Line; got != "deny network-outbound x.test:1 (a b c )" {
+		t.Errorf("line = %q", got)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestAuditLog(t *testing.T) {
+	var buf bytes.Buffer
+	a := NewAuditLog(&buf)
+	a.Write(Record{Proxy: "connect", Host: "a.test", Port: 443, Allow: true, Rule: "a.test", Stage: "policy"})
+	a.Write(Record{Proxy: "socks", Host: "b.test", Port: 22, Reason: "host <is> on the deny list", Stage: "policy"})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || a.Err() != nil {
+		t.Fatalf("%d lines, %v", len(lines), a.Err())
+	}
+	var r Record
+	if err := json.Unmarshal([]byte(lines[1]), &r); err != nil || r.Allow || r.Reason != "host <is> on the deny list" {
+		t.Errorf("%v %+v (raw %s)", err, r, lines[1])
+	}
+	f := NewAuditLog(failingWriter{})
+	f.Write(Record{})
+	if f.Err() == nil {
+		t.Error("a failed write is not reported")
+	}
+}
