@@ -23,13 +23,13 @@ import (
 // testbed is a backend on loopback and a proxy whose policy allows the
 // backend's literal address and port, and vm.test, which resolves to it.
 type testbed struct {
-	egress     *Egress
-	backend    *httptest.Server
-	port       int
-	proxyAddr  string
-	events     []Event
-	resolved   []string // every name looked up
-	mu         sync.Mutex
+	egress    *Egress
+	backend   *httptest.Server
+	port      int
+	proxyAddr string
+	events    []Event
+	resolved  []string // every name looked up
+	mu        sync.Mutex
 }
 
 func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]string) *testbed {

@@ -135,7 +135,10 @@ func TestAsk(t *testing.T) {
 
 	// Under strictAllowlist the callback is never asked.
 	strict, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": [], "strictAllowlist": true`), ManagerOptions{
-		Ask: func(context.Context, string, int) (bool, string, error) { t.Error("asked under strictAllowlist"); return true, "", nil },
+		Ask: func(context.Context, string, int) (bool, string, error) {
+			t.Error("asked under strictAllowlist")
+			return true, "", nil
+		},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -505,10 +505,6 @@ func proxyEnv(token, key, self string) []string {
 	return env
 }
 
-
-
-
-
 func envValue(env []string, key string) string {
 	for i := len(env) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {

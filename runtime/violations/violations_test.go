@@ -38,10 +38,10 @@ func TestIgnoreViolations(t *testing.T) {
 		kept      bool
 	}{
 		{"deny network-outbound telemetry.test:443 (x)", build, false}, // "*" pattern
-		{"deny network-outbound github.com:443 (x)", push, false},     // command and pattern
-		{"deny network-outbound github.com:443 (x)", build, true},     // other command
-		{"deny network-outbound github.com:443 (x)", "", true},        // no command
-		{"deny network-outbound gitlab.com:443 (x)", push, true},      // other line
+		{"deny network-outbound github.com:443 (x)", push, false},      // command and pattern
+		{"deny network-outbound github.com:443 (x)", build, true},      // other command
+		{"deny network-outbound github.com:443 (x)", "", true},         // no command
+		{"deny network-outbound gitlab.com:443 (x)", push, true},       // other line
 	}
 	for _, c := range cases {
 		if _, got := s.Add(c.line, c.key, time.Now()); got != c.kept {
