@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 
 	"srt.dev/runtime/sandbox"
@@ -36,7 +35,7 @@ type controller struct {
 // read applies each line until the end of input. It fails only when the
 // descriptor fails before any line arrived: the command then runs without
 // the channel it was promised, and srt stops it.
-func (c *controller) read(f *os.File) error {
+func (c *controller) read(f io.Reader) error {
 	r := bufio.NewReaderSize(f, 64<<10)
 	for n := 1; ; n++ {
 		line, tooLong, err := readLine(r, builtin.MaxFileSize)

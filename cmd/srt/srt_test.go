@@ -349,6 +349,7 @@ func TestAsNobody(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to become nobody; as a user the other tests already run unprivileged")
 	}
+	port := backendPort(t)
 	bin := testenv.PublicCopy(t, "srt")
 	root := filepath.Dir(bin)
 	home := filepath.Join(root, "home")
@@ -362,15 +363,27 @@ func TestAsNobody(t *testing.T) {
 		`if cat secret.env >/dev/null 2>&1; then echo "read env ok"; else echo "read env refused"; fi`,
 		`if touch .git/hooks/x 2>/dev/null; then echo "hook ok"; else echo "hook refused"; fi`,
 		`python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>&1 | tail -1`,
+		// The control line (below) opens the backend; refusals are printed.
+		`for i in $(seq 300); do c=$(curl -s --noproxy "" -o /dev/null -w "%{http_code}" http://127.0.0.1:` + port + `/); [ "$c" = 200 ] && break; sleep 0.03; done; echo "control $c"`,
+		`curl -s -o /dev/null http://denied.test/`,
 	}, "; ")
-	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "-c", script)
+	r, w, _ := os.Pipe()
+	io.WriteString(w, `{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": []}, "filesystem": {"denyRead": ["**/*.env"], "allowWrite": ["."], "denyWrite": []}}`+"\n")
+	w.Close()
+	defer r.Close()
+	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "--control-fd", "3", "--violations", "--audit-log", filepath.Join(home, "audit.jsonl"), "-c", script)
+	cmd.ExtraFiles = []*os.File{r}
 	cmd.Dir = filepath.Join(home, "proj")
 	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
-	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\n"
+	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\ncontrol 200\n" +
+		"<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n</sandbox_violations>\n"
 	if err != nil || string(out) != want {
 		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, want)
+	}
+	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 2 {
+		t.Errorf("audit log: %v %q", err, audit)
 	}
 	if fi, err := os.Stat(filepath.Join(home, "proj", "new.txt")); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534 {
 		t.Errorf("the file written is not nobody's: %v", err)

@@ -1,0 +1,248 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const noNetwork = `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+
+func allowLine(port string) string {
+	return `{"network": {"allowedDomains": ["127.0.0.1:` + port + `"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+}
+
+func backendPort(t *testing.T) string {
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "backend") }))
+	t.Cleanup(b.Close)
+	u, _ := url.Parse(b.URL)
+	return u.Port()
+}
+
+// srtWithControl starts srt (the test binary) with the read end of a pipe
+// at descriptor 9 and --control-fd 9; it returns the pipe's write end.
+func srtWithControl(t *testing.T, dir string, fdFile *os.File, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"--settings", "s.json", "--control-fd", "9"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+	cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, nil, nil, fdFile} // fd 9
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, in, bufio.NewReader(out), &errb
+}
+
+// TestControlFD: lines on the control descriptor replace the network
+// rules of a running command; invalid lines are reported and dropped; the
+// command never holds the descriptor; srt ends with the command while the
+// writer still holds its end.
+func TestControlFD(t *testing.T) {
+	requireSandbox(t)
+	port := backendPort(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	script := `if [ -e /proc/self/fd/9 ]; then echo "fd 9 open: $(readlink /proc/self/fd/9)"; else echo "fd 9 absent"; fi
+while read x; do curl -s --noproxy "" -o /dev/null -w "%{http_code}\n" http://127.0.0.1:` + port + `/; done`
+	cmd, in, out, errb := srtWithControl(t, dir, r, "-c", script)
+	r.Close()
+	line := func() string {
+		s, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading the command's output: %v; stderr:\n%s", err, errb)
+		}
+		return strings.TrimSpace(s)
+	}
+	if got := line(); got != "fd 9 absent" {
+		t.Errorf("inside the sandbox: %s", got)
+	}
+	// probe asks the command to connect until it sees want.
+	probe := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			io.WriteString(in, "go\n")
+			got := line()
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("still %s, want %s; stderr:\n%s", got, want, errb)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	probe("403")
+	io.WriteString(w, allowLine(port)+"\n")
+	probe("200")
+	// Invalid and blank lines change nothing; the line is not echoed.
+	io.WriteString(w, `{"network": {"allowedDomains": ["SECRET-MARKER"]`+"\n   \n\n")
+	io.WriteString(w, `{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`+"\n")
+	probe("200")
+	// CRLF is tolerated; a file-system change is applied to the network
+	// part only, and said so.
+	io.WriteString(w, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/etc"], "allowWrite": [], "denyWrite": []}}`+"\r\n")
+	probe("403")
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("srt: %v\n%s", err, errb)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("srt did not end with its command while the control writer is open")
+	}
+	stderr := errb.String()
+	for _, want := range []string{
+		"srt: invalid config on control fd 9 (line 2): not a valid settings document (run with --debug to see why); ignored, the previous config is still in force",
+		"srt: invalid config on control fd 9 (line 5): not a valid settings document",
+		"srt: control fd 9 (line 6): the network rules are updated; file-system, credential and process rules cannot change in a running sandbox",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "SECRET-MARKER") || strings.Contains(stderr, "line 3") || strings.Contains(stderr, "line 4") {
+		t.Errorf("stderr echoes a line or reports a blank one:\n%s", stderr)
+	}
+}
+
+// TestControlFDEarlyLine: a line written before the sandbox is up waits
+// in the descriptor and is applied.
+func TestControlFDEarlyLine(t *testing.T) {
+	requireSandbox(t)
+	port := backendPort(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	r, w, _ := os.Pipe()
+	io.WriteString(w, allowLine(port)+"\n")
+	w.Close() // and then the writer is gone: end of input is not an error
+	script := `for i in $(seq 300); do c=$(curl -s --noproxy "" -o /dev/null -w "%{http_code}" http://127.0.0.1:` + port + `/); [ "$c" = 200 ] && break; sleep 0.03; done; echo $c`
+	cmd, _, out, errb := srtWithControl(t, dir, r, "-c", script)
+	r.Close()
+	got, _ := out.ReadString('\n')
+	if err := cmd.Wait(); err != nil || got != "200\n" {
+		t.Errorf("%q %v\n%s", got, err, errb)
+	}
+}
+
+// TestControlFDUnusable: a write-only descriptor is refused before the
+// command runs.
+func TestControlFDUnusable(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	r, w, _ := os.Pipe()
+	defer r.Close()
+	cmd, _, _, errb := srtWithControl(t, dir, w, "-c", "touch ran")
+	w.Close()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "--control-fd 9 is not usable: bad file descriptor. Refusing to run the command") {
+		t.Errorf("%v %s", err, errb)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command ran")
+	}
+}
+
+type failingReader struct{ data string }
+
+func (f *failingReader) Read(b []byte) (int, error) {
+	if f.data == "" {
+		return 0, errors.New("EIO")
+	}
+	n := copy(b, f.data)
+	f.data = f.data[n:]
+	return n, nil
+}
+
+// TestControlReadErrors: a descriptor that fails before any line stops the
+// command (read returns an error); after a line it is only reported.
+func TestControlReadErrors(t *testing.T) {
+	var errb bytes.Buffer
+	c := &controller{fd: 7, stderr: &errb}
+	if err := c.read(&failingReader{}); err == nil || !strings.Contains(errb.String(), "failed before any line") {
+		t.Errorf("%v %q", err, errb.String())
+	}
+	errb.Reset()
+	if err := c.read(&failingReader{data: "\n"}); err != nil || !strings.Contains(errb.String(), "the last config stays in force") {
+		t.Errorf("after a line: %v %q", err, errb.String())
+	}
+	errb.Reset()
+	if err := c.read(strings.NewReader(strings.Repeat("x", 5<<20) + "\n")); err != nil || !strings.Contains(errb.String(), "(line 1): longer than") {
+		t.Errorf("a long line: %v %q", err, errb.String())
+	}
+}
+
+// TestViolationsAndAuditLog: --violations prints the refusals after the
+// command; --audit-log records every decision.
+func TestViolationsAndAuditLog(t *testing.T) {
+	requireSandbox(t)
+	port := backendPort(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": ["evil.test"], "deniedDomainReasons": {"evil.test": "exfiltration <risk>"}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	script := `curl -s --noproxy "" -o /dev/null http://127.0.0.1:` + port + `/; curl -s -o /dev/null http://evil.test/; curl -s -o /dev/null -p https://other.test/; exit 4`
+	code, _, errOut := srt(t, dir, "", "--settings", "s.json", "--violations", "--audit-log", "audit.jsonl", "-c", script)
+	wantBlock := "<sandbox_violations>\ndeny network-outbound evil.test:80 (exfiltration risk)\ndeny network-outbound other.test:443 (host is not on the allow list)\n</sandbox_violations>\n"
+	if code != 4 || !strings.HasSuffix(errOut, wantBlock) {
+		t.Errorf("exit %d, stderr:\n%s\nwant it to end with:\n%s", code, errOut, wantBlock)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			Proxy, Host, Reason, Rule, Stage string
+			Port                             int
+			Allow                            bool
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		got = append(got, fmt.Sprintf("%s %s:%d allow=%v rule=%s reason=%s", r.Proxy, r.Host, r.Port, r.Allow, r.Rule, r.Reason))
+	}
+	want := []string{
+		"http 127.0.0.1:" + port + " allow=true rule=127.0.0.1:" + port + " reason=",
+		"http evil.test:80 allow=false rule=evil.test reason=exfiltration <risk>",
+		"connect other.test:443 allow=false rule= reason=host is not on the allow list",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "audit.jsonl")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("audit log mode %v", fi.Mode())
+	}
+	// Without --violations nothing is printed.
+	if _, _, errOut := srt(t, dir, "", "--settings", "s.json", "-c", "curl -s -o /dev/null http://evil.test/"); strings.Contains(errOut, "sandbox_violations") {
+		t.Errorf("printed without --violations: %s", errOut)
+	}
+}
