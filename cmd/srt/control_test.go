@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"srt.dev/runtime/sandbox"
 )
 
 const noNetwork = `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
@@ -244,5 +246,27 @@ func TestViolationsAndAuditLog(t *testing.T) {
 	// Without --violations nothing is printed.
 	if _, _, errOut := srt(t, dir, "", "--settings", "s.json", "-c", "curl -s -o /dev/null http://evil.test/"); strings.Contains(errOut, "sandbox_violations") {
 		t.Errorf("printed without --violations: %s", errOut)
+	}
+}
+
+// TestControlLineWeaker: a line asking for what srt cannot enforce is
+// refused whole; the previous config stays.
+func TestControlLineWeaker(t *testing.T) {
+	dir := project(t)
+	t.Setenv("HOME", dir)
+	p, err := compilePolicy("s.json", []byte(noNetwork), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sandbox.NewManager(p, sandbox.ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	c := &controller{m: m, fd: 5, stderr: &errb}
+	line := `{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], "mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+	c.read(strings.NewReader(line + "\n"))
+	if !strings.Contains(errb.String(), "(line 1): network.mitmProxy: not supported by this srt yet") || m.Policy() != p {
+		t.Errorf("%q", errb.String())
 	}
 }

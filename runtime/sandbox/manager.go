@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -99,6 +100,9 @@ func (m *Manager) Policy() *policy.Policy {
 func (m *Manager) Update(p *policy.Policy) (err error) {
 	if p == nil {
 		return errors.New("no policy")
+	}
+	if err := unsupported(p); err != nil {
+		return err
 	}
 	var entries []string
 	for _, a := range p.Network.DeniedResolvedAddresses {
@@ -267,4 +271,21 @@ func (m *Manager) egress(key, command string, onViolation func(violations.Entry)
 			}
 		},
 	}
+}
+
+// unsupported refuses settings whose network rules this runtime cannot
+// enforce yet: running without them would be weaker than what was written.
+func unsupported(p *policy.Policy) error {
+	n := p.Network
+	var keys []string
+	if n.MitmProxy != nil {
+		keys = append(keys, "network.mitmProxy")
+	}
+	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
+		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
+	}
+	if len(keys) > 0 {
+		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
+	}
+	return nil
 }

@@ -61,9 +61,6 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	p := m.Policy()
-	if err := unsupported(p); err != nil {
-		return nil, err
-	}
 	// From here on, SIGINT, SIGTERM and SIGHUP are for the command: they
 	// are forwarded to it once it runs, never left to kill srt.
 	sigs := make(chan os.Signal, 8)
@@ -253,23 +250,6 @@ wait:
 		return out, werr
 	}
 	return out, nil
-}
-
-// unsupported refuses settings whose network rules this runtime cannot
-// enforce yet: running without them would be weaker than what was written.
-func unsupported(p *policy.Policy) error {
-	n := p.Network
-	var keys []string
-	if n.MitmProxy != nil {
-		keys = append(keys, "network.mitmProxy")
-	}
-	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
-		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
-	}
-	if len(keys) > 0 {
-		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
-	}
-	return nil
 }
 
 func (o *Options) defaults() error {
