@@ -118,3 +118,26 @@ func TestAuditLog(t *testing.T) {
 		t.Error("a failed write is not reported")
 	}
 }
+
+func TestSeatbeltLog(t *testing.T) {
+	key := Key("cat ~/.ssh/id_rsa")
+	chunk := "2026-12-02 10:00:00.000 E  kernel[0:1] (Sandbox) Sandbox: cat(4242) deny(1) file-read-data /Users/me/.ssh/id_rsa\n" +
+		"CMD64_" + key + "_END__k3x9_SBX\n" +
+		"2026-12-02 10:00:00.001 E  kernel[0:1] Sandbox: cat(4242) deny(1) mach-lookup com.apple.diagnosticd\n" +
+		"2026-12-02 10:00:00.002 E  kernel[0:1] Sandbox: mDNSResponder(88) deny(1) network-outbound /private/var/run/mDNSResponder\n" +
+		"2026-12-02 10:00:00.003 I  kernel[0:1] Sandbox: cat(4242) allow file-read-data /etc/hosts\n"
+	got := SeatbeltLog(chunk)
+	if len(got) != 1 || got[0].Key != key || !strings.HasSuffix(got[0].Line, "deny(1) file-read-data /Users/me/.ssh/id_rsa") {
+		t.Fatalf("%+v", got)
+	}
+	// The store attributes it and applies ignoreViolations to it.
+	var s Store
+	s.Register(key, "cat ~/.ssh/id_rsa")
+	s.SetIgnore(map[string][]string{"cat": {"/Users/me/.ssh"}})
+	if _, kept := s.Add(got[0].Line, got[0].Key, time.Now()); kept {
+		t.Error("ignoreViolations did not apply to a Seatbelt line")
+	}
+	if got := SeatbeltLog("Sandbox: x(1) deny(1) file-write-data /a"); len(got) != 1 || got[0].Key != "" {
+		t.Errorf("untagged chunk: %+v", got)
+	}
+}
