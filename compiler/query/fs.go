@@ -1,6 +1,7 @@
 package query
 
 import (
+	"path"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -54,29 +55,89 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 	return Decision{Allow: true, Rule: policy.Default, Why: why}
 }
 
-// reopener returns the rule that reopens p inside read deny d: an
-// allowRead (on Linux and Windows also an allowWrite) at or inside d that covers p.
-// An allow above d does not reopen it (a deny nested in an allow stays);
-// credential denies are never reopened on macOS and Windows.
+// reopener returns the rule that reopens p inside read deny d on t.
+//
+// The deny hides a unit: its path, or for a pattern the shallowest
+// ancestor of p that matches. Linux (runtime/resolve): an allowRead naming
+// the unit itself lifts the deny entirely; otherwise an allowRead or an
+// allowWrite strictly inside the unit is bound back. macOS: an allowRead
+// at or inside the unit wins (a deny nested inside an allow stays, since
+// the allow does not lie inside it). Windows: an explicit allow ACE
+// strictly below the denied object comes before the inherited deny; on
+// the object itself the deny comes first. Credential denies are never
+// reopened on macOS and Windows.
 func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.PathRule, bool) {
 	if isCredential(d) && t != Linux {
 		return policy.PathRule{}, false
 	}
+	unit := e.unit(d, p, t)
+	if t == Linux {
+		if a, ok := e.lifter(unit, t); ok {
+			return a, true
+		}
+	}
 	lists := [][]policy.PathRule{e.p.Filesystem.AllowRead}
 	if t != MacOS {
 		// Linux binds write roots back inside a read deny; a Windows
-		// write grant is an explicit ACE with read access, which comes
-		// before the deny inherited from above.
+		// write grant is an explicit ACE with read access.
 		lists = append(lists, e.userWriteRoots())
 	}
 	for _, l := range lists {
 		for _, a := range l {
-			if e.covers(a, p, t) && e.inside(a, d, t) {
+			if !e.covers(a, p, t) {
+				continue
+			}
+			if strictlyInside(e.expand(a.Path), unit) || t == MacOS && e.names(a, unit, t) {
 				return a, true
 			}
 		}
 	}
 	return policy.PathRule{}, false
+}
+
+// lifter returns the allowRead that names the unit itself, which on Linux
+// lifts the deny entirely (nothing is mounted over it).
+func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
+	for _, a := range e.p.Filesystem.AllowRead {
+		if e.names(a, unit, t) {
+			return a, true
+		}
+	}
+	return policy.PathRule{}, false
+}
+
+// unit is what read deny d hides of p: its path, or for a pattern the
+// shallowest ancestor of p (or p) that matches.
+func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
+	var anc []string
+	for a := p; ; a = path.Dir(a) {
+		anc = append(anc, a)
+		if a == "/" || a == "." {
+			break
+		}
+	}
+	for i := len(anc) - 1; i >= 0; i-- {
+		if e.names(d, anc[i], t) {
+			return anc[i]
+		}
+	}
+	return p
+}
+
+// names reports whether rule r names x itself (not an ancestor of x).
+func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
+	if !e.covers(r, x, t) {
+		return false
+	}
+	return x == "/" || !e.covers(r, path.Dir(x), t) || e.expand(r.Path) == x
+}
+
+// strictlyInside reports whether a lies below dir.
+func strictlyInside(a, dir string) bool {
+	if dir == "/" {
+		return a != "/"
+	}
+	return strings.HasPrefix(a, dir+"/")
 }
 
 // userWriteRoots are the allowWrite rules the settings wrote.
@@ -167,9 +228,13 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 			if !e.covers(d, p, t) {
 				continue
 			}
+			unit := e.unit(d, p, t)
 			restored := false
+			if _, ok := e.lifter(unit, t); ok && t == Linux {
+				restored = true // nothing is mounted over it
+			}
 			for _, a := range e.userWriteRoots() {
-				if e.covers(a, p, t) && e.inside(a, d, t) {
+				if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
 					restored = true
 				}
 			}
@@ -233,10 +298,18 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 				}
 			}
 		}
+		if dangerous && t == Linux && e.opts.Exists != nil {
+			name := cwd + "/" + strings.Join(segs[:i+1], "/")
+			if s == ".git" || s == ".claude" {
+				name += "/" + segs[i+1]
+			}
+			// The scan finds only what exists when srt starts.
+			dangerous = e.opts.Exists(name)
+		}
 		if dangerous {
 			why := "mandatory write deny below the working directory (any depth, names created later too)"
 			if t == Linux {
-				why = "mandatory write deny found by the start-up scan (to mandatoryDenySearchDepth; only names that exist when srt starts)"
+				why = "mandatory write deny found by the start-up scan (to mandatoryDenySearchDepth), if the name exists when srt starts: one created later is writable"
 			}
 			return Decision{Rule: scan.Origin, Why: why}, true
 		}

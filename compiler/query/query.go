@@ -74,6 +74,12 @@ type Options struct {
 	// Origin, so that answers decided by a switch name its position. A
 	// missing key gets an Origin without a position.
 	Switches map[string]policy.Origin
+	// Exists, when set, says whether a path exists on the host now. Linux
+	// protects the dangerous names below the working directory only where
+	// its start-up scan finds them; with Exists the Linux answer for such
+	// a name is exact for a start now, without it the name is assumed to
+	// exist (and the answer says so).
+	Exists func(path string) bool
 }
 
 // Evaluator answers questions about one policy.

@@ -41,7 +41,9 @@ func TestFilesystem(t *testing.T) {
 		{"read", "~/proj/src/a.go", map[Target]want{Linux: {true, "filesystem.allowRead[0]"}, MacOS: {true, "filesystem.allowRead[0]"}, Windows: {true, "filesystem.allowRead[0]"}}},
 		// A deny nested inside an allow stays.
 		{"read", "./.env", map[Target]want{Linux: {false, "filesystem.denyRead[2]"}, MacOS: {false, "filesystem.denyRead[2]"}, Windows: {false, "filesystem.denyRead[2]"}}},
-		{"read", "~/cred.json", map[Target]want{Linux: {true, "filesystem.allowRead[1]"}, MacOS: {true, "filesystem.allowRead[1]"}, Windows: {true, "filesystem.allowRead[1]"}}},
+		// The same path denied and allowed: the allow wins on Linux and
+		// macOS; on Windows the deny ACE on the object comes first.
+		{"read", "~/cred.json", map[Target]want{Linux: {true, "filesystem.allowRead[1]"}, MacOS: {true, "filesystem.allowRead[1]"}, Windows: {false, "filesystem.denyRead[3]"}}},
 		// Linux and Windows restore write roots inside a read deny; macOS
 		// does not.
 		{"read", "~/.cache/x/f", map[Target]want{Linux: {true, "filesystem.allowWrite[1]"}, MacOS: {false, "filesystem.denyRead[1]"}, Windows: {true, "filesystem.allowWrite[1]"}}},
