@@ -1,0 +1,99 @@
+package policydiff
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"srt.dev/compiler/query"
+	"srt.dev/schema"
+)
+
+func load(t *testing.T, settings string) *query.Source {
+	t.Helper()
+	src, diags, err := query.Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	return src
+}
+
+const base = `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`
+
+func summary(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		dir := "stricter"
+		if c.Wider {
+			dir = "wider"
+		}
+		out = append(out, fmt.Sprintf("%s %s %s %s by %s", c.Target, dir, c.Kind, c.Subject, c.New.Rule.Key))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestDiff(t *testing.T) {
+	tests := []struct {
+		name, new string
+		want      []string
+	}{
+		{"same policy, other spelling", `{"network": {"deniedDomains": [], "allowedDomains": ["GitHub.com"]},
+	"filesystem": {"allowWrite": ["./"], "denyRead": ["~/.ssh/"], "denyWrite": []}}`, nil},
+		{"a read deny dropped", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, []string{
+			"linux wider read ${HOME}/.ssh by default", "linux wider read ${HOME}/.ssh/srt-probe by default",
+			"macos wider read ${HOME}/.ssh by default", "macos wider read ${HOME}/.ssh/srt-probe by default",
+			"windows wider read ${HOME}/.ssh by default", "windows wider read ${HOME}/.ssh/srt-probe by default"}},
+		{"a host added, a write root narrowed", `{"network": {"allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["./src"], "denyWrite": []}}`, nil},
+		{"unix sockets: wider on macOS only", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`, []string{
+			"macos wider unix-socket /var/run/docker.sock by network.allowUnixSockets[0]"}},
+		{"nested namespaces: Linux only", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}, "allowNestedUserNamespaces": true}`, []string{
+			"linux wider process nested user namespaces by allowNestedUserNamespaces"}},
+	}
+	old := load(t, base)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Diff(old, load(t, tc.new), query.Targets)
+			if tc.name == "a host added, a write root narrowed" {
+				// Checked by shape below: the host is wider everywhere, the
+				// write root stricter everywhere.
+				wider, stricter := 0, 0
+				for _, c := range got {
+					switch {
+					case c.Wider && c.Kind == "connect":
+						wider++
+					case !c.Wider && c.Kind == "write":
+						stricter++
+					default:
+						t.Errorf("unexpected change %+v", c)
+					}
+				}
+				if wider == 0 || stricter == 0 || !Wider(got) {
+					t.Errorf("wider=%d stricter=%d, want both > 0", wider, stricter)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want, summary(got)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+			if Wider(got) != (len(tc.want) > 0) {
+				t.Errorf("Wider = %v", Wider(got))
+			}
+		})
+	}
+}
+
+func TestSample(t *testing.T) {
+	for in, want := range map[string]string{"${CWD}/**/.env": "${CWD}/.env", "/data/*.pem": "/data/x.pem", "/a/[bc]?": "/a/bx"} {
+		if got := sample(in); got != want {
+			t.Errorf("sample(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
