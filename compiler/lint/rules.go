@@ -72,7 +72,7 @@ func (l *linter) switches() {
 // country second levels and hosting platforms.
 var publicSuffixes = []string{
 	"co.uk", "org.uk", "com.au", "co.jp", "co.nz", "com.br", "co.in", "com.cn",
-	"github.io", "githubusercontent.com", "gitlab.io", "amazonaws.com", "s3.amazonaws.com", "cloudfront.net",
+	"github.io", "gitlab.io", "amazonaws.com", "s3.amazonaws.com", "cloudfront.net",
 	"herokuapp.com", "vercel.app", "netlify.app", "pages.dev", "workers.dev", "azurewebsites.net",
 	"blob.core.windows.net", "appspot.com", "web.app", "firebaseapp.com", "ngrok.io", "ngrok-free.app",
 	"trycloudflare.com", "glitch.me", "repl.co", "onrender.com", "fly.dev", "run.app",

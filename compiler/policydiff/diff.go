@@ -36,7 +36,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 			out = append(out, Change{Target: t, Kind: kind, Subject: subject, Wider: n.Allow, Old: o, New: n})
 		}
 	}
-	paths := probePaths(old.Policy, new.Policy)
+	paths := probePaths(mandatoryChanged(old.Policy, new.Policy), old.Policy, new.Policy)
 	hosts := probeHosts(old.Policy, new.Policy)
 	sockets := probeSockets(old.Policy, new.Policy)
 	for _, t := range targets {
@@ -86,6 +86,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 		}
 		out = append(out, addressChanges(t, old.Policy, new.Policy)...)
 	}
+	out = collapse(out)
 	order := map[query.Target]int{}
 	for i, t := range targets {
 		order[t] = i
@@ -157,16 +158,59 @@ func sample(p string) string {
 	})
 }
 
-// probePaths are the paths either policy names, a path below each, the
-// mandatory names at and below the working directory, and / .
-func probePaths(ps ...*policy.Policy) []string {
-	set := map[string]bool{"/": true, policy.Home + "/srt-probe": true, policy.Cwd + "/srt-probe": true}
+// collapse drops a change to a probe below a path whose own answer
+// changed the same way: "${HOME}/.ssh/srt-probe" says nothing that
+// "${HOME}/.ssh" does not.
+func collapse(cs []Change) []Change {
+	type key struct {
+		t         query.Target
+		kind, sub string
+		wider     bool
+	}
+	seen := map[key]bool{}
+	for _, c := range cs {
+		seen[key{c.Target, c.Kind, c.Subject, c.Wider}] = true
+	}
+	var out []Change
+	for _, c := range cs {
+		if parent, ok := strings.CutSuffix(c.Subject, "/"+probeName); ok && seen[key{c.Target, c.Kind, parent, c.Wider}] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// probeName is the last name of the paths probed below a rule's path.
+const probeName = "srt-probe"
+
+// mandatoryChanged reports whether the mandatory write denies may differ:
+// only then are the dangerous names probed one by one.
+func mandatoryChanged(a, b *policy.Policy) bool {
+	sa, sb := a.Filesystem.MandatoryScan, b.Filesystem.MandatoryScan
+	if a.Filesystem.Disabled != b.Filesystem.Disabled || (sa == nil) != (sb == nil) {
+		return true
+	}
+	return sa != nil && (sa.Depth != sb.Depth || sa.GitConfig != sb.GitConfig)
+}
+
+// probePaths are the paths either policy names, a path below each, /,
+// and, when mandatory is set, the dangerous names at and below the
+// working directory.
+func probePaths(mandatory bool, ps ...*policy.Policy) []string {
+	set := map[string]bool{"/": true}
 	for _, f := range policy.MandatoryFiles {
+		if !mandatory {
+			break
+		}
 		set[policy.Cwd+"/"+f] = true
 		set[policy.Cwd+"/a/"+f] = true
 		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+f] = true
 	}
 	for _, d := range append(append([]string{}, policy.MandatoryDirs...), ".git/hooks", ".git/config") {
+		if !mandatory {
+			break
+		}
 		set[policy.Cwd+"/"+d+"/x"] = true
 		set[policy.Cwd+"/a/"+d+"/x"] = true
 		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+d+"/x"] = true
@@ -180,7 +224,7 @@ func probePaths(ps ...*policy.Policy) []string {
 					s = sample(s)
 				}
 				set[s] = true
-				set[strings.TrimSuffix(s, "/")+"/srt-probe"] = true
+				set[strings.TrimSuffix(s, "/")+"/"+probeName] = true
 			}
 		}
 	}

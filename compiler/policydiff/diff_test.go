@@ -45,9 +45,29 @@ func TestDiff(t *testing.T) {
 	"filesystem": {"allowWrite": ["./"], "denyRead": ["~/.ssh/"], "denyWrite": []}}`, nil},
 		{"a read deny dropped", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
 	"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, []string{
-			"linux wider read ${HOME}/.ssh by default", "linux wider read ${HOME}/.ssh/srt-probe by default",
-			"macos wider read ${HOME}/.ssh by default", "macos wider read ${HOME}/.ssh/srt-probe by default",
-			"windows wider read ${HOME}/.ssh by default", "windows wider read ${HOME}/.ssh/srt-probe by default"}},
+			"linux wider read ${HOME}/.ssh by default", "macos wider read ${HOME}/.ssh by default", "windows wider read ${HOME}/.ssh by default"}},
+		// Depth 1: only the names directly in the working directory stay
+		// protected, and not even its .git/hooks (the scan's rule for
+		// directories is parent level <= depth-2).
+		{"search depth lowered", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}, "mandatoryDenySearchDepth": 1}`, []string{
+			"linux wider write ${CWD}/.git/config/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/.git/hooks/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.bash_profile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.bashrc by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.claude/agents/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.claude/commands/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.git/config/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.git/hooks/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.gitconfig by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.gitmodules by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.idea/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.mcp.json by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.profile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.ripgreprc by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.vscode/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.zprofile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.zshrc by filesystem.allowWrite[0]"}},
 		{"a host added, a write root narrowed", `{"network": {"allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": []},
 	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["./src"], "denyWrite": []}}`, nil},
 		{"unix sockets: wider on macOS only", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]},

@@ -166,7 +166,8 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 	case d.Rule != nil && d.Allow:
 		why := "allowed by the allow list"
 		if net.ParseIP(d.Host) == nil {
-			why += "; the proxy dials it only if it resolves to an address the guard accepts (not loopback, link-local, metadata, this host, deniedResolvedAddresses)"
+			// The resolved-address guard (spec network.md §3).
+			why += "; dialled only at a vetted address (no loopback, link-local, metadata, this host's, deniedResolvedAddresses)"
 		}
 		if m := n.MitmProxy; m != nil {
 			why += "; mitmProxy may route it upstream"

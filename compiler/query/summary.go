@@ -58,7 +58,8 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			case MacOS:
 				why += ", and at any depth below it"
 			}
-			add("write", policy.Cwd+"/{"+strings.Join(mandatory, ",")+"}", Decision{Rule: policy.Mandatory, Why: why})
+			why += ": " + strings.Join(mandatory, " ")
+			add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 		}
 		n := &e.p.Network
 		for _, l := range []policy.HostList{n.Denied, n.Allowed} {
