@@ -117,3 +117,25 @@ func TestSample(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffSwitchesAndEnv: a variable no longer removed, a resolved-address
+// range no longer refused and a new switch are wider; the reverse is
+// stricter.
+func TestDiffSwitchesAndEnv(t *testing.T) {
+	a := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "deniedResolvedAddresses": ["10.0.0.0/8"]},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"envVars": [{"name": "GITHUB_TOKEN", "mode": "deny"}]}}`)
+	b := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "allowLocalBinding": true},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
+	want := []string{
+		"linux wider env GITHUB_TOKEN by default",
+		"linux wider process local binding (listen on localhost) by network.allowLocalBinding",
+		"linux wider resolved-address 10.0.0.0/8 by default",
+	}
+	if diff := cmp.Diff(want, summary(Diff(a, b, []query.Target{query.Linux}))); diff != "" {
+		t.Errorf("a -> b (-want +got):\n%s", diff)
+	}
+	back := Diff(b, a, []query.Target{query.Linux})
+	if Wider(back) || len(back) != 3 {
+		t.Errorf("b -> a = %v, want 3 stricter changes", summary(back))
+	}
+}

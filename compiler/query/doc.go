@@ -24,6 +24,11 @@
 //     read denies; a read deny (FILE_ALL_ACCESS) also denies writes;
 //     AF_UNIX sockets are not filtered (the socket file's ACL decides).
 //
+// Paths are compared as written: the evaluator does not follow symlinks
+// or fold "..", which only the host can do (the resolve step binds a write
+// root that is a symlink leading elsewhere as nothing, and hides a read
+// deny where it really is). Answers are for the names the rules use.
+//
 // The Linux answers are checked against real bubblewrap in a test. The
 // macOS and Windows answers follow the specs and cannot be checked here
 // (no macOS or Windows machine): they are the specs' semantics, not
