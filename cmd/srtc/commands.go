@@ -67,7 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("srtc"),
-		kong.Description("srtc checks srt sandbox settings (.srt-settings.json) and prints their grammar."),
+		kong.Description("srtc checks, compiles and reviews srt sandbox settings (.srt-settings.json)."),
 		kong.Vars{"version": version},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),

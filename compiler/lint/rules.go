@@ -115,7 +115,7 @@ func (l *linter) shadows() {
 	for _, a := range userRules(fs.AllowRead) {
 		inside := false
 		for _, d := range fs.DenyRead {
-			if compiler.Covers(d, a.Path) || compiler.Covers(a, d.Path) && a.Path == d.Path {
+			if compiler.Covers(d, a.Path) {
 				inside = true
 			}
 		}
