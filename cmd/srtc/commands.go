@@ -16,6 +16,10 @@ type cli struct {
 	Validate validateCmd      `cmd:"" help:"Check settings files against the grammar; with no FILE, ~/.srt-settings.json."`
 	Compile  compileCmd       `cmd:"" help:"Compile a settings file into reviewable, deterministic sandbox artifacts."`
 	Policy   policyCmd        `cmd:"" help:"Print the compiled policy of a settings file as JSON (what srt enforces)."`
+	Explain  explainCmd       `cmd:"" help:"Show what a policy exposes on each target, or answer --read/--write/--connect/--unix-socket questions."`
+	Lint     lintCmd          `cmd:"" help:"Find risky or pointless rules (SRT1xx codes); exit 1 on an error-level finding."`
+	Diff     diffCmd          `cmd:"" help:"Compare two policies by what they allow per target; exit 3 when NEW widens access."`
+	Test     testCmd          `cmd:"" help:"Check a policy test file (.srt-settings.test) against the compiled policy."`
 	Schema   schemaCmd        `cmd:"" help:"Print the settings grammar, as CUE or as JSON Schema for editors."`
 	Defaults defaultsCmd      `cmd:"" help:"Print the built-in settings srt uses when ~/.srt-settings.json does not exist."`
 }
@@ -63,7 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("srtc"),
-		kong.Description("srtc checks srt sandbox settings (.srt-settings.json) and prints their grammar."),
+		kong.Description("srtc checks, compiles and reviews srt sandbox settings (.srt-settings.json)."),
 		kong.Vars{"version": version},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),

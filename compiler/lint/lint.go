@@ -1,0 +1,217 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
+	"srt.dev/compiler/query"
+)
+
+// Severity ranks a finding.
+type Severity string
+
+// The severities. An error fails srtc lint (exit 1).
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Note    Severity = "note"
+)
+
+// A Rule is one check, with a stable code.
+type Rule struct {
+	Code     string   `json:"code"`
+	Name     string   `json:"name"`
+	Severity Severity `json:"severity"`
+	Help     string   `json:"help"`
+}
+
+// Rules are every check, by code.
+var Rules = []Rule{
+	{"SRT101", "write-home", Error, "allowWrite grants the home directory (or an ancestor of it): the command can change shell start-up files, keys and every tool's configuration outside the working directory"},
+	{"SRT102", "write-root", Error, "allowWrite grants / : the command can write everywhere the user can"},
+	{"SRT103", "write-path-dir", Error, "allowWrite grants a directory on PATH or a shell start-up directory: a program put there runs outside the sandbox later"},
+	{"SRT110", "dangerous-unix-socket", Error, "allowUnixSockets lists a socket that hands out more than the sandbox allows (docker, containerd, podman: root on the host; ssh or gpg agents: the user's keys)"},
+	{"SRT111", "all-unix-sockets", Warning, "allowAllUnixSockets: every unix socket, including docker.sock and agent sockets, is reachable"},
+	{"SRT120", "weakening-switch-in-project", Error, "a project-local settings file turns on a switch that weakens the sandbox; put it in the user's own settings if it is really needed"},
+	{"SRT130", "allow-all-wildcard", Error, "a wildcard allows a whole top-level domain or every path"},
+	{"SRT140", "shadowed-rule", Warning, "the rule never decides anything: another rule always decides first"},
+	{"SRT141", "redundant-rule", Note, "the rule is covered by another rule of the same list"},
+	{"SRT150", "duplicate", Warning, "the same rule appears twice in a list"},
+	{"SRT160", "deny-write-over-root", Warning, "a denyWrite at or above an allowWrite root makes the whole root read-only"},
+	{"SRT170", "glob-not-enforceable", Warning, "a target cannot enforce this glob as written"},
+	{"SRT171", "glob-snapshot", Note, "Linux and Windows expand a deny glob when the sandbox starts: files created later are not covered"},
+	{"SRT180", "deny-never-matches", Warning, "a deny entry can never match anything"},
+	{"SRT190", "mask-without-tls", Error, "a credential is masked, but without network.tlsTerminate the real value is injected into plaintext traffic"},
+}
+
+// RuleOf returns the rule with a code.
+func RuleOf(code string) Rule {
+	for _, r := range Rules {
+		if r.Code == code {
+			return r
+		}
+	}
+	panic("lint: unknown rule " + code)
+}
+
+// A Finding is one problem in one settings file.
+type Finding struct {
+	Code     string        `json:"code"`
+	Severity Severity      `json:"severity"`
+	Message  string        `json:"message"`
+	Origin   policy.Origin `json:"origin"`
+	// Targets are the platforms the finding concerns; empty means all.
+	Targets []query.Target `json:"targets,omitempty"`
+}
+
+// String renders the finding compiler-style: "pos: severity SRTnnn: message".
+func (f Finding) String() string {
+	where := f.Origin.Pos
+	if where == "" {
+		where = f.Origin.Key
+	} else {
+		where += ": " + f.Origin.Key
+	}
+	on := ""
+	if len(f.Targets) > 0 {
+		var ts []string
+		for _, t := range f.Targets {
+			ts = append(ts, string(t))
+		}
+		on = " [" + strings.Join(ts, ",") + "]"
+	}
+	return fmt.Sprintf("%s: %s %s%s: %s", where, f.Severity, f.Code, on, f.Message)
+}
+
+// Options say what kind of settings file is linted.
+type Options struct {
+	// ProjectLocal is set for a settings file that lives in a project
+	// (and so arrives with the code under review), not the user's own
+	// ~/.srt-settings.json.
+	ProjectLocal bool
+}
+
+// Lint checks a compiled settings file. Findings are sorted by position,
+// then code.
+func Lint(src *query.Source, opts Options) []Finding {
+	l := &linter{src: src, p: src.Policy, e: src.Evaluator("", ""), opts: opts}
+	l.writes()
+	l.sockets()
+	l.switches()
+	l.wildcards()
+	l.shadows()
+	l.duplicates()
+	l.globs()
+	l.neverMatch()
+	l.masks()
+	sort.SliceStable(l.out, func(i, j int) bool {
+		a, b := l.out[i], l.out[j]
+		if ka, kb := posKey(a.Origin.Pos), posKey(b.Origin.Pos); ka != kb {
+			return ka < kb
+		}
+		return a.Code < b.Code
+	})
+	return l.out
+}
+
+// posKey orders "file:line:col" numerically.
+func posKey(pos string) string {
+	parts := strings.Split(pos, ":")
+	if len(parts) < 3 {
+		return "~" + pos
+	}
+	n := len(parts)
+	return fmt.Sprintf("%s:%08s:%08s", strings.Join(parts[:n-2], ":"), parts[n-2], parts[n-1])
+}
+
+type linter struct {
+	src  *query.Source
+	p    *policy.Policy
+	e    *query.Evaluator
+	opts Options
+	out  []Finding
+}
+
+func (l *linter) add(code string, o policy.Origin, format string, args ...any) {
+	l.out = append(l.out, Finding{Code: code, Severity: RuleOf(code).Severity, Message: fmt.Sprintf(format, args...), Origin: o})
+}
+
+func (l *linter) addOn(code string, targets []query.Target, o policy.Origin, format string, args ...any) {
+	l.add(code, o, format, args...)
+	l.out[len(l.out)-1].Targets = targets
+}
+
+// userRules are the rules of a list that the settings wrote.
+func userRules(rs []policy.PathRule) []policy.PathRule {
+	var out []policy.PathRule
+	for _, r := range rs {
+		if r.Origin != policy.Default && r.Origin != policy.Mandatory {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// pathDirs are directories on a usual PATH and the shell start-up
+// directories: a file written there runs later, outside the sandbox.
+var pathDirs = []string{
+	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
+	"/etc/profile.d", "/etc/bash_completion.d",
+	policy.Home + "/bin", policy.Home + "/.local/bin", policy.Home + "/go/bin", policy.Home + "/.cargo/bin",
+	policy.Home + "/.npm-global/bin", policy.Home + "/.bun/bin", policy.Home + "/.deno/bin",
+	policy.Home + "/.config/fish", policy.Home + "/.oh-my-zsh", policy.Home + "/.bashrc.d", policy.Home + "/.zshrc.d",
+	policy.Home + "/.config/environment.d", policy.Home + "/.config/autostart", policy.Home + "/.config/systemd/user",
+	policy.Home + "/Library/LaunchAgents",
+}
+
+// writes: SRT101-103, and SRT160.
+func (l *linter) writes() {
+	fs := &l.p.Filesystem
+	if fs.Disabled {
+		l.add("SRT102", l.switchOrigin("filesystem.disabled"), "filesystem.disabled: the file-system policy is off, the command can read and write everything the user can")
+		return
+	}
+	for _, r := range userRules(fs.AllowWrite) {
+		switch {
+		case compiler.Covers(r, "/") || r.Path == "/":
+			l.add("SRT102", r.Origin, "allowWrite %q grants /", r.Path)
+		case compiler.Covers(r, policy.Home):
+			l.add("SRT101", r.Origin, "allowWrite %q grants the home directory", r.Path)
+		default:
+			for _, d := range pathDirs {
+				if compiler.Covers(r, d) && !l.deniedWrite(d) {
+					l.add("SRT103", r.Origin, "allowWrite %q grants %s", r.Path, d)
+					break
+				}
+			}
+		}
+	}
+	for _, d := range userRules(fs.DenyWrite) {
+		for _, a := range userRules(fs.AllowWrite) {
+			if compiler.Covers(d, a.Path) {
+				l.add("SRT160", d.Origin, "denyWrite %q is at or above allowWrite %q (%s): all of that root is read-only; drop the allowWrite, or deny something inside it", d.Path, a.Path, a.Origin.Key)
+			}
+		}
+	}
+}
+
+// deniedWrite reports whether a user denyWrite covers p.
+func (l *linter) deniedWrite(p string) bool {
+	for _, d := range userRules(l.p.Filesystem.DenyWrite) {
+		if compiler.Covers(d, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// switchOrigin is the Origin of a settings switch.
+func (l *linter) switchOrigin(key string) policy.Origin {
+	if o, ok := l.src.Switches[key]; ok {
+		return o
+	}
+	return policy.Origin{Key: key}
+}

@@ -1,0 +1,99 @@
+package lint
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"srt.dev/compiler/query"
+	"srt.dev/schema"
+)
+
+func load(t *testing.T, settings string) *query.Source {
+	t.Helper()
+	src, diags, err := query.Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	return src
+}
+
+// codes returns "CODE key" for each finding, sorted.
+func codes(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Code+" "+f.Origin.Key)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestRules(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings string
+		project  bool
+		want     []string
+	}{
+		{"clean project", `{"network": {"allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": ["169.254.169.254"]},
+			"filesystem": {"denyRead": ["~/.ssh", "~/.aws"], "allowWrite": ["."], "denyWrite": []}}`, true, nil},
+		{"writes", `{"network": {"allowedDomains": [], "deniedDomains": []},
+			"filesystem": {"denyRead": [], "allowWrite": ["~", "/", "~/.local", "/usr/local/bin", "."], "denyWrite": ["~/.local/bin", "."]}}`, false,
+			[]string{"SRT101 filesystem.allowWrite[0]", "SRT102 filesystem.allowWrite[1]", "SRT103 filesystem.allowWrite[3]",
+				"SRT141 filesystem.allowWrite[0]", "SRT141 filesystem.allowWrite[2]", "SRT141 filesystem.allowWrite[3]", "SRT141 filesystem.allowWrite[4]",
+				"SRT160 filesystem.denyWrite[1]"}},
+		{"sockets and switches", `{"network": {"allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true,
+			"allowUnixSockets": ["/var/run/docker.sock", "~/.ssh/agent.sock", "/tmp/x.sock", "/run/*.sock"]},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+			"allowAppleEvents": true, "allowNestedUserNamespaces": true, "enableWeakerNestedSandbox": true, "enableWeakerNetworkIsolation": true}`, true,
+			[]string{"SRT110 network.allowUnixSockets[0]", "SRT110 network.allowUnixSockets[1]", "SRT111 network.allowAllUnixSockets",
+				"SRT120 allowAppleEvents", "SRT120 allowNestedUserNamespaces", "SRT120 enableWeakerNestedSandbox", "SRT120 enableWeakerNetworkIsolation",
+				"SRT170 network.allowUnixSockets[3]"}},
+		{"switches in the user's file", `{"network": {"allowedDomains": [], "deniedDomains": []},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "allowNestedUserNamespaces": true}`, false, nil},
+		{"network", `{"network": {"allowedDomains": ["*.github.io", "api.github.com", "*.github.com", "github.com:443", "GitHub.com:443", "x.evil.org", "*.evil.org"],
+			"deniedDomains": ["*.evil.org", "127.1", "evil.org"]},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`, false,
+			[]string{"SRT130 network.allowedDomains[0]", "SRT140 network.allowedDomains[5]", "SRT140 network.allowedDomains[6]",
+				"SRT141 network.allowedDomains[1]",
+				"SRT150 network.allowedDomains[4]", "SRT180 network.deniedDomains[1]"}},
+		{"paths", `{"network": {"allowedDomains": [], "deniedDomains": []},
+			"filesystem": {"denyRead": ["~/.ssh", "~/.ssh", "~/.ssh/keys", "**/.env", "./data/[ab]", "/**/*.pem", "~/x"],
+				"allowRead": ["/etc", "~/x"], "allowWrite": ["."], "denyWrite": ["/etc/hosts"]}}`, false,
+			[]string{"SRT140 filesystem.allowRead[0]", "SRT141 filesystem.denyRead[2]", "SRT150 filesystem.denyRead[1]",
+				"SRT170 filesystem.denyRead[4]", "SRT170 filesystem.denyRead[5]", "SRT171 filesystem.denyRead[3]", "SRT171 filesystem.denyRead[4]", "SRT171 filesystem.denyRead[5]",
+				"SRT180 filesystem.denyRead[6]", "SRT180 filesystem.denyWrite[0]"}},
+		{"mask without TLS", `{"network": {"allowedDomains": ["api.example.com"], "deniedDomains": []},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+			"credentials": {"allowPlaintextInject": true, "envVars": [{"name": "TOKEN", "mode": "mask"}]}}`, false,
+			[]string{"SRT190 credentials.envVars[0]"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Lint(load(t, tc.settings), Options{ProjectLocal: tc.project})
+			if diff := cmp.Diff(tc.want, codes(got)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+				for _, f := range got {
+					t.Log(f)
+				}
+			}
+			for _, f := range got {
+				if f.Origin.Pos == "" && !strings.Contains(f.Origin.Key, ".") && f.Origin.Key != "allowAppleEvents" {
+					t.Errorf("%s has no position", f)
+				}
+			}
+		})
+	}
+}
+
+func TestCodesAreUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules {
+		if seen[r.Code] || seen[r.Name] {
+			t.Errorf("duplicate rule %s %s", r.Code, r.Name)
+		}
+		seen[r.Code], seen[r.Name] = true, true
+	}
+}

@@ -1,0 +1,305 @@
+package lint
+
+import (
+	"strings"
+
+	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
+	"srt.dev/compiler/query"
+)
+
+// dangerousSockets are substrings of socket paths that hand out more than
+// the sandbox allows.
+var dangerousSockets = []struct{ needle, what string }{
+	{"docker.sock", "the Docker daemon (root on the host)"},
+	{"containerd", "containerd (root on the host)"},
+	{"podman", "Podman"},
+	{"cri-dockerd", "the Docker CRI shim"},
+	{"crio.sock", "CRI-O"},
+	{"buildkit", "BuildKit"},
+	{"ssh-agent", "an ssh agent (the user's keys)"},
+	{"agent.sock", "an agent (the user's keys)"},
+	{"/ssh-", "an ssh agent (the user's keys)"},
+	{"gpg-agent", "the gpg agent (the user's keys)"},
+	{"S.gpg", "the gpg agent (the user's keys)"},
+	{"/run/systemd/private", "systemd (the host's services)"},
+	{"dbus", "D-Bus (the desktop's services)"},
+}
+
+// sockets: SRT110, SRT111.
+func (l *linter) sockets() {
+	n := &l.p.Network
+	if n.AllowAllUnixSockets {
+		l.addOn("SRT111", []query.Target{query.Linux, query.MacOS}, l.switchOrigin("network.allowAllUnixSockets"), "every unix socket is reachable, docker.sock and agent sockets included; list the sockets needed in allowUnixSockets (macOS) instead")
+	}
+	for _, r := range n.AllowUnixSockets {
+		for _, d := range dangerousSockets {
+			if strings.Contains(r.Path, d.needle) || r.Path == "/" || r.Path == "/var/run" || r.Path == "/run" {
+				what := d.what
+				if !strings.Contains(r.Path, d.needle) {
+					what = "every socket under it, docker.sock included"
+				}
+				l.addOn("SRT110", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets %q reaches %s", r.Path, what)
+				break
+			}
+		}
+	}
+}
+
+// switches: SRT120, in a project-local file only.
+func (l *linter) switches() {
+	if !l.opts.ProjectLocal {
+		return
+	}
+	pr := &l.p.Process
+	for _, s := range []struct {
+		key string
+		on  bool
+		why string
+	}{
+		{"allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications (macOS), which run unsandboxed"},
+		{"allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off (Linux): mount and user namespaces inside the sandbox"},
+		{"enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without its own /proc (Linux)"},
+		{"enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd and a wider mach-lookup are reachable (macOS)"},
+	} {
+		if s.on {
+			l.add("SRT120", l.switchOrigin(s.key), "%s: true in a project-local settings file: %s", s.key, s.why)
+		}
+	}
+}
+
+// publicSuffixes are domains under which anyone can get a host name:
+// country second levels and hosting platforms.
+var publicSuffixes = []string{
+	"co.uk", "org.uk", "com.au", "co.jp", "co.nz", "com.br", "co.in", "com.cn",
+	"github.io", "gitlab.io", "amazonaws.com", "s3.amazonaws.com", "cloudfront.net",
+	"herokuapp.com", "vercel.app", "netlify.app", "pages.dev", "workers.dev", "azurewebsites.net",
+	"blob.core.windows.net", "appspot.com", "web.app", "firebaseapp.com", "ngrok.io", "ngrok-free.app",
+	"trycloudflare.com", "glitch.me", "repl.co", "onrender.com", "fly.dev", "run.app",
+}
+
+// wildcards: SRT130.
+func (l *linter) wildcards() {
+	for _, r := range l.p.Network.Allowed {
+		if !strings.HasPrefix(r.Host, "*.") {
+			continue
+		}
+		base := r.Host[2:]
+		if !strings.Contains(base, ".") {
+			l.add("SRT130", r.Origin, "allowedDomains %q allows every host under the top-level domain %q", r.Entry, base)
+			continue
+		}
+		for _, s := range publicSuffixes {
+			if base == s || strings.HasSuffix(s, "."+base) {
+				l.add("SRT130", r.Origin, "allowedDomains %q allows every host under %q, where anyone can have a host (data can leave through any of them); name the hosts", r.Entry, base)
+				break
+			}
+		}
+	}
+	for _, r := range l.p.Network.AllowUnixSockets {
+		if r.Path == "/" {
+			l.addOn("SRT130", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets \"/\" allows every unix socket")
+		}
+	}
+	for _, r := range userRules(l.p.Filesystem.AllowWrite) {
+		if r.Pattern && strings.HasPrefix(r.Path, "/*") {
+			l.add("SRT130", r.Origin, "allowWrite %q matches at the top of the file system", r.Path)
+		}
+	}
+}
+
+// shadows: SRT140, SRT141.
+func (l *linter) shadows() {
+	fs := &l.p.Filesystem
+	// An allowRead reopens only inside a denyRead.
+	for _, a := range userRules(fs.AllowRead) {
+		inside := false
+		for _, d := range fs.DenyRead {
+			if compiler.Covers(d, a.Path) {
+				inside = true
+			}
+		}
+		if !inside {
+			l.add("SRT140", a.Origin, "allowRead %q reopens nothing: it lies in no denyRead, and what no denyRead hides is readable already", a.Path)
+		}
+	}
+	// A write root inside another write root.
+	aw := userRules(fs.AllowWrite)
+	for i, a := range aw {
+		for j, b := range aw {
+			if i != j && a.Path != b.Path && !b.Pattern && compiler.Covers(b, a.Path) {
+				l.add("SRT141", a.Origin, "allowWrite %q is inside allowWrite %q (%s)", a.Path, b.Path, b.Origin.Key)
+				break
+			}
+		}
+	}
+	dr := userRules(fs.DenyRead)
+	for i, a := range dr {
+		for j, b := range dr {
+			if i != j && a.Path != b.Path && !b.Pattern && compiler.Covers(b, a.Path) && !l.reopenedBetween(b, a) {
+				l.add("SRT141", a.Origin, "denyRead %q is inside denyRead %q (%s)", a.Path, b.Path, b.Origin.Key)
+				break
+			}
+		}
+	}
+	// Network: an allow entry the deny list always refuses, or another
+	// allow entry always decides first.
+	n := &l.p.Network
+	for i, a := range n.Allowed {
+		if a.Host == "*" || strings.HasPrefix(a.Host, "*.") {
+			host := "x" + strings.TrimPrefix(a.Host, "*")
+			if d, ok := n.Denied.Match(host, a.Port); ok && d.Port == 0 && (d.Host == "*" || strings.HasPrefix(d.Host, "*.") && strings.HasSuffix(a.Host, d.Host[1:])) {
+				l.add("SRT140", a.Origin, "allowedDomains %q is unreachable: deniedDomains %q (%s) refuses every host it names", a.Entry, d.Entry, d.Origin.Key)
+			}
+			continue
+		}
+		if d, ok := n.Denied.Match(a.Host, a.Port); ok && (d.Port == 0 || d.Port == a.Port) {
+			l.add("SRT140", a.Origin, "allowedDomains %q is unreachable: deniedDomains %q (%s) refuses it first", a.Entry, d.Entry, d.Origin.Key)
+			continue
+		}
+		for j, b := range n.Allowed {
+			if i == j || strings.EqualFold(query.HostPort(a.Host, a.Port), query.HostPort(b.Host, b.Port)) {
+				continue // the same rule: a duplicate (SRT150)
+			}
+			if (b.Port == 0 || b.Port == a.Port) && a.Port != 0 && b.Match(a.Host, a.Port) || b.Port == 0 && b.Match(a.Host, 1) && b.Match(a.Host, 443) {
+				l.add("SRT141", a.Origin, "allowedDomains %q is covered by %q (%s)", a.Entry, b.Entry, b.Origin.Key)
+				break
+			}
+		}
+	}
+}
+
+// reopenedBetween reports whether an allow lies between outer deny b and
+// inner deny a (then a is not redundant: it re-denies inside the allow).
+func (l *linter) reopenedBetween(b, a policy.PathRule) bool {
+	for _, r := range append(append([]policy.PathRule{}, l.p.Filesystem.AllowRead...), userRules(l.p.Filesystem.AllowWrite)...) {
+		if compiler.Covers(b, r.Path) && compiler.Covers(r, a.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// duplicates: SRT150.
+func (l *linter) duplicates() {
+	fs := &l.p.Filesystem
+	for _, list := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, userRules(fs.AllowWrite), userRules(fs.DenyWrite), l.p.Network.AllowUnixSockets} {
+		seen := map[string]policy.PathRule{}
+		for _, r := range list {
+			k := r.Path
+			if r.Literal {
+				k += "\x00literal"
+			}
+			if first, ok := seen[k]; ok {
+				l.add("SRT150", r.Origin, "%q is already listed at %s", r.Path, where(first.Origin))
+				continue
+			}
+			seen[k] = r
+		}
+	}
+	for _, list := range []policy.HostList{l.p.Network.Allowed, l.p.Network.Denied} {
+		seen := map[string]policy.HostRule{}
+		for _, r := range list {
+			k := strings.ToLower(query.HostPort(r.Host, r.Port))
+			if first, ok := seen[k]; ok {
+				l.add("SRT150", r.Origin, "%q is already listed as %q at %s", r.Entry, first.Entry, where(first.Origin))
+				continue
+			}
+			seen[k] = r
+		}
+	}
+}
+
+func where(o policy.Origin) string {
+	if o.Pos != "" {
+		return o.Key + " (" + o.Pos + ")"
+	}
+	return o.Key
+}
+
+// globs: SRT170, SRT171.
+func (l *linter) globs() {
+	fs := &l.p.Filesystem
+	lists := []struct {
+		name  string
+		rules []policy.PathRule
+		deny  bool
+	}{{"denyRead", fs.DenyRead, true}, {"allowRead", fs.AllowRead, false}, {"allowWrite", userRules(fs.AllowWrite), false}, {"denyWrite", userRules(fs.DenyWrite), true}}
+	for _, list := range lists {
+		for _, r := range list.rules {
+			if r.Literal && strings.ContainsAny(r.Path, "*?") {
+				l.addOn("SRT170", []query.Target{query.Windows}, r.Origin, "%s %q: Windows skips a literal entry containing * or ?", list.name, r.Path)
+			}
+			if !r.Pattern {
+				continue
+			}
+			if first := strings.SplitN(strings.TrimPrefix(r.Path, "/"), "/", 2)[0]; strings.HasPrefix(r.Path, "/") && strings.ContainsAny(first, "*?[]") {
+				l.addOn("SRT170", []query.Target{query.Linux}, r.Origin, "%s %q starts with a wildcard: Linux expands globs from a literal directory, so srt refuses to start; begin with a directory (~/, ./ or an absolute one)", list.name, r.Path)
+			}
+			if !strings.ContainsAny(r.Path, "*?") {
+				l.addOn("SRT170", []query.Target{query.Windows}, r.Origin, "%s %q: Windows reads [ ] as literal text when the entry has no * or ?, so it names one path there and a set of characters elsewhere", list.name, r.Path)
+			}
+			if list.deny {
+				l.addOn("SRT171", []query.Target{query.Linux, query.Windows}, r.Origin, "%s %q is expanded when the sandbox starts: matching files created later are not covered (macOS matches them)", list.name, r.Path)
+			}
+		}
+	}
+	for _, r := range l.p.Network.AllowUnixSockets {
+		if strings.ContainsAny(r.Path, "*?[]") {
+			l.addOn("SRT170", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets %q: socket paths are never globs, macOS reads it literally", r.Path)
+		}
+	}
+}
+
+// neverMatch: SRT180.
+func (l *linter) neverMatch() {
+	for _, r := range l.p.Network.Denied {
+		if r.Host == "*" || strings.HasPrefix(r.Host, "*.") {
+			continue
+		}
+		canon, err := policy.CanonicalHost(r.Host)
+		if err == nil && canon != strings.ToLower(r.Host) {
+			l.add("SRT180", r.Origin, "deniedDomains %q never matches: destinations are compared in canonical form (%q), and deny entries are not canonicalised; write %q", r.Entry, canon, query.HostPort(canon, r.Port))
+		}
+	}
+	fs := &l.p.Filesystem
+	if fs.Disabled {
+		return
+	}
+	for _, d := range userRules(fs.DenyWrite) {
+		reach := false
+		for _, a := range userRules(fs.AllowWrite) {
+			if compiler.Covers(d, a.Path) || compiler.Covers(a, d.Path) || a.Pattern || d.Pattern {
+				reach = true
+			}
+		}
+		for _, a := range fs.AllowWrite {
+			if a.Origin == policy.Default && compiler.Covers(a, d.Path) {
+				reach = true
+			}
+		}
+		if !reach {
+			l.add("SRT180", d.Origin, "denyWrite %q never matches anything writable: no allowWrite root is at, above or below it (writes are allow-only)", d.Path)
+		}
+	}
+	for _, d := range fs.DenyRead {
+		for _, a := range fs.AllowRead {
+			if a.Path == d.Path && a.Literal == d.Literal && !strings.HasPrefix(d.Origin.Key, "credentials.") {
+				l.addOn("SRT180", []query.Target{query.Linux, query.MacOS}, d.Origin, "denyRead %q is lifted whole by allowRead %q (%s): it hides nothing (Windows: the deny wins)", d.Path, a.Path, a.Origin.Key)
+			}
+		}
+	}
+}
+
+// masks: SRT190.
+func (l *linter) masks() {
+	if l.p.Network.TLSTerminate {
+		return
+	}
+	for _, v := range l.p.Env.Mask {
+		l.add("SRT190", v.Origin, "credentials.envVars %q is masked without network.tlsTerminate: the proxy injects the real value into plaintext traffic", v.Name)
+	}
+	for _, r := range l.p.Filesystem.CredentialMasks {
+		l.add("SRT190", r.Origin, "credentials.files %q is masked without network.tlsTerminate: the proxy injects the real values into plaintext traffic", r.Path)
+	}
+}

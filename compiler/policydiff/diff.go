@@ -1,0 +1,292 @@
+// Package policydiff compares two compiled policies by what they allow,
+// not by their text: it asks the same questions of both (compiler/query)
+// for every path, host and socket either one names, and for every switch,
+// on each target, and reports each answer that changed as wider (NEW
+// allows what OLD denied) or stricter.
+package policydiff
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/compiler/query"
+)
+
+// A Change is one answer that differs between the two policies.
+type Change struct {
+	Target query.Target `json:"target"`
+	// Kind is read, write, connect, unix-socket, process or env.
+	Kind    string `json:"kind"`
+	Subject string `json:"subject"`
+	// Wider is set when NEW allows what OLD denied.
+	Wider bool           `json:"wider"`
+	Old   query.Decision `json:"old"`
+	New   query.Decision `json:"new"`
+}
+
+// Diff compares old and new on the targets. Changes come grouped by
+// target (in the order given), then kind and subject.
+func Diff(old, new *query.Source, targets []query.Target) []Change {
+	eo, en := old.Evaluator("", ""), new.Evaluator("", "")
+	var out []Change
+	add := func(t query.Target, kind, subject string, o, n query.Decision) {
+		if o.Allow != n.Allow {
+			out = append(out, Change{Target: t, Kind: kind, Subject: subject, Wider: n.Allow, Old: o, New: n})
+		}
+	}
+	paths := probePaths(mandatoryChanged(old.Policy, new.Policy), old.Policy, new.Policy)
+	hosts := probeHosts(old.Policy, new.Policy)
+	sockets := probeSockets(old.Policy, new.Policy)
+	for _, t := range targets {
+		for _, p := range paths {
+			add(t, "read", p, eo.Read(p, t), en.Read(p, t))
+			add(t, "write", p, eo.Write(p, t), en.Write(p, t))
+		}
+		for _, h := range hosts {
+			add(t, "connect", query.HostPort(h.host, h.port), eo.Connect(h.host, h.port, t), en.Connect(h.host, h.port, t))
+		}
+		for _, s := range sockets {
+			add(t, "unix-socket", s, eo.UnixSocket(s, t), en.UnixSocket(s, t))
+		}
+		knobs := map[string][2]*query.Decision{}
+		var names []string
+		for i, e := range []*query.Evaluator{eo, en} {
+			for _, l := range e.Summary([]query.Target{t}) {
+				if l.Kind != "process" {
+					continue
+				}
+				k := knobs[l.Subject]
+				if k[0] == nil && k[1] == nil {
+					names = append(names, l.Subject)
+				}
+				d := l.Decision
+				k[i] = &d
+				knobs[l.Subject] = k
+			}
+		}
+		for _, name := range names {
+			k := knobs[name]
+			switch {
+			case k[0] != nil && k[1] != nil:
+				add(t, "process", name, *k[0], *k[1])
+			case strings.HasPrefix(name, "environment ") && k[1] == nil:
+				// A variable no longer removed or masked: the command sees it.
+				out = append(out, Change{Target: t, Kind: "env", Subject: strings.TrimPrefix(name, "environment "), Wider: true, Old: *k[0],
+					New: query.Decision{Allow: true, Rule: policy.Default, Why: "passed to the command as it is"}})
+			case strings.HasPrefix(name, "environment "):
+				out = append(out, Change{Target: t, Kind: "env", Subject: strings.TrimPrefix(name, "environment "),
+					Old: query.Decision{Allow: true, Rule: policy.Default, Why: "passed to the command as it is"}, New: *k[1]})
+			case k[1] == nil:
+				add(t, "process", name, *k[0], query.Decision{Rule: policy.Default, Why: "not set"})
+			default:
+				add(t, "process", name, query.Decision{Rule: policy.Default, Why: "not set"}, *k[1])
+			}
+		}
+		out = append(out, addressChanges(t, old.Policy, new.Policy)...)
+	}
+	out = collapse(out)
+	order := map[query.Target]int{}
+	for i, t := range targets {
+		order[t] = i
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Target != b.Target {
+			return order[a.Target] < order[b.Target]
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Subject < b.Subject
+	})
+	return out
+}
+
+// Wider reports whether any change widens access.
+func Wider(cs []Change) bool {
+	for _, c := range cs {
+		if c.Wider {
+			return true
+		}
+	}
+	return false
+}
+
+// addressChanges compares deniedResolvedAddresses: a range no longer
+// listed may be dialled again.
+func addressChanges(t query.Target, old, new *policy.Policy) []Change {
+	in := func(l []policy.AddressRule) map[string]policy.Origin {
+		m := map[string]policy.Origin{}
+		for _, r := range l {
+			m[r.Range] = r.Origin
+		}
+		return m
+	}
+	o, n := in(old.Network.DeniedResolvedAddresses), in(new.Network.DeniedResolvedAddresses)
+	var out []Change
+	for r, origin := range o {
+		if _, ok := n[r]; !ok {
+			out = append(out, Change{Target: t, Kind: "resolved-address", Subject: r, Wider: true,
+				Old: query.Decision{Rule: origin, Why: "names resolving here are refused"}, New: query.Decision{Allow: true, Rule: policy.Default, Why: "no longer listed"}})
+		}
+	}
+	for r, origin := range n {
+		if _, ok := o[r]; !ok {
+			out = append(out, Change{Target: t, Kind: "resolved-address", Subject: r,
+				Old: query.Decision{Allow: true, Rule: policy.Default, Why: "not listed"}, New: query.Decision{Rule: origin, Why: "names resolving here are refused"}})
+		}
+	}
+	return out
+}
+
+var globRun = regexp.MustCompile(`\*\*/|\*+|\?|\[[^\]]+\]`)
+
+// sample turns a pattern into one path it matches ("**/" is dropped, a
+// "*" run or "?" becomes x, a set its first member), so that a pattern
+// rule has a concrete probe.
+func sample(p string) string {
+	return globRun.ReplaceAllStringFunc(p, func(m string) string {
+		switch {
+		case m == "**/":
+			return ""
+		case strings.HasPrefix(m, "["):
+			return m[1:2]
+		}
+		return "x"
+	})
+}
+
+// collapse drops a change to a probe below a path whose own answer
+// changed the same way: "${HOME}/.ssh/srt-probe" says nothing that
+// "${HOME}/.ssh" does not.
+func collapse(cs []Change) []Change {
+	type key struct {
+		t         query.Target
+		kind, sub string
+		wider     bool
+	}
+	seen := map[key]bool{}
+	for _, c := range cs {
+		seen[key{c.Target, c.Kind, c.Subject, c.Wider}] = true
+	}
+	var out []Change
+	for _, c := range cs {
+		if parent, ok := strings.CutSuffix(c.Subject, "/"+probeName); ok && seen[key{c.Target, c.Kind, parent, c.Wider}] {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// probeName is the last name of the paths probed below a rule's path.
+const probeName = "srt-probe"
+
+// mandatoryChanged reports whether the mandatory write denies may differ:
+// only then are the dangerous names probed one by one.
+func mandatoryChanged(a, b *policy.Policy) bool {
+	sa, sb := a.Filesystem.MandatoryScan, b.Filesystem.MandatoryScan
+	if a.Filesystem.Disabled != b.Filesystem.Disabled || (sa == nil) != (sb == nil) {
+		return true
+	}
+	return sa != nil && (sa.Depth != sb.Depth || sa.GitConfig != sb.GitConfig)
+}
+
+// probePaths are the paths either policy names, a path below each, /,
+// and, when mandatory is set, the dangerous names at and below the
+// working directory.
+func probePaths(mandatory bool, ps ...*policy.Policy) []string {
+	set := map[string]bool{"/": true}
+	for _, f := range policy.MandatoryFiles {
+		if !mandatory {
+			break
+		}
+		set[policy.Cwd+"/"+f] = true
+		set[policy.Cwd+"/a/"+f] = true
+		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+f] = true
+	}
+	for _, d := range append(append([]string{}, policy.MandatoryDirs...), ".git/hooks", ".git/config") {
+		if !mandatory {
+			break
+		}
+		set[policy.Cwd+"/"+d+"/x"] = true
+		set[policy.Cwd+"/a/"+d+"/x"] = true
+		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+d+"/x"] = true
+	}
+	for _, p := range ps {
+		fs := &p.Filesystem
+		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks} {
+			for _, r := range l {
+				s := r.Path
+				if r.Pattern {
+					s = sample(s)
+				}
+				set[s] = true
+				set[strings.TrimSuffix(s, "/")+"/"+probeName] = true
+			}
+		}
+	}
+	return sorted(set)
+}
+
+type hostPort struct {
+	host string
+	port int
+}
+
+// probeHosts are the hosts either policy names, with a sample host for a
+// wildcard, on the rule's port and on 443 and 22.
+func probeHosts(ps ...*policy.Policy) []hostPort {
+	set := map[hostPort]bool{}
+	for _, p := range ps {
+		for _, l := range []policy.HostList{p.Network.Allowed, p.Network.Denied} {
+			for _, r := range l {
+				h := r.Host
+				switch {
+				case h == "*":
+					h = "example.com"
+				case strings.HasPrefix(h, "*."):
+					h = "srt-probe" + h[1:]
+				}
+				for _, port := range []int{r.Port, 443, 22} {
+					if port != 0 {
+						set[hostPort{h, port}] = true
+					}
+				}
+			}
+		}
+	}
+	var out []hostPort
+	for h := range set {
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].host != out[j].host {
+			return out[i].host < out[j].host
+		}
+		return out[i].port < out[j].port
+	})
+	return out
+}
+
+// probeSockets are the sockets either policy lists, and one no list names.
+func probeSockets(ps ...*policy.Policy) []string {
+	set := map[string]bool{"/srt-probe/other.sock": true}
+	for _, p := range ps {
+		for _, r := range p.Network.AllowUnixSockets {
+			set[r.Path] = true
+		}
+	}
+	return sorted(set)
+}
+
+func sorted(set map[string]bool) []string {
+	var out []string
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,141 @@
+package policydiff
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"srt.dev/compiler/query"
+	"srt.dev/schema"
+)
+
+func load(t *testing.T, settings string) *query.Source {
+	t.Helper()
+	src, diags, err := query.Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	return src
+}
+
+const base = `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`
+
+func summary(cs []Change) []string {
+	var out []string
+	for _, c := range cs {
+		dir := "stricter"
+		if c.Wider {
+			dir = "wider"
+		}
+		out = append(out, fmt.Sprintf("%s %s %s %s by %s", c.Target, dir, c.Kind, c.Subject, c.New.Rule.Key))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestDiff(t *testing.T) {
+	tests := []struct {
+		name, new string
+		want      []string
+	}{
+		{"same policy, other spelling", `{"network": {"deniedDomains": [], "allowedDomains": ["GitHub.com"]},
+	"filesystem": {"allowWrite": ["./"], "denyRead": ["~/.ssh/"], "denyWrite": []}}`, nil},
+		{"a read deny dropped", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, []string{
+			"linux wider read ${HOME}/.ssh by default", "macos wider read ${HOME}/.ssh by default", "windows wider read ${HOME}/.ssh by default"}},
+		// Depth 1: only the names directly in the working directory stay
+		// protected, and not even its .git/hooks (the scan's rule for
+		// directories is parent level <= depth-2).
+		{"search depth lowered", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}, "mandatoryDenySearchDepth": 1}`, []string{
+			"linux wider write ${CWD}/.git/config/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/.git/hooks/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.bash_profile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.bashrc by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.claude/agents/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.claude/commands/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.git/config/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.git/hooks/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.gitconfig by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.gitmodules by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.idea/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.mcp.json by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.profile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.ripgreprc by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.vscode/x by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.zprofile by filesystem.allowWrite[0]",
+			"linux wider write ${CWD}/a/.zshrc by filesystem.allowWrite[0]"}},
+		{"a host added, a write root narrowed", `{"network": {"allowedDomains": ["github.com", "*.npmjs.org"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["./src"], "denyWrite": []}}`, nil},
+		{"unix sockets: wider on macOS only", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`, []string{
+			"macos wider unix-socket /var/run/docker.sock by network.allowUnixSockets[0]"}},
+		{"nested namespaces: Linux only", `{"network": {"allowedDomains": ["github.com"], "deniedDomains": []},
+	"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}, "allowNestedUserNamespaces": true}`, []string{
+			"linux wider process nested user namespaces by allowNestedUserNamespaces"}},
+	}
+	old := load(t, base)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Diff(old, load(t, tc.new), query.Targets)
+			if tc.name == "a host added, a write root narrowed" {
+				// Checked by shape below: the host is wider everywhere, the
+				// write root stricter everywhere.
+				wider, stricter := 0, 0
+				for _, c := range got {
+					switch {
+					case c.Wider && c.Kind == "connect":
+						wider++
+					case !c.Wider && c.Kind == "write":
+						stricter++
+					default:
+						t.Errorf("unexpected change %+v", c)
+					}
+				}
+				if wider == 0 || stricter == 0 || !Wider(got) {
+					t.Errorf("wider=%d stricter=%d, want both > 0", wider, stricter)
+				}
+				return
+			}
+			if diff := cmp.Diff(tc.want, summary(got)); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+			if Wider(got) != (len(tc.want) > 0) {
+				t.Errorf("Wider = %v", Wider(got))
+			}
+		})
+	}
+}
+
+func TestSample(t *testing.T) {
+	for in, want := range map[string]string{"${CWD}/**/.env": "${CWD}/.env", "/data/*.pem": "/data/x.pem", "/a/[bc]?": "/a/bx"} {
+		if got := sample(in); got != want {
+			t.Errorf("sample(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDiffSwitchesAndEnv: a variable no longer removed, a resolved-address
+// range no longer refused and a new switch are wider; the reverse is
+// stricter.
+func TestDiffSwitchesAndEnv(t *testing.T) {
+	a := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "deniedResolvedAddresses": ["10.0.0.0/8"]},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"envVars": [{"name": "GITHUB_TOKEN", "mode": "deny"}]}}`)
+	b := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "allowLocalBinding": true},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
+	want := []string{
+		"linux wider env GITHUB_TOKEN by default",
+		"linux wider process local binding (listen on localhost) by network.allowLocalBinding",
+		"linux wider resolved-address 10.0.0.0/8 by default",
+	}
+	if diff := cmp.Diff(want, summary(Diff(a, b, []query.Target{query.Linux}))); diff != "" {
+		t.Errorf("a -> b (-want +got):\n%s", diff)
+	}
+	back := Diff(b, a, []query.Target{query.Linux})
+	if Wider(back) || len(back) != 3 {
+		t.Errorf("b -> a = %v, want 3 stricter changes", summary(back))
+	}
+}

@@ -1,0 +1,39 @@
+// Package query answers questions about a compiled policy without running
+// anything: may the command read or write this path, connect to this host,
+// use this unix socket, on each target platform, and which rule decided.
+//
+// It is the one static evaluator behind srtc explain, lint, diff and test,
+// so that they cannot disagree with each other. It works on the policy IR
+// (compiler/policy) and the platform semantics of the specs
+// (/work/shared/spec/linux.md, macos-windows.md, settings.md §6.4), not on
+// the emitted artifacts:
+//
+//   - Linux: everything is readable (--ro-bind / /) except what denyRead
+//     hides; an allowRead or allowWrite at or inside a deny restores it;
+//     writes only in allowWrite roots, never where a denyWrite (even at or
+//     above the root), a read deny's tmpfs, a credential mask or a
+//     mandatory deny is; unix sockets cannot be filtered by path (seccomp
+//     refuses socket(AF_UNIX) unless allowAllUnixSockets); globs are
+//     expanded when srt starts, so files created later are not covered.
+//   - macOS: the Seatbelt profile is deny-then-allow for reads (allowRead
+//     reopens, a deny nested in an allow stays, credential denies always
+//     stay); allowWrite does not reopen reads; write denies and the
+//     mandatory names apply at any depth below the working directory;
+//     allowUnixSockets are allowed by subpath.
+//   - Windows: ACEs; only * and ? make a pattern; credential masks are
+//     read denies; a read deny (FILE_ALL_ACCESS) also denies writes;
+//     AF_UNIX sockets are not filtered (the socket file's ACL decides).
+//
+// Paths are compared as written: the evaluator does not follow symlinks
+// or fold "..", which only the host can do (the resolve step binds a write
+// root that is a symlink leading elsewhere as nothing, and hides a read
+// deny where it really is). Answers are for the names the rules use.
+//
+// The Linux answers are checked against real bubblewrap in a test. The
+// macOS and Windows answers follow the specs and cannot be checked here
+// (no macOS or Windows machine): they are the specs' semantics, not
+// measurements.
+//
+// Network answers use policy.HostList through runtime/netpolicy.Decide,
+// the decision function the proxies use; there is no second matcher.
+package query

@@ -1,0 +1,347 @@
+package query
+
+import (
+	"path"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// Read answers whether the command can read the host's content at p (a
+// path as Path returns it) on target t.
+func (e *Evaluator) Read(p string, t Target) Decision {
+	fs := &e.p.Filesystem
+	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
+		if t == Linux {
+			return Decision{Allow: true, Rule: m.Origin, Why: "credential mask: the command reads a copy with the secrets replaced by sentinels, never the real values"}
+		}
+		return Decision{Rule: m.Origin, Why: "credential mask: " + string(t) + " cannot redirect a read, so the file is read-denied"}
+	}
+	if fs.Disabled {
+		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+	}
+	var reopened *policy.PathRule
+	var hiding *policy.PathRule
+	for _, d := range fs.DenyRead {
+		if !e.covers(d, p, t) {
+			continue
+		}
+		a, ok := e.reopener(d, p, t)
+		if !ok {
+			// The most specific deny that stays is the one to name.
+			if hiding == nil || len(d.Path) > len(hiding.Path) {
+				hiding = &d
+			}
+			continue
+		}
+		if reopened == nil {
+			reopened = &a
+		}
+	}
+	if hiding != nil {
+		return Decision{Rule: hiding.Origin, Why: e.denyWhy(*hiding, t)}
+	}
+	if reopened != nil {
+		why := "reopened inside a read deny by this rule"
+		if strings.HasPrefix(reopened.Origin.Key, "filesystem.allowWrite") {
+			why = "restored inside a read deny because it is a write root"
+		}
+		return Decision{Allow: true, Rule: reopened.Origin, Why: why}
+	}
+	why := "everything is readable unless a read deny hides it"
+	if t == Windows {
+		why = "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
+	}
+	return Decision{Allow: true, Rule: policy.Default, Why: why}
+}
+
+// reopener returns the rule that reopens p inside read deny d on t.
+//
+// The deny hides a unit: its path, or for a pattern the shallowest
+// ancestor of p that matches. Linux (runtime/resolve): an allowRead naming
+// the unit itself lifts the deny entirely; otherwise an allowRead or an
+// allowWrite strictly inside the unit is bound back. macOS: an allowRead
+// at or inside the unit wins (a deny nested inside an allow stays, since
+// the allow does not lie inside it). Windows: an explicit allow ACE
+// strictly below the denied object comes before the inherited deny; on
+// the object itself the deny comes first. Credential denies are never
+// reopened on macOS and Windows.
+func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.PathRule, bool) {
+	if isCredential(d) && t != Linux {
+		return policy.PathRule{}, false
+	}
+	unit := e.unit(d, p, t)
+	if t == Linux {
+		if a, ok := e.lifter(unit, t); ok {
+			return a, true
+		}
+	}
+	lists := [][]policy.PathRule{e.p.Filesystem.AllowRead}
+	if t != MacOS {
+		// Linux binds write roots back inside a read deny; a Windows
+		// write grant is an explicit ACE with read access.
+		lists = append(lists, e.userWriteRoots())
+	}
+	for _, l := range lists {
+		for _, a := range l {
+			if !e.covers(a, p, t) {
+				continue
+			}
+			if strictlyInside(e.expand(a.Path), unit) || t == MacOS && e.names(a, unit, t) {
+				return a, true
+			}
+		}
+	}
+	return policy.PathRule{}, false
+}
+
+// lifter returns the allowRead that names the unit itself, which on Linux
+// lifts the deny entirely (nothing is mounted over it).
+func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
+	for _, a := range e.p.Filesystem.AllowRead {
+		if e.names(a, unit, t) {
+			return a, true
+		}
+	}
+	return policy.PathRule{}, false
+}
+
+// unit is what read deny d hides of p: its path, or for a pattern the
+// shallowest ancestor of p (or p) that matches.
+func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
+	var anc []string
+	for a := p; ; a = path.Dir(a) {
+		anc = append(anc, a)
+		if a == "/" || a == "." {
+			break
+		}
+	}
+	for i := len(anc) - 1; i >= 0; i-- {
+		if e.names(d, anc[i], t) {
+			return anc[i]
+		}
+	}
+	return p
+}
+
+// names reports whether rule r names x itself (not an ancestor of x).
+func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
+	if !e.covers(r, x, t) {
+		return false
+	}
+	return x == "/" || !e.covers(r, path.Dir(x), t) || e.expand(r.Path) == x
+}
+
+// strictlyInside reports whether a lies below dir.
+func strictlyInside(a, dir string) bool {
+	if dir == "/" {
+		return a != "/"
+	}
+	return strings.HasPrefix(a, dir+"/")
+}
+
+// userWriteRoots are the allowWrite rules the settings wrote.
+func (e *Evaluator) userWriteRoots() []policy.PathRule {
+	var out []policy.PathRule
+	for _, r := range e.p.Filesystem.AllowWrite {
+		if r.Origin != policy.Default {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (e *Evaluator) denyWhy(d policy.PathRule, t Target) string {
+	why := "hidden by a read deny"
+	if d.Pattern {
+		switch t {
+		case Linux:
+			why += " (a glob: expanded when srt starts; files created later are not covered)"
+		case Windows:
+			if strings.ContainsAny(d.Path, "*?") {
+				why += " (a glob: expanded at initialize; files created later are not covered)"
+			}
+		}
+	}
+	return why
+}
+
+// firstCovering returns the first rule of l that covers p.
+func (e *Evaluator) firstCovering(l []policy.PathRule, p string, t Target) (policy.PathRule, bool) {
+	for _, r := range l {
+		if e.covers(r, p, t) {
+			return r, true
+		}
+	}
+	return policy.PathRule{}, false
+}
+
+// Write answers whether the command can change the host's file at p (a
+// path as Path returns it) on target t: create, modify or remove it, with
+// the change reaching the host.
+func (e *Evaluator) Write(p string, t Target) Decision {
+	fs := &e.p.Filesystem
+	if fs.Disabled {
+		if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok && t == Linux {
+			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+		}
+		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+	}
+	if d, ok := e.firstCovering(fs.DenyWrite, p, t); ok {
+		why := "write deny: wins over allowWrite, even at or above a write root"
+		if d.Origin == policy.Mandatory {
+			why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
+		}
+		return Decision{Rule: d.Origin, Why: why}
+	}
+	if d, ok := e.mandatoryBelow(p, t); ok {
+		return d
+	}
+	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
+		if t == Linux {
+			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+		}
+		if t == Windows {
+			return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
+		}
+	}
+	var root *policy.PathRule
+	for _, a := range fs.AllowWrite {
+		if t == Windows && a.Origin == policy.Default {
+			continue // the default write paths are /dev and /tmp names
+		}
+		if e.covers(a, p, t) {
+			root = &a
+			break
+		}
+	}
+	if root == nil {
+		return Decision{Rule: policy.Default, Why: "nothing is writable unless allowWrite grants it"}
+	}
+	if t != MacOS {
+		// Linux: a read deny is an empty tmpfs or /dev/null, so writes
+		// never reach the host. Windows: a deny ACE of full access, writes
+		// included (the stricter reading; not verified on Windows). Both
+		// restore a write root at or inside the deny.
+		var hiding *policy.PathRule
+		for _, d := range fs.DenyRead {
+			if !e.covers(d, p, t) {
+				continue
+			}
+			unit := e.unit(d, p, t)
+			restored := false
+			if _, ok := e.lifter(unit, t); ok && t == Linux {
+				restored = true // nothing is mounted over it
+			}
+			for _, a := range e.userWriteRoots() {
+				if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
+					restored = true
+				}
+			}
+			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
+				hiding = &d
+			}
+		}
+		if hiding != nil {
+			why := "hidden by a read deny: writes land in an empty tmpfs (or /dev/null) and never reach the host"
+			if t == Windows {
+				why = "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"
+			}
+			return Decision{Rule: hiding.Origin, Why: why}
+		}
+	}
+	why := "inside a write root"
+	if root.Convenience {
+		why = "a default convenience directory, writable unless a read deny hides it"
+	} else if root.Origin == policy.Default {
+		why = "a default writable path"
+	}
+	if root.Pattern && t == Linux {
+		why += " (a glob: expanded when srt starts)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// mandatoryBelow reports the mandatory deny that protects p below the
+// working directory: on Linux what the start-up scan finds (to
+// mandatoryDenySearchDepth, existing names only), on macOS any depth (the
+// profile's regexes also cover names created later). Windows has only the
+// ones directly in the working directory, which are in DenyWrite.
+func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
+	scan := e.p.Filesystem.MandatoryScan
+	if scan == nil || t == Windows {
+		return Decision{}, false
+	}
+	cwd := e.expand(policy.Cwd)
+	if !strings.HasPrefix(p, cwd+"/") {
+		return Decision{}, false
+	}
+	segs := strings.Split(strings.TrimPrefix(p, cwd+"/"), "/")
+	depthOK := func(parentLevel, limit int) bool { return t == MacOS || parentLevel <= limit }
+	for i, s := range segs {
+		if s == "node_modules" && t == Linux {
+			break // the scan does not search node_modules
+		}
+		// s is at level i+1; its parent directory at level i.
+		dangerous := false
+		switch {
+		case s == ".git" && i+1 < len(segs) && (segs[i+1] == "hooks" || segs[i+1] == "config" && scan.GitConfig):
+			dangerous = depthOK(i, scan.Depth-2)
+		case s == ".vscode" || s == ".idea":
+			dangerous = depthOK(i, scan.Depth-2)
+		case s == ".claude" && i+1 < len(segs) && (segs[i+1] == "commands" || segs[i+1] == "agents"):
+			dangerous = depthOK(i, scan.Depth-2)
+		case i == len(segs)-1 || t == MacOS:
+			for _, f := range scan.Files {
+				if s == f {
+					dangerous = depthOK(i, scan.Depth-1)
+				}
+			}
+		}
+		if dangerous && t == Linux && e.opts.Exists != nil {
+			name := cwd + "/" + strings.Join(segs[:i+1], "/")
+			if s == ".git" || s == ".claude" {
+				name += "/" + segs[i+1]
+			}
+			// The scan finds only what exists when srt starts.
+			dangerous = e.opts.Exists(name)
+		}
+		if dangerous {
+			why := "mandatory write deny below the working directory (any depth, names created later too)"
+			if t == Linux {
+				why = "mandatory write deny found by the start-up scan (to mandatoryDenySearchDepth), if the name exists when srt starts: one created later is writable"
+			}
+			return Decision{Rule: scan.Origin, Why: why}, true
+		}
+	}
+	return Decision{}, false
+}
+
+// UnixSocket answers whether the command can connect to the unix socket at
+// p (a path as Path returns it) on target t.
+func (e *Evaluator) UnixSocket(p string, t Target) Decision {
+	n := &e.p.Network
+	all := e.switchOrigin("network.allowAllUnixSockets")
+	switch t {
+	case Linux:
+		if n.AllowAllUnixSockets {
+			return Decision{Allow: true, Rule: all, Why: "no seccomp unix filter: every unix socket the file system lets it reach"}
+		}
+		return Decision{Rule: policy.Default, Why: "seccomp refuses socket(AF_UNIX): Linux cannot filter by path, so allowUnixSockets does not apply"}
+	case MacOS:
+		if n.AllowAllUnixSockets {
+			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
+		}
+		for _, r := range n.AllowUnixSockets {
+			// Always a subpath, never a glob (spec macos-windows.md §1.5).
+			r.Pattern = false
+			if e.covers(r, p, t) {
+				return Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile"}
+			}
+		}
+		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths"}
+	}
+	w := e.Write(p, t)
+	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"
+	return w
+}

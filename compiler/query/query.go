@@ -1,0 +1,197 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/netpolicy"
+)
+
+// Target is a platform whose sandbox semantics an answer follows.
+type Target string
+
+// The targets.
+const (
+	Linux   Target = "linux"
+	MacOS   Target = "macos"
+	Windows Target = "windows"
+)
+
+// Targets are all targets, in the order reports list them.
+var Targets = []Target{Linux, MacOS, Windows}
+
+// ParseTargets parses a comma-separated list of targets; "" or "all" is
+// every target.
+func ParseTargets(s string) ([]Target, error) {
+	if s == "" || s == "all" {
+		return Targets, nil
+	}
+	var out []Target
+	for _, f := range strings.Split(s, ",") {
+		switch t := Target(strings.TrimSpace(f)); t {
+		case Linux, MacOS, Windows:
+			out = append(out, t)
+		default:
+			return nil, fmt.Errorf("unknown target %q: use linux, macos, windows or all", f)
+		}
+	}
+	return out, nil
+}
+
+// A Decision is the answer to one question on one target.
+type Decision struct {
+	Allow bool `json:"allow"`
+	// Rule is the setting that decided: a settings key with its position,
+	// or policy.Default or policy.Mandatory.
+	Rule policy.Origin `json:"rule"`
+	// Why says in a few words how the rule applies on the target.
+	Why string `json:"why"`
+}
+
+// Verdict is "allow" or "deny".
+func (d Decision) Verdict() string {
+	if d.Allow {
+		return "allow"
+	}
+	return "deny"
+}
+
+// Options are the host facts a question may be asked with. The zero value
+// asks symbolically: paths are compared with ${HOME} and ${CWD} as
+// written, and a query path under /home/me does not meet a rule under
+// ${HOME}.
+type Options struct {
+	// Home and Cwd, when set, replace ${HOME} and ${CWD} in the rules and
+	// in the questions, so that concrete paths can be asked about.
+	Home, Cwd string
+	// Switches maps a settings key ("network.allowAllUnixSockets") to its
+	// Origin, so that answers decided by a switch name its position. A
+	// missing key gets an Origin without a position.
+	Switches map[string]policy.Origin
+	// Exists, when set, says whether a path exists on the host now. Linux
+	// protects the dangerous names below the working directory only where
+	// its start-up scan finds them; with Exists the Linux answer for such
+	// a name is exact for a start now, without it the name is assumed to
+	// exist (and the answer says so).
+	Exists func(path string) bool
+}
+
+// Evaluator answers questions about one policy.
+type Evaluator struct {
+	p    *policy.Policy
+	opts Options
+}
+
+// New returns an evaluator of p. p must not change while it is used.
+func New(p *policy.Policy, opts Options) *Evaluator {
+	return &Evaluator{p: p, opts: opts}
+}
+
+// Policy returns the policy e answers about.
+func (e *Evaluator) Policy() *policy.Policy { return e.p }
+
+// switchOrigin is the Origin of a settings switch.
+func (e *Evaluator) switchOrigin(key string) policy.Origin {
+	if o, ok := e.opts.Switches[key]; ok {
+		return o
+	}
+	return policy.Origin{Key: key}
+}
+
+// Path turns a path as a user writes it (~/x, ./src, /etc) into the form
+// rules are compared in: symbolic, or concrete when Options name the
+// directories. It never reads it as a pattern.
+func (e *Evaluator) Path(spelling string) string {
+	p, _ := compiler.Normalize(spelling, true)
+	return e.expand(p)
+}
+
+// expand fills in the symbolic roots the options name.
+func (e *Evaluator) expand(p string) string {
+	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
+		if r.dir == "" {
+			continue
+		}
+		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
+			p = path.Clean(r.dir + strings.TrimPrefix(p, r.sym))
+			break
+		}
+	}
+	return p
+}
+
+// covers reports whether rule r covers p on target t: p is r's path or
+// below it, or, for a pattern, p or an ancestor matches.
+func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
+	r.Path = e.expand(r.Path)
+	if t == Windows {
+		// Windows: only * and ? make a pattern; [ and ] are then a set,
+		// otherwise literal text. A literal entry with * or ? is skipped.
+		has := strings.ContainsAny(r.Path, "*?")
+		if r.Literal && has {
+			return false
+		}
+		r.Pattern = r.Pattern && has
+	}
+	return compiler.Covers(r, p)
+}
+
+// inside reports whether rule a lies at or inside rule d on target t.
+func (e *Evaluator) inside(a, d policy.PathRule, t Target) bool {
+	return e.covers(d, e.expand(a.Path), t)
+}
+
+// isCredential reports whether a rule comes from credentials.files.
+func isCredential(r policy.PathRule) bool { return strings.HasPrefix(r.Origin.Key, "credentials.") }
+
+// Connect answers whether the proxies let the command connect to
+// host:port, on target t. The proxies are the same on every target; t
+// only selects the wording. A port of 0 means 443.
+func (e *Evaluator) Connect(host string, port int, t Target) Decision {
+	if port == 0 {
+		port = 443
+	}
+	n := &e.p.Network
+	r := &netpolicy.Rules{Allowed: n.Allowed, Denied: n.Denied, DeniedReasons: n.DeniedReasons, Strict: n.StrictAllowlist}
+	// No ask callback and no per-command lists: the CLI installs neither
+	// (spec settings.md §6.1), so what no rule allows is denied.
+	d := netpolicy.Decide(context.Background(), r, host, port, "")
+	switch {
+	case d.Rule != nil && d.Allow:
+		why := "allowed by the allow list"
+		if net.ParseIP(d.Host) == nil {
+			// The resolved-address guard (spec network.md §3).
+			why += "; dialled only at a vetted address (no loopback, link-local, metadata, this host's, deniedResolvedAddresses)"
+		}
+		if m := n.MitmProxy; m != nil {
+			why += "; mitmProxy may route it upstream"
+		}
+		return Decision{Allow: true, Rule: d.Rule.Origin, Why: why}
+	case d.Rule != nil:
+		return Decision{Rule: d.Rule.Origin, Why: d.Reason}
+	case d.Reason == netpolicy.ReasonMalformed:
+		return Decision{Rule: policy.Default, Why: "malformed host: refused before any rule"}
+	}
+	return Decision{Rule: policy.Default, Why: "no allowedDomains entry matches; what no rule allows is denied"}
+}
+
+// SplitHostPort splits "host", "host:port" or "[v6]:port"; no port is 0.
+func SplitHostPort(s string) (string, int, error) {
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return "", 0, fmt.Errorf("%q: port must be 1-65535", s)
+		}
+		return h, n, nil
+	}
+	if strings.Count(s, ":") == 1 {
+		return "", 0, fmt.Errorf("%q: port must be 1-65535", s)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), 0, nil
+}

@@ -1,0 +1,146 @@
+package query
+
+import (
+	"testing"
+
+	"srt.dev/schema"
+)
+
+func load(t *testing.T, settings string) *Source {
+	t.Helper()
+	src, diags, err := Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	return src
+}
+
+func TestFilesystem(t *testing.T) {
+	settings := `{
+  "network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}},
+  "filesystem": {
+    "denyRead": ["~/.ssh", "~", "**/.env", "~/cred.json"],
+    "allowRead": ["~/proj", "~/cred.json"],
+    "allowWrite": [".", "~/.cache/x", "~/proj/out"],
+    "denyWrite": ["./locked"]
+  },
+  "credentials": {"files": [{"path": "~/.aws/credentials", "mode": "mask"}, {"path": "~/tok", "mode": "deny"}]}
+}`
+	e := load(t, settings).Evaluator("/h", "/h/proj")
+	type want struct {
+		allow bool
+		rule  string
+	}
+	tests := []struct {
+		op, path string
+		want     map[Target]want
+	}{
+		{"read", "/etc/passwd", map[Target]want{Linux: {true, "default"}, MacOS: {true, "default"}, Windows: {true, "default"}}},
+		{"read", "~/.ssh/id_rsa", map[Target]want{Linux: {false, "filesystem.denyRead[0]"}, MacOS: {false, "filesystem.denyRead[0]"}, Windows: {false, "filesystem.denyRead[0]"}}},
+		{"read", "~/other", map[Target]want{Linux: {false, "filesystem.denyRead[1]"}, MacOS: {false, "filesystem.denyRead[1]"}, Windows: {false, "filesystem.denyRead[1]"}}},
+		{"read", "~/proj/src/a.go", map[Target]want{Linux: {true, "filesystem.allowRead[0]"}, MacOS: {true, "filesystem.allowRead[0]"}, Windows: {true, "filesystem.allowRead[0]"}}},
+		// A deny nested inside an allow stays.
+		{"read", "./.env", map[Target]want{Linux: {false, "filesystem.denyRead[2]"}, MacOS: {false, "filesystem.denyRead[2]"}, Windows: {false, "filesystem.denyRead[2]"}}},
+		// The same path denied and allowed: the allow wins on Linux and
+		// macOS; on Windows the deny ACE on the object comes first.
+		{"read", "~/cred.json", map[Target]want{Linux: {true, "filesystem.allowRead[1]"}, MacOS: {true, "filesystem.allowRead[1]"}, Windows: {false, "filesystem.denyRead[3]"}}},
+		// Linux and Windows restore write roots inside a read deny; macOS
+		// does not.
+		{"read", "~/.cache/x/f", map[Target]want{Linux: {true, "filesystem.allowWrite[1]"}, MacOS: {false, "filesystem.denyRead[1]"}, Windows: {true, "filesystem.allowWrite[1]"}}},
+		// Credential masks: a copy on Linux, a read deny elsewhere.
+		{"read", "~/.aws/credentials", map[Target]want{Linux: {true, "credentials.files[0].path"}, MacOS: {false, "credentials.files[0].path"}, Windows: {false, "credentials.files[0].path"}}},
+		{"read", "~/tok", map[Target]want{Linux: {false, "credentials.files[1].path"}, MacOS: {false, "credentials.files[1].path"}, Windows: {false, "credentials.files[1].path"}}},
+		{"write", "./src/x", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {true, "filesystem.allowWrite[0]"}, Windows: {true, "filesystem.allowWrite[0]"}}},
+		{"write", "./locked/x", map[Target]want{Linux: {false, "filesystem.denyWrite[0]"}, MacOS: {false, "filesystem.denyWrite[0]"}, Windows: {false, "filesystem.denyWrite[0]"}}},
+		{"write", "~/notes", map[Target]want{Linux: {false, "default"}, MacOS: {false, "default"}, Windows: {false, "default"}}},
+		{"write", "./.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {false, "mandatory"}}},
+		// Below cwd: Linux's scan to depth 3, macOS at any depth, Windows not.
+		{"write", "./a/b/.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
+		{"write", "./a/b/c/.bashrc", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
+		{"write", "./.git/hooks/pre-commit", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
+		// A read-denied file inside a write root: /dev/null on Linux, a
+		// deny ACE on Windows, writable on macOS.
+		{"write", "./.env", map[Target]want{Linux: {false, "filesystem.denyRead[2]"}, MacOS: {true, "filesystem.allowWrite[0]"}, Windows: {false, "filesystem.denyRead[2]"}}},
+		{"write", "~/.cache/x/f", map[Target]want{Linux: {true, "filesystem.allowWrite[1]"}, MacOS: {true, "filesystem.allowWrite[1]"}, Windows: {true, "filesystem.allowWrite[1]"}}},
+	}
+	for _, tc := range tests {
+		for _, tg := range Targets {
+			var d Decision
+			p := e.Path(tc.path)
+			if tc.op == "read" {
+				d = e.Read(p, tg)
+			} else {
+				d = e.Write(p, tg)
+			}
+			w := tc.want[tg]
+			if d.Allow != w.allow || d.Rule.Key != w.rule {
+				t.Errorf("%s %s on %s = %v by %s (%s), want %v by %s", tc.op, tc.path, tg, d.Allow, d.Rule.Key, d.Why, w.allow, w.rule)
+			}
+		}
+	}
+}
+
+func TestNetworkAndSockets(t *testing.T) {
+	settings := `{
+  "network": {
+    "allowedDomains": ["github.com", "*.npmjs.org", "example.org:443"],
+    "deniedDomains": ["evil.npmjs.org"],
+    "allowUnixSockets": ["/var/run/docker.sock"]
+  },
+  "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}
+}`
+	src := load(t, settings)
+	e := src.Evaluator("", "")
+	tests := []struct {
+		host  string
+		port  int
+		allow bool
+		rule  string
+	}{
+		{"github.com", 22, true, "network.allowedDomains[0]"},
+		{"GitHub.com.", 443, true, "network.allowedDomains[0]"},
+		{"registry.npmjs.org", 443, true, "network.allowedDomains[1]"},
+		{"npmjs.org", 443, false, "default"},
+		{"evil.npmjs.org", 443, false, "network.deniedDomains[0]"},
+		{"example.org", 443, true, "network.allowedDomains[2]"},
+		{"example.org", 80, false, "default"},
+		{"169.254.169.254", 80, false, "default"},
+	}
+	for _, tc := range tests {
+		for _, tg := range Targets {
+			d := e.Connect(tc.host, tc.port, tg)
+			if d.Allow != tc.allow || d.Rule.Key != tc.rule {
+				t.Errorf("Connect(%s, %d) on %s = %v by %s, want %v by %s", tc.host, tc.port, tg, d.Allow, d.Rule.Key, tc.allow, tc.rule)
+			}
+		}
+	}
+	sock := e.Path("/var/run/docker.sock")
+	if d := e.UnixSocket(sock, Linux); d.Allow {
+		t.Errorf("UnixSocket on linux = allow, want deny: Linux cannot filter by path")
+	}
+	if d := e.UnixSocket(sock, MacOS); !d.Allow || d.Rule.Key != "network.allowUnixSockets[0]" {
+		t.Errorf("UnixSocket on macos = %+v, want allow by network.allowUnixSockets[0]", d)
+	}
+	if d := e.UnixSocket(e.Path("/tmp/other.sock"), MacOS); d.Allow {
+		t.Errorf("UnixSocket(/tmp/other.sock) on macos = allow, want deny")
+	}
+	all := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
+	d := all.Evaluator("", "").UnixSocket("/x.sock", Linux)
+	if !d.Allow || d.Rule.Key != "network.allowAllUnixSockets" || d.Rule.Pos != "s.json:1:80" {
+		t.Errorf("UnixSocket under allowAllUnixSockets = %+v, want allow by network.allowAllUnixSockets s.json:1:80", d)
+	}
+}
+
+// TestWindowsGlobs: Windows reads [ ] literally unless * or ? is present.
+func TestWindowsGlobs(t *testing.T) {
+	e := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/data/[ab]x"], "allowWrite": [], "denyWrite": []}}`).Evaluator("", "")
+	if d := e.Read("/data/ax", Linux); d.Allow {
+		t.Errorf("read /data/ax on linux = allow, want deny (the set [ab])")
+	}
+	if d := e.Read("/data/ax", Windows); !d.Allow {
+		t.Errorf("read /data/ax on windows = deny, want allow ([ab] is literal there)")
+	}
+	if d := e.Read("/data/[ab]x", Windows); d.Allow {
+		t.Errorf("read /data/[ab]x on windows = allow, want deny")
+	}
+}

@@ -1,0 +1,155 @@
+package query
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// A Line is one row of a policy summary: what is reachable on a target,
+// and the setting that made it so.
+type Line struct {
+	Target Target `json:"target"`
+	// Kind is read, write, connect, unix-socket or process.
+	Kind string `json:"kind"`
+	// Subject is the path, host or knob the line is about.
+	Subject string `json:"subject"`
+	Decision
+}
+
+// Summary lists, for each target, what the policy exposes: the verdict on
+// every path, host and socket a rule names, each computed with Read,
+// Write, Connect and UnixSocket (so a row can never say other than a
+// query would), and the process switches. Lines are in a fixed order.
+func (e *Evaluator) Summary(targets []Target) []Line {
+	var out []Line
+	for _, t := range targets {
+		add := func(kind, subject string, d Decision) {
+			out = append(out, Line{Target: t, Kind: kind, Subject: subject, Decision: d})
+		}
+		fs := &e.p.Filesystem
+		add("read", "/ (everything not listed)", e.Read("/", t))
+		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
+			for _, r := range l {
+				add("read", r.Path, e.Read(e.expand(r.Path), t))
+			}
+		}
+		add("write", "/ (everything not listed)", e.Write("/", t))
+		var mandatory []string
+		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
+			for _, r := range l {
+				if r.Origin == policy.Default && !r.Convenience && t != Windows {
+					continue // /dev and /tmp/claude names, the same in every policy
+				}
+				if r.Origin == policy.Mandatory {
+					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
+					continue
+				}
+				add("write", r.Path, e.Write(e.expand(r.Path), t))
+			}
+		}
+		if len(mandatory) > 0 && !fs.Disabled {
+			why := "always write-protected in the working directory"
+			switch t {
+			case Linux:
+				why += fmt.Sprintf(", and below it where the start-up scan finds them (depth %d)", fs.MandatoryScan.Depth)
+			case MacOS:
+				why += ", and at any depth below it"
+			}
+			why += ": " + strings.Join(mandatory, " ")
+			add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
+		}
+		n := &e.p.Network
+		for _, l := range []policy.HostList{n.Denied, n.Allowed} {
+			for _, r := range l {
+				host := r.Host
+				if strings.HasPrefix(host, "*.") {
+					host = "x" + host[1:]
+				} else if host == "*" {
+					host = "example.com"
+				}
+				add("connect", r.Entry, e.Connect(host, r.Port, t))
+			}
+		}
+		add("connect", "anything else", Decision{Rule: policy.Default, Why: "denied: the proxies allow only what allowedDomains names"})
+		for _, r := range n.AllowUnixSockets {
+			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
+		}
+		add("unix-socket", "any other path", e.UnixSocket("/nonexistent/srt-probe.sock", t))
+		for _, k := range e.knobs(t) {
+			add("process", k.name, k.d)
+		}
+	}
+	return out
+}
+
+type knob struct {
+	name string
+	d    Decision
+}
+
+// knobs are the process switches that matter on t.
+func (e *Evaluator) knobs(t Target) []knob {
+	pr, n := &e.p.Process, &e.p.Network
+	sw := func(name, key string, on bool, whyOn, whyOff string) knob {
+		if on {
+			return knob{name, Decision{Allow: true, Rule: e.switchOrigin(key), Why: whyOn}}
+		}
+		return knob{name, Decision{Rule: policy.Default, Why: whyOff}}
+	}
+	var out []knob
+	local := sw("local binding (listen on localhost)", "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen")
+	switch t {
+	case Linux:
+		out = append(out,
+			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
+			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
+			local)
+	case MacOS:
+		out = append(out,
+			sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
+			sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused"),
+			sw("pseudo-terminals", "allowPty", pr.AllowPty, "the command may open ptys", "refused"),
+			local)
+		for _, m := range n.AllowMachLookup {
+			out = append(out, knob{"mach-lookup " + m, Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "a listed Mach service"}})
+		}
+	case Windows:
+		out = append(out, local)
+	}
+	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
+		why := "masked secrets are injected only into TLS-terminated traffic"
+		if !n.TLSTerminate {
+			why = "no TLS termination: masked secrets would be injected into plaintext traffic"
+		}
+		out = append(out, knob{"credential injection", Decision{Allow: !n.TLSTerminate, Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
+	}
+	for _, v := range e.p.Env.Unset {
+		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "removed from the command's environment"}})
+	}
+	for _, v := range e.p.Env.Mask {
+		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel; the proxy swaps the real value in on egress"}})
+	}
+	return out
+}
+
+// FormatOrigin renders an Origin as "key file:line:col" or "key".
+func FormatOrigin(o policy.Origin) string {
+	if o.Pos == "" {
+		return o.Key
+	}
+	return o.Key + " " + o.Pos
+}
+
+// HostPort renders host and port the way a settings entry writes them.
+func HostPort(host string, port int) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == 0 {
+		return host
+	}
+	return host + ":" + strconv.Itoa(port)
+}
