@@ -124,11 +124,11 @@ func TestSample(t *testing.T) {
 func TestDiffSwitchesAndEnv(t *testing.T) {
 	a := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "deniedResolvedAddresses": ["10.0.0.0/8"]},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": {"envVars": [{"name": "GITHUB_TOKEN", "mode": "deny"}]}}`)
-	b := load(t, `{"network": {"allowedDomains": [], "deniedDomains": [], "allowLocalBinding": true},
+	b := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "allowNestedUserNamespaces": true,
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
 	want := []string{
 		"linux wider env GITHUB_TOKEN by default",
-		"linux wider process local binding (listen on localhost) by network.allowLocalBinding",
+		"linux wider process nested user namespaces by allowNestedUserNamespaces",
 		"linux wider resolved-address 10.0.0.0/8 by default",
 	}
 	if diff := cmp.Diff(want, summary(Diff(a, b, []query.Target{query.Linux}))); diff != "" {

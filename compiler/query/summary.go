@@ -103,10 +103,13 @@ func (e *Evaluator) knobs(t Target) []knob {
 	local := sw("local binding (listen on localhost)", "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen")
 	switch t {
 	case Linux:
+		// allowLocalBinding is ignored on Linux (spec linux.md §4): the
+		// sandbox's private loopback is always usable, and reaches
+		// nothing outside it.
 		out = append(out,
 			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
 			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
-			local)
+			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); the host's loopback is not reachable"}})
 	case MacOS:
 		out = append(out,
 			sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
@@ -120,17 +123,19 @@ func (e *Evaluator) knobs(t Target) []knob {
 		out = append(out, local)
 	}
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
-		why := "masked secrets are injected only into TLS-terminated traffic"
+		// srt does not terminate TLS or inject yet: the command's requests
+		// carry the sentinel (stricter than the settings ask).
+		why := "srt does not inject masked secrets yet: requests carry the sentinel"
 		if !n.TLSTerminate {
-			why = "no TLS termination: masked secrets would be injected into plaintext traffic"
+			why += " (and without tlsTerminate the reference would inject into plaintext traffic)"
 		}
-		out = append(out, knob{"credential injection", Decision{Allow: !n.TLSTerminate, Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
+		out = append(out, knob{"credential injection", Decision{Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
 	}
 	for _, v := range e.p.Env.Unset {
 		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "removed from the command's environment"}})
 	}
 	for _, v := range e.p.Env.Mask {
-		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel; the proxy swaps the real value in on egress"}})
+		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel; srt does not swap the real value in yet"}})
 	}
 	return out
 }
