@@ -46,11 +46,11 @@ func RegexEscape(s string) string {
 
 // The wildcard tokens of a translated glob.
 const (
-	tokStar       = "[^/]*"
-	tokStarStar   = ".*"
-	tokGlobSlash  = "(.*/)?"
-	tokSeparator  = "/"
-	tokOneChar = "[^/]"
+	tokStar      = "[^/]*"
+	tokStarStar  = ".*"
+	tokGlobSlash = "(.*/)?"
+	tokSeparator = "/"
+	tokOneChar   = "[^/]"
 )
 
 // globBody is the regex of glob without its anchors.
