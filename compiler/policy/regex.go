@@ -158,3 +158,49 @@ func simplify(toks []string) []string {
 	}
 	return toks
 }
+
+// GlobSample is one path a glob matches: every "?" and every run of "*"
+// replaced by "x", every set by its first member. A deny glob "covers" an allow pattern when it matches its sample
+// (spec §1.8, step 4).
+func GlobSample(glob string) string {
+	var b strings.Builder
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '?':
+			b.WriteByte('x')
+		case '*':
+			for i+1 < len(glob) && glob[i+1] == '*' {
+				i++
+			}
+			b.WriteByte('x')
+		case '[':
+			end := strings.IndexByte(glob[i+1:], ']')
+			if end < 0 || !validSet(glob[i+1:i+1+end]) {
+				b.WriteByte(c)
+				continue
+			}
+			b.WriteByte(glob[i+1])
+			i += end + 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// LastSetEnd is the index just past the last "[...]" of glob that spells a
+// set, or -1 when there is none.
+func LastSetEnd(glob string) int {
+	last := -1
+	for i := 0; i < len(glob); i++ {
+		if glob[i] != '[' {
+			continue
+		}
+		end := strings.IndexByte(glob[i+1:], ']')
+		if end >= 0 && validSet(glob[i+1:i+1+end]) {
+			i += end + 1
+			last = i + 1
+		}
+	}
+	return last
+}

@@ -126,3 +126,28 @@ func hasLooseGlobstar(glob string) bool {
 	}
 	return false
 }
+
+func TestGlobSampleAndLastSetEnd(t *testing.T) {
+	tests := []struct {
+		glob, sample string
+		lastSet      int
+	}{
+		{"/a/*.ts", "/a/x.ts", -1},
+		{"/a/**/b?c", "/a/x/bxc", -1},
+		{"/a/??*", "/a/xxx", -1},
+		{"/w/[WIP] proj/**/.env", "/w/W proj/x/.env", 8},
+		{"/a/[user-id]/[ab]c", "/a/[user-id]/ac", 17},
+		{"/a/[]", "/a/[]", -1},
+	}
+	for _, tt := range tests {
+		if got := GlobSample(tt.glob); got != tt.sample {
+			t.Errorf("GlobSample(%q) = %q, want %q", tt.glob, got, tt.sample)
+		}
+		if got := LastSetEnd(tt.glob); got != tt.lastSet {
+			t.Errorf("LastSetEnd(%q) = %d, want %d", tt.glob, got, tt.lastSet)
+		}
+		if ok, _ := regexp.MatchString(GlobRegex(tt.glob), tt.sample); !ok {
+			t.Errorf("GlobRegex(%q) does not match its sample %q", tt.glob, tt.sample)
+		}
+	}
+}
