@@ -41,6 +41,10 @@ type Options struct {
 	Log *slog.Logger
 	// DryRun returns the bwrap argv instead of running it.
 	DryRun bool
+	// SeatbeltProfile is the macOS profile to run (a reviewed
+	// macos/profile.sb); nil means the one emitted from the policy. Linux
+	// ignores it.
+	SeatbeltProfile []byte
 }
 
 // Result is how the command ended.

@@ -4,23 +4,18 @@ package sandbox
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +23,6 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/emit/bwrap/seccomp"
-	"srt.dev/runtime/netpolicy"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/resolve"
@@ -85,7 +79,7 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	plan := bwrap.Emit(p)
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(token, argv, self),
+		ProxyEnv:  proxyEnv(token, argv, self, HTTPPort, SOCKSPort),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -225,23 +219,6 @@ wait:
 	return out, nil
 }
 
-// unsupported refuses settings whose network rules this runtime cannot
-// enforce yet: running without them would be weaker than what was written.
-func unsupported(p *policy.Policy) error {
-	n := p.Network
-	var keys []string
-	if n.MitmProxy != nil {
-		keys = append(keys, "network.mitmProxy")
-	}
-	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
-		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
-	}
-	if len(keys) > 0 {
-		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
-	}
-	return nil
-}
-
 func (o *Options) defaults() error {
 	if o.Bwrap == "" {
 		path, err := exec.LookPath("bwrap")
@@ -283,17 +260,6 @@ func (o *Options) debug(msg string) {
 	if o.Log != nil {
 		o.Log.Debug(msg)
 	}
-}
-
-// exitCode is the command's status, or 128+N for a signal N.
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return 1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
 }
 
 type childFileSet struct {
@@ -443,91 +409,6 @@ func Init(args []string) error {
 	cmd.Wait()
 	os.Exit(exitCode(cmd.ProcessState))
 	return nil
-}
-
-// proxyEnv are the variables that point the command at the proxies
-// (spec linux.md §3); the user name carries the command for attribution.
-func proxyEnv(token string, argv []string, self string) []string {
-	cmd := strings.Join(argv, " ")
-	if r := []rune(cmd); len(r) > 100 {
-		cmd = string(r[:100])
-	}
-	user := "srt." + base64.StdEncoding.EncodeToString([]byte(cmd))
-	if len(user) > 255 {
-		user = "srt"
-	}
-	userURL := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(user)
-	httpURL := fmt.Sprintf("http://%s:%s@localhost:%d", userURL, token, HTTPPort)
-	socksURL := fmt.Sprintf("socks5h://%s:%s@localhost:%d", userURL, token, SOCKSPort)
-	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
-	env := []string{
-		"SANDBOX_RUNTIME=1",
-		"TMPDIR=/tmp/claude",
-		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
-		"HTTP_PROXY=" + httpURL, "HTTPS_PROXY=" + httpURL, "http_proxy=" + httpURL, "https_proxy=" + httpURL,
-		"GIT_CONFIG_PARAMETERS='http.proxyAuthMethod=basic'",
-		"ALL_PROXY=" + httpURL, "all_proxy=" + httpURL,
-		"GRPC_PROXY=" + httpURL, "grpc_proxy=" + httpURL,
-		"FTP_PROXY=" + socksURL, "ftp_proxy=" + socksURL,
-		"RSYNC_PROXY=localhost:" + strconv.Itoa(SOCKSPort),
-		"DOCKER_HTTP_PROXY=" + httpURL, "DOCKER_HTTPS_PROXY=" + httpURL,
-		"CLOUDSDK_PROXY_TYPE=http", "CLOUDSDK_PROXY_ADDRESS=localhost", "CLOUDSDK_PROXY_PORT=" + strconv.Itoa(HTTPPort),
-		"CLOUDSDK_PROXY_USERNAME=" + user, "CLOUDSDK_PROXY_PASSWORD=" + token,
-		// git over SSH through the proxy, with srt itself as ProxyCommand.
-		"GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='" + self + " " + ConnectArg + " %h %p'",
-	}
-	return env
-}
-
-func rulesOf(p *policy.Policy) func() *netpolicy.Rules {
-	r := &netpolicy.Rules{
-		Allowed:       p.Network.Allowed,
-		Denied:        p.Network.Denied,
-		DeniedReasons: p.Network.DeniedReasons,
-		Strict:        p.Network.StrictAllowlist,
-	}
-	return func() *netpolicy.Rules { return r }
-}
-
-func listedOf(p *policy.Policy) func() []netip.Prefix {
-	var entries []string
-	for _, a := range p.Network.DeniedResolvedAddresses {
-		entries = append(entries, a.Range)
-	}
-	listed, _ := netpolicy.ParseRanges(entries) // validated by the grammar
-	return func() []netip.Prefix { return listed }
-}
-
-// hostAddrs are this host's interface addresses, read at each lookup.
-func hostAddrs() []netip.Addr {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, p.Addr())
-		}
-	}
-	return out
-}
-
-func randomHex(n int) (string, error) {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
-}
-
-func envValue(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 // startReaperAsync starts the reaper and sends its stop function.

@@ -1,0 +1,121 @@
+package sandbox
+
+// The pure part of the macOS runtime: the sandbox-exec command line, the
+// command's environment and the violation tag. It is untagged so that it
+// is tested on Linux; sandbox_darwin.go runs it. None of it has run on a
+// real Mac yet.
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/seatbelt"
+)
+
+// SandboxExec is macOS's Seatbelt front end.
+const SandboxExec = "/usr/bin/sandbox-exec"
+
+// seatbeltArgv is the command line that runs argv under profile:
+// sandbox-exec -p PROFILE -D NAME=VALUE... argv. The profile is passed
+// inline, as the reference does (no file to race on); the host facts are
+// parameters, so the profile is byte for byte the reviewed artifact.
+func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	if strings.HasPrefix(argv[0], "-") {
+		// sandbox-exec would read it as one of its own options.
+		return nil, fmt.Errorf("a command may not start with %q under sandbox-exec: give its path (./%s)", "-", argv[0])
+	}
+	if host.Home == "" || host.Cwd == "" || host.Home[0] != '/' || host.Cwd[0] != '/' {
+		return nil, fmt.Errorf("HOME (%q) and the working directory (%q) must be absolute", host.Home, host.Cwd)
+	}
+	full := []string{SandboxExec, "-p", string(profile)}
+	for _, d := range host.Defines() {
+		full = append(full, "-D", d)
+	}
+	return append(full, argv...), nil
+}
+
+// LogTag is the tag a profile's rules log violations with (spec
+// macos-windows.md §1.12): CMD64_, the base64 of the first 100 UTF-16 units
+// of the attribution key (the command), _END_, and the session suffix.
+func LogTag(key, suffix string) string {
+	units := utf16.Encode([]rune(key))
+	if len(units) > 100 {
+		units = units[:100]
+	}
+	return "CMD64_" + base64.StdEncoding.EncodeToString([]byte(string(utf16.Decode(units)))) + "_END_" + suffix
+}
+
+// sessionSuffix is a per-process suffix: "_", up to nine base-36
+// characters of r, "_SBX".
+func sessionSuffix(r uint64) string {
+	s := strconv.FormatUint(r, 36)
+	if len(s) > 9 {
+		s = s[:9]
+	}
+	return "_" + s + "_SBX"
+}
+
+// darwinEnv is the command's environment on macOS: base with the denied
+// credential variables removed and the masked ones replaced by a sentinel
+// (mask gives it), git's safe.directory entries numbered after any
+// inherited GIT_CONFIG_COUNT (an inherited 0 turns them off, spec §1.13),
+// then the proxy variables, which win over anything inherited.
+func darwinEnv(base []string, p *policy.Policy, proxyVars []string, mask func(string) string) []string {
+	env := append([]string{}, base...)
+	for _, u := range p.Env.Unset {
+		env = unsetEnv(env, u.Name)
+	}
+	for _, m := range p.Env.Mask {
+		env = setEnv(env, m.Name, mask(m.Name))
+	}
+	if dirs := p.Env.GitSafeDirectories; len(dirs) > 0 {
+		inherited := envValue(env, "GIT_CONFIG_COUNT")
+		if n, err := strconv.Atoi(inherited); inherited != "0" {
+			if err != nil {
+				n = 0
+			}
+			var values []string
+			if len(dirs) > 8 {
+				values = []string{"*"}
+			} else {
+				for _, d := range dirs {
+					values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
+				}
+			}
+			for _, v := range values {
+				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_KEY_%d", n), "safe.directory")
+				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), v)
+				n++
+			}
+			env = setEnv(env, "GIT_CONFIG_COUNT", strconv.Itoa(n))
+		}
+	}
+	for _, kv := range proxyVars {
+		k, v, _ := strings.Cut(kv, "=")
+		env = setEnv(env, k, v)
+	}
+	return env
+}
+
+// setEnv replaces every NAME= entry of env with one NAME=value, at the end.
+func setEnv(env []string, name, value string) []string {
+	return append(unsetEnv(env, name), name+"="+value)
+}
+
+func unsetEnv(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
