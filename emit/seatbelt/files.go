@@ -68,8 +68,12 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			fs = append(fs, m.carve(d, allows))
 			root = root || d.root == "" && d.goRegexp(true).MatchString("/")
 		default:
+			// Under different roots the relation is a host fact; the
+			// common case (deny ~, allow the working directory inside it)
+			// needs no re-emission, and the runtime refuses the other
+			// (sandbox.CrossRootHazard).
 			for _, a := range allows {
-				if r := relate(d.spelling(), a.spelling()); !a.glob() && (r == inside || r == unknown) {
+				if !a.glob() && relate(d.spelling(), a.spelling()) == inside {
 					fs = append(fs, m.denyF(d))
 					break
 				}

@@ -119,3 +119,44 @@ func unsetEnv(env []string, name string) []string {
 	}
 	return out
 }
+
+// CrossRootHazard reports a read deny that the macOS profile cannot order
+// correctly on this host: a literal deny written under one root (${HOME},
+// ${CWD} or "/") that lies strictly inside a literal read allow written
+// under another. The profile is compiled without knowing where HOME and
+// the working directory are, so it does not re-apply such a deny after
+// the allow, and the allow would open it (e.g. denyRead ~/.ssh with
+// allowRead "." run from /Users). srt refuses to run rather than expose it.
+func CrossRootHazard(p *policy.Policy, home, cwd string) error {
+	expand := func(path string) string {
+		for root, dir := range map[string]string{policy.Home: home, policy.Cwd: cwd} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return strings.TrimSuffix(dir, "/") + path[len(root):]
+			}
+		}
+		return path
+	}
+	rootOf := func(path string) string {
+		for _, root := range []string{policy.Home, policy.Cwd} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return root
+			}
+		}
+		return "/"
+	}
+	for _, d := range p.Filesystem.DenyRead {
+		if d.Pattern || strings.HasPrefix(d.Origin.Key, "credentials.") {
+			continue
+		}
+		for _, a := range p.Filesystem.AllowRead {
+			if a.Pattern || rootOf(a.Path) == rootOf(d.Path) {
+				continue
+			}
+			dp, ap := expand(d.Path), expand(a.Path)
+			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
+				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
+			}
+		}
+	}
+	return nil
+}

@@ -114,3 +114,23 @@ func TestDarwinEnv(t *testing.T) {
 		t.Error("GIT_CONFIG_COUNT=0 did not turn the safe.directory entries off")
 	}
 }
+
+func TestCrossRootHazard(t *testing.T) {
+	deny := []policy.PathRule{{Path: policy.Home + "/.ssh", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	allow := []policy.PathRule{{Path: policy.Cwd, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	p := &policy.Policy{}
+	p.Filesystem.DenyRead, p.Filesystem.AllowRead = deny, allow
+	if err := CrossRootHazard(p, "/Users/u", "/Users"); err == nil || !strings.Contains(err.Error(), "filesystem.denyRead[0] (/Users/u/.ssh) lies inside filesystem.allowRead[0] (/Users)") {
+		t.Errorf("CWD above HOME: %v, want the hazard named", err)
+	}
+	if err := CrossRootHazard(p, "/Users/u", "/Users/u/proj"); err != nil {
+		t.Errorf("CWD inside HOME: %v, want none", err)
+	}
+	if err := CrossRootHazard(p, "/Users/u", "/"); err == nil {
+		t.Error("CWD at /: no hazard reported")
+	}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
+		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
+	}
+}
