@@ -151,13 +151,13 @@ func macCases() map[string]macCase {
 		"M34": {dir: "macos-m34-credential-deny", count: map[string]int{"  (subpath " + home("/.netrc") + ")\n": 4},
 			ordered: []string{rule("deny file-read*", "(subpath "+home("/.netrc")+")"), rule("deny file-read*", "(subpath "+home("/.netrc")+")"),
 				rule("deny file-write-unlink", "(subpath "+home("/.netrc")+")", `(literal (param "HOME"))`, `(regex (param "HOME_PARENTS_REGEX"))`)}},
-		"M35": {dir: "macos-m35-filesystem-disabled", ordered: append(proxyTriple(httpP), "\n(allow file-read*)\n(allow file-write*)\n"), not: []string{".bashrc"}},
+		"M35":  {dir: "macos-m35-filesystem-disabled", ordered: append(proxyTriple(httpP), "\n(allow file-read*)\n(allow file-write*)\n"), not: []string{".bashrc"}},
 		"M36a": {dir: "macos-m36a-deny-npm", ordered: []string{"(subpath " + home("/.claude/debug") + ")"}, not: []string{"_logs"}},
 		"M36b": {dir: "macos-m36b-deny-npm-allow-logs", ordered: []string{"(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}},
 		// Whether /Users holds ${HOME} is a host fact: the compiler keeps
 		// both convenience directories writable (reads stay denied).
 		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")"}},
-		"M37": {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
+		"M37":  {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
 	}
 }
 
