@@ -216,3 +216,20 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEmit emits the profile of the golden typical project.
+func BenchmarkEmit(b *testing.B) {
+	data, err := os.ReadFile("../../golden/testdata/typical-project/settings.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, d, err := compiler.CompileFile("settings.json", data, schema.Options{OS: schema.OSPosix})
+	if err != nil || d != nil {
+		b.Fatal(err, d)
+	}
+	for i := 0; i < b.N; i++ {
+		if _, err := Emit(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
