@@ -95,13 +95,18 @@ func spellings(e entry) []entry {
 	}
 	if !e.glob() && strings.Contains(e.lit+"/", "/../") {
 		x := e
-		x.lit = path.Clean(e.lit)
-		if e.root != "" && (x.lit == "." || strings.HasPrefix(x.lit, "..")) {
-			return out // folds above the root: not expressible, keep as written
-		}
-		if e.root != "" {
-			x.lit = path.Clean("/" + e.lit)
-			if x.lit == "/" {
+		if e.root == "" {
+			x.lit = path.Clean(e.lit) // "/.." is "/", as for the kernel
+		} else {
+			rel := path.Clean(strings.TrimPrefix(e.lit, "/"))
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				// Above the root: the profile cannot name it without the
+				// host's directories; srt on macOS refuses such a policy
+				// (sandbox.ClimbingHazard).
+				return out
+			}
+			x.lit = "/" + rel
+			if rel == "." {
 				x.lit = ""
 			}
 		}

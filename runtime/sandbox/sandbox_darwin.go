@@ -61,6 +61,9 @@ func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Resu
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
+	if err := ClimbingHazard(p); err != nil {
+		return nil, err
+	}
 	if err := CrossRootHazard(p, home, cwd); err != nil {
 		return nil, err
 	}

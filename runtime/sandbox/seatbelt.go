@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -155,6 +156,31 @@ func CrossRootHazard(p *policy.Policy, home, cwd string) error {
 			dp, ap := expand(d.Path), expand(a.Path)
 			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
 				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
+			}
+		}
+	}
+	return nil
+}
+
+// ClimbingHazard reports a path of the policy that climbs above its
+// symbolic root ("../secrets", written relative to the working directory).
+// The macOS profile names paths from ${HOME} and ${CWD} without knowing the
+// host, so it cannot name their parents' other children: the rule would
+// match nothing, a deny would protect nothing. srt on macOS refuses to run
+// it; an absolute path says the same thing safely.
+func ClimbingHazard(p *policy.Policy) error {
+	fs := p.Filesystem
+	lists := [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets}
+	for _, list := range lists {
+		for _, r := range list {
+			for _, root := range []string{policy.Home, policy.Cwd} {
+				rest, ok := strings.CutPrefix(r.Path, root+"/")
+				if !ok {
+					continue
+				}
+				if c := path.Clean(rest); c == ".." || strings.HasPrefix(c, "../") {
+					return fmt.Errorf("%s: %s climbs above %s, which the macOS profile cannot express without this host's directories: write it as an absolute path", r.Origin.Key, r.Path, root)
+				}
 			}
 		}
 	}

@@ -134,3 +134,27 @@ func TestCrossRootHazard(t *testing.T) {
 		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
 	}
 }
+
+func TestClimbingHazard(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		bad  bool
+	}{
+		{policy.Cwd + "/../secrets", true},
+		{policy.Cwd + "/..", true},
+		{policy.Home + "/a/../../x", true},
+		{policy.Cwd + "/src/../.git", false},
+		{"/a/../b", false},
+		{policy.Cwd + "/..x", false},
+	} {
+		p := &policy.Policy{}
+		p.Filesystem.AllowWrite = []policy.PathRule{{Path: tt.path, Origin: policy.Origin{Key: "filesystem.allowWrite[0]"}}}
+		err := ClimbingHazard(p)
+		if (err != nil) != tt.bad {
+			t.Errorf("ClimbingHazard(%q) = %v, want an error: %v", tt.path, err, tt.bad)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "filesystem.allowWrite[0]: ") {
+			t.Errorf("ClimbingHazard(%q) = %v, want the setting named first", tt.path, err)
+		}
+	}
+}
