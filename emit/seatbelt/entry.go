@@ -73,8 +73,9 @@ var privateDirs = []string{"/tmp", "/var", "/etc"}
 //     exist at run time only (§5.1.8); the emitter cannot look, so it writes
 //     both for every list: a deny then holds for a file created later, and
 //     an allow opens what the user named;
-//   - a literal path with ".." also folded: Seatbelt never sees "..", and a
-//     rule spelled with it would match nothing (the reference only warns).
+//   - a path or pattern with ".." also folded: Seatbelt never sees "..",
+//     and a rule spelled with it would match nothing (the reference only
+//     warns about absolute ones, and folds relative ones).
 //     The spelling as written is kept, in case the folded one is wrong
 //     because of a symlink.
 func spellings(e entry) []entry {
@@ -111,6 +112,19 @@ func spellings(e entry) []entry {
 			}
 		}
 		out = append(out, x)
+	}
+	if e.glob() && e.lit == "" && strings.Contains(e.pat+"/", "/../") {
+		x := e
+		if e.root == "" {
+			x.pat = path.Clean(e.pat)
+		} else if rel := path.Clean(strings.TrimPrefix(e.pat, "/")); rel != ".." && !strings.HasPrefix(rel, "../") {
+			x.pat = "/" + rel
+		} else {
+			return out // above the root, as for a literal path
+		}
+		if x.pat != e.pat && strings.ContainsAny(x.pat, "*?[]") {
+			out = append(out, x)
+		}
 	}
 	return out
 }

@@ -233,3 +233,28 @@ func BenchmarkEmit(b *testing.B) {
 		}
 	}
 }
+
+// TestDotDot: ".." is folded where it stays under its root, for paths and
+// patterns, and never folded into the root when it climbs above it.
+func TestDotDot(t *testing.T) {
+	p := &policy.Policy{}
+	o := policy.Origin{Key: "filesystem.denyRead"}
+	p.Filesystem.DenyRead = []policy.PathRule{
+		{Path: policy.Cwd + "/src/../.git", Origin: o},
+		{Path: policy.Cwd + "/src/../*.pem", Pattern: true, Origin: o},
+		{Path: "/a/../b", Origin: o},
+		{Path: policy.Cwd + "/../secrets", Origin: o},
+	}
+	b, err := Emit(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`(subpath (string-append (param "CWD") "/.git"))`, `(regex (string-append "^" (param "CWD_REGEX") "/[^/]*\\.pem(/.*)?$"))`, `(subpath "/b")`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+	if strings.Contains(string(b), `"/secrets"`) {
+		t.Errorf("${CWD}/../secrets was folded into ${CWD}/secrets")
+	}
+}
