@@ -14,6 +14,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/emit/seatbelt"
 )
 
 // Target is a platform the artifacts are for.
@@ -59,7 +60,13 @@ func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
 			if err := linux(p, files); err != nil {
 				return nil, err
 			}
-		case MacOS, Windows:
+		case MacOS:
+			sb, err := seatbelt.Emit(p)
+			if err != nil {
+				return nil, fmt.Errorf("target macos: %w", err)
+			}
+			files["macos/profile.sb"] = sb
+		case Windows:
 			return nil, fmt.Errorf("target %s: the emitter is %w", t, ErrNotBuilt)
 		default:
 			return nil, fmt.Errorf("unknown target %q", t)

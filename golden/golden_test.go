@@ -42,7 +42,7 @@ func TestGolden(t *testing.T) {
 			if err != nil || diags != nil {
 				t.Fatalf("compile: %v %v", err, diags)
 			}
-			files, err := emit.Artifacts(p, []emit.Target{emit.Linux})
+			files, err := emit.Artifacts(p, []emit.Target{emit.Linux, emit.MacOS})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -332,7 +332,12 @@ func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: No command specified.")
 		return 1
 	}
-	res, err := sandbox.Run(context.Background(), p, argv, sandbox.Options{Stdin: stdin, Stdout: stdout, Stderr: stderr, DryRun: dry})
+	so := sandbox.Options{Stdin: stdin, Stdout: stdout, Stderr: stderr, DryRun: dry}
+	// On macOS the reviewed profile runs as it is (ReadPlan checked it).
+	if b, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb")); err == nil {
+		so.SeatbeltProfile = b
+	}
+	res, err := sandbox.Run(context.Background(), p, argv, so)
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1

@@ -12,6 +12,7 @@ import (
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 	"srt.dev/emit"
+	"srt.dev/emit/seatbelt"
 	"srt.dev/schema"
 )
 
@@ -28,9 +29,10 @@ type compileCmd struct {
 func (c *compileCmd) Help() string {
 	return `Writes the artifact directory: plan.json (the compiled policy and a checksum of
 every file), and for Linux linux/bwrap.args (the bubblewrap plan) and
-linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly).
-The same settings give the same bytes on every machine. The macOS and Windows
-emitters are not built yet.`
+linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly),
+and for macOS macos/profile.sb (the Seatbelt profile; host paths and proxy
+ports are sandbox-exec parameters). The same settings give the same bytes on
+every machine. The Windows emitter is not built yet.`
 }
 
 func (c *compileCmd) Run(s streams) error {
@@ -47,10 +49,18 @@ func (c *compileCmd) Run(s streams) error {
 
 	targets := []emit.Target{emit.Target(c.Target)}
 	if c.Target == "all" {
-		targets = []emit.Target{emit.Linux}
-		fmt.Fprintln(s.stderr, "srtc: note: the macos and windows targets are not built yet; writing linux only")
+		targets = []emit.Target{emit.Linux, emit.MacOS}
+		fmt.Fprintln(s.stderr, "srtc: note: the windows target is not built yet; writing linux and macos only")
 	}
 	files, err := emit.Artifacts(p, targets)
+	var refused *seatbelt.Error
+	if errors.As(err, &refused) {
+		if refused.Origin.Pos == "" {
+			fmt.Fprintf(s.stderr, "%s: ", name)
+		}
+		fmt.Fprintln(s.stderr, refused)
+		return exitError(exitFailure)
+	}
 	if errors.Is(err, emit.ErrNotBuilt) {
 		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
 		return exitError(exitFailure)

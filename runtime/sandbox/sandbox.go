@@ -53,6 +53,10 @@ type Options struct {
 	// Started, if set, is called once the command's sandbox is up and
 	// its proxies serve (the srt CLI starts reading --control-fd then).
 	Started func()
+	// SeatbeltProfile is the macOS profile to run (a reviewed
+	// macos/profile.sb); nil means the one emitted from the policy. Linux
+	// ignores it.
+	SeatbeltProfile []byte
 }
 
 // Result is how the command ended.

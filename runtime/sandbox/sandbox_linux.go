@@ -99,7 +99,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	plan := bwrap.Emit(p)
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(m.token, key, self),
+		ProxyEnv:  proxyEnv(m.token, key, self, HTTPPort, SOCKSPort),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -295,17 +295,6 @@ func (o *Options) debug(msg string) {
 	}
 }
 
-// exitCode is the command's status, or 128+N for a signal N.
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return 1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
-
 type childFileSet struct {
 	extra   []*os.File // fd 3, 4, 5, 6 in the child
 	hostEnd *os.File
@@ -453,45 +442,6 @@ func Init(args []string) error {
 	cmd.Wait()
 	os.Exit(exitCode(cmd.ProcessState))
 	return nil
-}
-
-// proxyEnv are the variables that point the command at the proxies
-// (spec linux.md §3); the user name carries the command for attribution.
-func proxyEnv(token, key, self string) []string {
-	user := "srt." + key
-	if len(user) > 255 {
-		user = "srt"
-	}
-	userURL := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(user)
-	httpURL := fmt.Sprintf("http://%s:%s@localhost:%d", userURL, token, HTTPPort)
-	socksURL := fmt.Sprintf("socks5h://%s:%s@localhost:%d", userURL, token, SOCKSPort)
-	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
-	env := []string{
-		"SANDBOX_RUNTIME=1",
-		"TMPDIR=/tmp/claude",
-		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
-		"HTTP_PROXY=" + httpURL, "HTTPS_PROXY=" + httpURL, "http_proxy=" + httpURL, "https_proxy=" + httpURL,
-		"GIT_CONFIG_PARAMETERS='http.proxyAuthMethod=basic'",
-		"ALL_PROXY=" + httpURL, "all_proxy=" + httpURL,
-		"GRPC_PROXY=" + httpURL, "grpc_proxy=" + httpURL,
-		"FTP_PROXY=" + socksURL, "ftp_proxy=" + socksURL,
-		"RSYNC_PROXY=localhost:" + strconv.Itoa(SOCKSPort),
-		"DOCKER_HTTP_PROXY=" + httpURL, "DOCKER_HTTPS_PROXY=" + httpURL,
-		"CLOUDSDK_PROXY_TYPE=http", "CLOUDSDK_PROXY_ADDRESS=localhost", "CLOUDSDK_PROXY_PORT=" + strconv.Itoa(HTTPPort),
-		"CLOUDSDK_PROXY_USERNAME=" + user, "CLOUDSDK_PROXY_PASSWORD=" + token,
-		// git over SSH through the proxy, with srt itself as ProxyCommand.
-		"GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='" + self + " " + ConnectArg + " %h %p'",
-	}
-	return env
-}
-
-func envValue(env []string, key string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 // startReaperAsync starts the reaper and sends its stop function.

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -9,8 +9,8 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// errNotBuilt: the macOS (Seatbelt) and Windows runtimes do not exist yet.
-var errNotBuilt = errors.New("running commands in a sandbox is built for Linux only so far; nothing was run")
+// errNotBuilt: the Windows runtime does not exist yet.
+var errNotBuilt = errors.New("running commands in a sandbox is built for Linux and macOS only so far; nothing was run")
 
 // Run refuses: there is no sandbox for this operating system yet.
 func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
@@ -27,7 +27,7 @@ func Init([]string) error { return errNotBuilt }
 
 // Doctor reports that this operating system has no sandbox yet.
 func Doctor(string) []Check {
-	return []Check{{Name: "sandbox", Detail: errNotBuilt.Error(), Remedy: "use srt on Linux for now"}}
+	return []Check{{Name: "sandbox", Detail: errNotBuilt.Error(), Remedy: "use srt on Linux or macOS for now"}}
 }
 
 // Reap refuses, as Run does.

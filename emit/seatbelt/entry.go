@@ -1,0 +1,289 @@
+package seatbelt
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// An entry is one path or pattern as the profile spells it (spec §1.6): a
+// symbolic root (a sandbox-exec parameter), literal text after it, and for
+// a pattern the glob after that. Splitting literal text from the glob lets
+// a reading anchor a glob at a directory whose name has brackets.
+type entry struct {
+	root   string // "", policy.Home or policy.Cwd
+	lit    string // literal text after root: "" or "/..."; the whole path when root is ""
+	pat    string // glob after lit; "" for a literal entry
+	origin policy.Origin
+	cred   bool // a credentials.files entry
+}
+
+func (e entry) glob() bool { return e.pat != "" }
+
+// spelling is the entry as the policy writes it, root included.
+func (e entry) spelling() string { return e.root + e.lit + e.pat }
+
+// split divides a policy path into its root and the rest.
+func split(p string) (root, rest string) {
+	for _, r := range []string{policy.Home, policy.Cwd} {
+		if p == r || strings.HasPrefix(p, r+"/") {
+			return r, p[len(r):]
+		}
+	}
+	return "", p
+}
+
+// entryOf is the entry of a policy rule; a literal entry is never a glob.
+func entryOf(r policy.PathRule) entry {
+	root, rest := split(r.Path)
+	e := entry{root: root, origin: r.Origin, cred: strings.HasPrefix(r.Origin.Key, "credentials.")}
+	if r.Pattern && !r.Literal {
+		e.pat = rest
+	} else {
+		e.lit = rest
+	}
+	return e
+}
+
+// entries are the entries of a list of rules: each rule's spellings (see
+// spellings), then the extra readings of its patterns (see reading), after
+// all plain entries, as the reference orders them (§1.7a).
+func entries(rules []policy.PathRule) []entry {
+	var out, extra []entry
+	for _, r := range rules {
+		e := entryOf(r)
+		out = append(out, spellings(e)...)
+		if x, ok := reading(e); ok {
+			extra = append(extra, spellings(x)...)
+		}
+	}
+	return append(out, extra...)
+}
+
+// privateDirs are the macOS top-level symlinks into /private.
+var privateDirs = []string{"/tmp", "/var", "/etc"}
+
+// spellings are e and its other spellings, in this order:
+//
+//   - an absolute path under /tmp, /var or /etc, which are symlinks into
+//     /private on macOS, also as /private/...: Seatbelt matches the path the
+//     kernel resolved. The reference gets this by realpath, for paths that
+//     exist at run time only (§5.1.8); the emitter cannot look, so it writes
+//     both for every list: a deny then holds for a file created later, and
+//     an allow opens what the user named;
+//   - a path or pattern with ".." also folded: Seatbelt never sees "..",
+//     and a rule spelled with it would match nothing (the reference only
+//     warns about absolute ones, and folds relative ones).
+//     The spelling as written is kept, in case the folded one is wrong
+//     because of a symlink.
+func spellings(e entry) []entry {
+	out := []entry{e}
+	if e.root == "" {
+		full := e.lit + e.pat
+		for _, d := range privateDirs {
+			if full == d || strings.HasPrefix(full, d+"/") {
+				x := e
+				if e.lit != "" {
+					x.lit = "/private" + e.lit
+				} else {
+					x.pat = "/private" + e.pat
+				}
+				out = append(out, x)
+			}
+		}
+	}
+	if !e.glob() && strings.Contains(e.lit+"/", "/../") {
+		x := e
+		if e.root == "" {
+			x.lit = path.Clean(e.lit) // "/.." is "/", as for the kernel
+		} else {
+			rel := path.Clean(strings.TrimPrefix(e.lit, "/"))
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				// Above the root: the profile cannot name it without the
+				// host's directories; srt on macOS refuses such a policy
+				// (sandbox.ClimbingHazard).
+				return out
+			}
+			x.lit = "/" + rel
+			if rel == "." {
+				x.lit = ""
+			}
+		}
+		out = append(out, x)
+	}
+	if e.glob() && e.lit == "" && strings.Contains(e.pat+"/", "/../") {
+		x := e
+		if e.root == "" {
+			x.pat = path.Clean(e.pat)
+		} else if rel := path.Clean(strings.TrimPrefix(e.pat, "/")); rel != ".." && !strings.HasPrefix(rel, "../") {
+			x.pat = "/" + rel
+		} else {
+			return out // above the root, as for a literal path
+		}
+		if x.pat != e.pat && strings.ContainsAny(x.pat, "*?[]") {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// reading is the extra entry of a pattern whose spelling has a bracket
+// set, which may just as well be part of a real name ("[WIP] proj", spec
+// §1.7a). The reference adds it only when that name exists on disk; the
+// emitter cannot look, so it always adds it: the pattern up to the
+// component that holds its last set is read as literal text; the rest, if
+// it has wildcards, stays a glob anchored there, otherwise the entry is a
+// literal path. Only sets need this: a "*" or "?" matches its own
+// character, so a name spelled with one is matched by the pattern already.
+func reading(e entry) (entry, bool) {
+	if !e.glob() {
+		return entry{}, false
+	}
+	end := policy.LastSetEnd(e.pat)
+	if end < 0 {
+		return entry{}, false
+	}
+	if i := strings.IndexByte(e.pat[end:], '/'); i >= 0 {
+		end += i
+	} else {
+		end = len(e.pat)
+	}
+	x := e
+	x.lit, x.pat = e.lit+e.pat[:end], e.pat[end:]
+	if !strings.ContainsAny(x.pat, "*?") && policy.LastSetEnd(x.pat) < 0 {
+		x.lit, x.pat = x.lit+x.pat, ""
+	}
+	return x, true
+}
+
+// base is the directory a pattern starts in: the root and literal text,
+// and the glob's part before the component of its first wildcard. For a
+// literal entry it is the path itself.
+func (e entry) base() string {
+	if !e.glob() {
+		return e.spelling()
+	}
+	static := e.pat
+	if i := strings.IndexAny(static, "*?["); i >= 0 {
+		static = static[:i]
+	}
+	dir := e.root + e.lit + static[:strings.LastIndexByte(static, '/')+1]
+	if len(dir) > 1 {
+		dir = strings.TrimSuffix(dir, "/")
+	}
+	if dir == "" {
+		dir = "/"
+	}
+	return dir
+}
+
+// A pin is a directory kept from being renamed or removed: a symbolic
+// path, or the ancestors of a root, written rootParents+root.
+const rootParents = "<parents>"
+
+// ancestors of a symbolic path, nearest first, "/" excluded; above a
+// symbolic root they end in the root's parents.
+func ancestors(p string) []string {
+	root, rest := split(p)
+	var out []string
+	for rest != "" {
+		i := strings.LastIndexByte(rest, '/')
+		rest = rest[:i]
+		if root == "" && rest == "" {
+			break
+		}
+		out = append(out, root+rest)
+	}
+	if root != "" {
+		out = append(out, rootParents+root)
+	}
+	return out
+}
+
+// A relation between two symbolic paths.
+type relation int
+
+const (
+	unrelated relation = iota // neither contains the other
+	same
+	inside   // a is strictly inside b
+	contains // b is strictly inside a
+	unknown  // a fact of the host: the paths start at different roots
+)
+
+// relate compares two symbolic paths (no patterns). "/" contains every
+// other path; paths under different roots (${HOME}, ${CWD}, absolute) are
+// unknown to each other: where HOME and the working directory are is a fact
+// of the host, which the profile does not know.
+func relate(a, b string) relation {
+	if strings.HasPrefix(a, rootParents) || strings.HasPrefix(b, rootParents) {
+		if a == b {
+			return same
+		}
+		return unknown
+	}
+	switch {
+	case a == b:
+		return same
+	case b == "/":
+		return inside
+	case a == "/":
+		return contains
+	}
+	ra, _ := split(a)
+	rb, _ := split(b)
+	switch {
+	case ra != rb:
+		return unknown
+	case strings.HasPrefix(a, b+"/"):
+		return inside
+	case strings.HasPrefix(b, a+"/"):
+		return contains
+	}
+	return unrelated
+}
+
+// goRegexp is the deny (or allow) regex of a pattern entry over symbolic
+// paths, with the root read as literal text, for deciding at compile time
+// which entries a pattern covers.
+func (e entry) goRegexp(deny bool) *regexp.Regexp {
+	re := "^" + regexp.QuoteMeta(e.root) + policy.RegexEscape(e.lit) + body(e.pat)
+	if deny {
+		re += "(/.*)?"
+	}
+	r, err := regexp.Compile(re + "$")
+	if err != nil {
+		return regexp.MustCompile(`^\x00$`) // matches no path; GlobRegex output always compiles (tested)
+	}
+	return r
+}
+
+// body is the regex of a glob without its anchors.
+func body(glob string) string {
+	if glob == "" {
+		return ""
+	}
+	re := policy.GlobRegex(glob)
+	return re[1 : len(re)-1]
+}
+
+// sample is one path the entry names: itself, or a path its glob matches.
+func (e entry) sample() string {
+	return e.root + e.lit + policy.GlobSample(e.pat)
+}
+
+// covers reports whether deny entry d covers entry a (§1.8 step 4): for a
+// pattern deny, its regex matches a's sample; for a literal deny, a lies
+// strictly inside it.
+func covers(d, a entry) bool {
+	if d.glob() {
+		return d.goRegexp(true).MatchString(a.sample())
+	}
+	if a.glob() {
+		r := relate(a.base(), d.spelling())
+		return r == inside || r == same
+	}
+	return relate(a.spelling(), d.spelling()) == inside
+}

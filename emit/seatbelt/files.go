@@ -1,0 +1,464 @@
+package seatbelt
+
+import (
+	"sort"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// files writes the file-read section (§1.8), the file-write section
+// (§1.9) and the trailing unlink rule (§1.10).
+func (m *emitter) files(fs policy.Filesystem) {
+	var denies []entry
+	var creds []policy.PathRule
+	var caller []policy.PathRule
+	for _, r := range fs.DenyRead {
+		if strings.HasPrefix(r.Origin.Key, "credentials.") {
+			creds = append(creds, r)
+		} else {
+			caller = append(caller, r)
+		}
+	}
+	denies = append(entries(caller), entries(creds)...)
+	// macOS cannot show a masked copy: a masked file is not readable at all.
+	for _, e := range entries(fs.CredentialMasks) {
+		e.cred = true
+		denies = append(denies, e)
+	}
+	allows := entries(fs.AllowRead)
+	var writes []entry
+	if !fs.Disabled {
+		writes = entries(fs.AllowWrite)
+	}
+	m.read(denies, allows, writes)
+	if fs.Disabled {
+		m.add("(allow file-write*)")
+		return
+	}
+	m.write(fs, writes)
+	m.trailing(denies, allows, writes, fs.AllowWrite)
+}
+
+// read writes the file-read section: everything readable, the denies, the
+// allows inside them, the denies that must win over those allows, and the
+// rules that keep a denied path from being moved somewhere readable.
+func (m *emitter) read(denies, allows, writes []entry) {
+	m.add("; File read: deny, then allow inside the denies")
+	m.add("(allow file-read*)")
+	var fs []string
+	for _, d := range denies {
+		fs = append(fs, m.denyF(d))
+	}
+	m.rule("deny file-read*", fs)
+	fs = nil
+	for _, a := range allows {
+		fs = append(fs, m.allowF(a))
+	}
+	m.rule("allow file-read*", fs)
+
+	// Step 4: last match wins, so what must beat an allow comes again.
+	fs = nil
+	root := false
+	for _, d := range denies {
+		switch {
+		case d.cred:
+			fs = append(fs, m.denyF(d))
+		case d.glob():
+			fs = append(fs, m.carve(d, allows))
+			root = root || d.root == "" && d.goRegexp(true).MatchString("/")
+		default:
+			// Under different roots the relation is a host fact; the
+			// common case (deny ~, allow the working directory inside it)
+			// needs no re-emission, and the runtime refuses the other
+			// (sandbox.CrossRootHazard).
+			for _, a := range allows {
+				if !a.glob() && relate(d.spelling(), a.spelling()) == inside {
+					fs = append(fs, m.denyF(d))
+					break
+				}
+			}
+		}
+		root = root || d.spelling() == "/"
+	}
+	m.rule("deny file-read*", fs)
+	if root {
+		// The root inode must stay readable or dyld aborts.
+		m.add(`(allow file-read* (literal "/"))`)
+	}
+	if len(denies) > 0 {
+		m.add("(allow file-read-metadata (vnode-type DIRECTORY))")
+	}
+	m.rule("deny file-write-unlink file-write-create", m.moveBlock(denies))
+	fs = nil
+	for _, w := range writes {
+		fs = append(fs, m.allowF(w))
+	}
+	m.rule("allow file-write-unlink file-write-create", fs)
+}
+
+// carve is d's deny filter minus the entries it covers (§1.8 step 4).
+func (m *emitter) carve(d entry, others []entry) string {
+	var nots []string
+	seen := map[string]bool{}
+	for _, o := range others {
+		if covers(d, o) {
+			if f := m.allowF(o); !seen[f] {
+				seen[f] = true
+				nots = append(nots, "(require-not "+f+")")
+			}
+		}
+	}
+	if len(nots) == 0 {
+		return m.denyF(d)
+	}
+	return "(require-all " + m.denyF(d) + " " + strings.Join(nots, " ") + ")"
+}
+
+// moveBlock are the filters that keep denied paths and their ancestors
+// from being renamed or removed (§1.8 step 7): each entry's deny filter,
+// for a pattern its base directory, then every ancestor up to "/".
+func (m *emitter) moveBlock(es []entry) []string {
+	var fs []string
+	for _, e := range es {
+		fs = append(fs, m.denyF(e))
+		base := e.base()
+		if e.glob() && base != "/" {
+			fs = append(fs, m.pinF(base))
+		}
+		for _, a := range ancestors(base) {
+			fs = append(fs, m.pinF(a))
+		}
+	}
+	return fs
+}
+
+// mandatory are the write denies of spec §1.9a, anchored at the working
+// directory: each name there and, through a pattern, at any depth below
+// (Seatbelt needs no scan, so the search depth does not apply; this is
+// stricter than Linux, which stops at mandatoryDenySearchDepth).
+func mandatory(sc *policy.MandatoryScan) []entry {
+	if sc == nil {
+		return nil
+	}
+	o := policy.Mandatory
+	var out []entry
+	add := func(name string, dir bool) {
+		pat := "/**/" + name
+		if dir {
+			pat += "/**"
+		}
+		out = append(out, entry{root: policy.Cwd, lit: "/" + name, origin: o}, entry{root: policy.Cwd, pat: pat, origin: o})
+	}
+	for _, f := range sc.Files {
+		add(f, false)
+	}
+	for _, d := range sc.Dirs {
+		add(d, true)
+	}
+	add(".git/hooks", true)
+	if sc.GitConfig {
+		add(".git/config", false)
+	}
+	return out
+}
+
+// write writes the file-write section: the write roots, the denies inside
+// them (literal denies folded into group regexes where many share a
+// shape), and the rules that keep those from being moved.
+func (m *emitter) write(fs policy.Filesystem, writes []entry) {
+	m.add("; File write: only inside the write roots, minus the denies")
+	var fl []string
+	for _, w := range writes {
+		fl = append(fl, m.allowF(w))
+	}
+	m.rule("allow file-write*", fl)
+
+	var caller []policy.PathRule
+	for _, r := range fs.DenyWrite {
+		if r.Origin != policy.Mandatory { // emitted in their macOS form below
+			caller = append(caller, r)
+		}
+	}
+	var plain, extra []entry
+	for _, r := range caller {
+		e := entryOf(r)
+		plain = append(plain, spellings(e)...)
+		if x, ok := reading(e); ok {
+			extra = append(extra, spellings(x)...)
+		}
+	}
+	all := append(append(plain, mandatory(fs.MandatoryScan)...), extra...)
+	groups, rest := group(all)
+	fl = nil
+	for _, g := range groups {
+		fl = append(fl, m.groupRegex(g, false)...)
+	}
+	for _, e := range rest {
+		fl = append(fl, m.denyF(e))
+	}
+	m.rule("deny file-write*", fl)
+	fl = m.moveBlock(rest)
+	for _, g := range groups {
+		fl = append(fl, m.groupRegex(g, false)...)
+		fl = append(fl, m.groupRegex(g, true)...)
+		fl = append(fl, m.pinF(g.dir))
+		for _, a := range ancestors(g.dir) {
+			fl = append(fl, m.pinF(a))
+		}
+	}
+	m.rule("deny file-write-unlink file-write-create", fl)
+}
+
+// trailing writes the last file rule (§1.10): a read-denied path inside a
+// write root may not be unlinked, since §1.8 step 8 re-allowed unlinking
+// in write roots and a renamed secret would be readable.
+//
+// Where a deny and a write root start at different symbolic roots, whether
+// one lies inside the other is a fact of the host; the emitter then
+// assumes it does (an unlink deny outside every write root changes
+// nothing). It assumes ${HOME} and ${CWD} are not inside the built-in
+// write roots (/dev/stdout, /tmp/claude, ~/.npm/_logs, ...).
+func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRule) {
+	if len(writes) == 0 {
+		return
+	}
+	builtin := map[string]bool{}
+	for _, r := range rules {
+		if r.Origin == policy.Default {
+			builtin[r.Path] = true
+		}
+	}
+	// inRoot reports whether p lies strictly inside a write root (or is
+	// one, when orIs).
+	inRoot := func(p string, orIs bool) bool {
+		for _, w := range writes {
+			if w.glob() {
+				continue
+			}
+			switch relate(p, w.spelling()) {
+			case inside:
+				return true
+			case same:
+				if orIs {
+					return true
+				}
+			case unknown:
+				if !builtin[w.spelling()] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	pins := func(from string, self, orIs bool) []string {
+		var out []string
+		list := ancestors(from)
+		if self {
+			list = append([]string{from}, list...)
+		}
+		for _, a := range list {
+			if inRoot(a, orIs) {
+				out = append(out, m.pinF(a))
+			}
+		}
+		return out
+	}
+	both := append(append([]entry{}, allows...), writes...)
+	var fs []string
+	for _, d := range denies {
+		switch {
+		case d.cred:
+			fs = append(fs, m.denyF(d))
+			fs = append(fs, pins(d.base(), false, true)...)
+		case d.glob():
+			if !m.intersects(d, writes, builtin) {
+				continue
+			}
+			fs = append(fs, m.carve(d, both))
+			fs = append(fs, pins(d.base(), true, false)...)
+		default:
+			if !inRoot(d.spelling(), false) && !globRootMatches(d, writes) {
+				continue
+			}
+			fs = append(fs, m.carve(d, both))
+			fs = append(fs, pins(d.spelling(), false, false)...)
+		}
+	}
+	if len(fs) > 0 {
+		m.add("; Read-denied paths inside write roots cannot be unlinked")
+	}
+	m.rule("deny file-write-unlink", fs)
+}
+
+// intersects reports whether a pattern deny's region meets a write root:
+// any pattern root does; a literal root does when the pattern's base is at,
+// inside or above it, or when that is a fact of the host.
+func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) bool {
+	for _, w := range writes {
+		if w.glob() {
+			return true
+		}
+		switch relate(d.base(), w.spelling()) {
+		case same, inside, contains:
+			return true
+		case unknown:
+			if !builtin[w.spelling()] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// globRootMatches reports whether a pattern write root names literal d.
+func globRootMatches(d entry, writes []entry) bool {
+	for _, w := range writes {
+		if w.glob() && w.goRegexp(false).MatchString(d.spelling()) {
+			return true
+		}
+	}
+	return false
+}
+
+// A denyGroup is literal write denies folded into one regex (§1.9):
+// dir/(name|...)/(leaf|...).
+type denyGroup struct {
+	dir    string
+	names  []string
+	leaves []string
+	origin policy.Origin
+}
+
+// groupBudget bounds a group regex, as the reference's 900 bytes do.
+const groupBudget = 900
+
+// group folds literal denies that share a grandparent directory and, per
+// parent name, the same set of leaves, when at least four names share
+// one; it returns the groups and the entries left as they are.
+func group(es []entry) ([]denyGroup, []entry) {
+	type key struct{ dir, name string }
+	leaves := map[key][]string{}
+	var order []key
+	for _, e := range es {
+		dir, name, leaf, ok := shape(e)
+		if !ok {
+			continue
+		}
+		k := key{dir, name}
+		if _, seen := leaves[k]; !seen {
+			order = append(order, k)
+		}
+		leaves[k] = append(leaves[k], leaf)
+	}
+	// Per directory, names with the same sorted leaf set.
+	type gkey struct{ dir, set string }
+	byShape := map[gkey]*denyGroup{}
+	var gorder []gkey
+	for _, k := range order {
+		l := uniqueSorted(leaves[k])
+		gk := gkey{k.dir, strings.Join(l, "\x00")}
+		g := byShape[gk]
+		if g == nil {
+			g = &denyGroup{dir: k.dir, leaves: l}
+			byShape[gk] = g
+			gorder = append(gorder, gk)
+		}
+		g.names = append(g.names, k.name)
+	}
+	var groups []denyGroup
+	grouped := map[string]bool{}
+	for _, gk := range gorder {
+		g := byShape[gk]
+		if len(g.names) < 4 {
+			continue
+		}
+		for _, n := range g.names {
+			for _, l := range g.leaves {
+				grouped[g.dir+"/"+n+"/"+l] = true
+			}
+		}
+		groups = append(groups, *g)
+	}
+	var rest []entry
+	for _, e := range es {
+		if e.glob() || !grouped[e.spelling()] {
+			rest = append(rest, e)
+		}
+	}
+	return groups, rest
+}
+
+// shape splits a literal entry into grandparent, parent name and leaf; it
+// fails for a pattern, a path too shallow, one whose grandparent is "/",
+// and one whose grandparent would lie above its symbolic root.
+func shape(e entry) (dir, name, leaf string, ok bool) {
+	if e.glob() {
+		return "", "", "", false
+	}
+	parts := strings.Split(e.lit, "/") // "", a, b, ...
+	if e.root == "" && len(parts) < 4 || e.root != "" && len(parts) < 3 {
+		return "", "", "", false
+	}
+	n := len(parts)
+	dir = e.root + strings.Join(parts[:n-2], "/")
+	if dir == "" {
+		return "", "", "", false
+	}
+	return dir, parts[n-2], parts[n-1], true
+}
+
+func uniqueSorted(s []string) []string {
+	sort.Strings(s)
+	var out []string
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// groupRegex are a group's deny regexes ("dir/(names)/(leaves)(/.*)?") or,
+// for pins, "dir/(names)", split so that each stays within groupBudget.
+func (m *emitter) groupRegex(g denyGroup, pin bool) []string {
+	root, rest := split(g.dir)
+	prefix := policy.RegexEscape(rest) + "/("
+	suffix := ")/(" + joinEscaped(g.leaves) + ")(/.*)?$"
+	if pin {
+		suffix = ")$"
+	}
+	var out []string
+	var names []string
+	flush := func() {
+		if len(names) > 0 {
+			e := entry{root: root, origin: policy.Origin{Key: "filesystem.denyWrite"}}
+			out = append(out, m.rawRegex(e, prefix+joinEscaped(names)+suffix))
+			names = nil
+		}
+	}
+	for _, n := range g.names {
+		if len(names) > 0 && len(prefix)+len(joinEscaped(append(names, n)))+len(suffix) > groupBudget {
+			flush()
+		}
+		names = append(names, n)
+	}
+	flush()
+	return out
+}
+
+func joinEscaped(names []string) string {
+	esc := make([]string, len(names))
+	for i, n := range names {
+		esc[i] = policy.RegexEscape(n)
+	}
+	return strings.Join(esc, "|")
+}
+
+// rawRegex is a regex filter from the root of e and a regex after it.
+func (m *emitter) rawRegex(e entry, rest string) string {
+	if e.root == "" {
+		return "(regex " + m.q("^"+rest, e.origin) + ")"
+	}
+	return `(regex (string-append "^" (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+}

@@ -1,0 +1,225 @@
+package seatbelt
+
+import (
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// Emit returns the Seatbelt profile of p (spec macos-windows.md §1.2 for
+// the layout). It is a pure function: the same policy gives the same bytes.
+// Host facts are sandbox-exec parameters (see Host). It fails, with an
+// *Error naming the setting, for a path the profile cannot express safely.
+//
+// Nothing here has run on a real Mac: the rule text follows the spec,
+// which records what the reference emits; the parameter expressions
+// ((param ...), string-append) and the tag as a parameter are this
+// project's, and sandbox-exec has not read them yet.
+func Emit(p *policy.Policy) ([]byte, error) {
+	m := &emitter{}
+	m.header(p)
+	m.add(baseHead...)
+	if p.Process.EnableWeakerNetworkIsolation {
+		m.add(weakerNetworkIsolation...)
+	}
+	if p.Process.AllowAppleEvents {
+		m.add(appleEvents...)
+	}
+	for _, name := range p.Network.AllowMachLookup {
+		origin := policy.Origin{Key: "network.allowMachLookup"}
+		if prefix, ok := strings.CutSuffix(name, "*"); ok {
+			m.add("(allow mach-lookup (global-name-prefix " + m.q(prefix, origin) + "))")
+		} else {
+			m.add("(allow mach-lookup (global-name " + m.q(name, origin) + "))")
+		}
+	}
+	for _, l := range baseTail {
+		if l == "SYSCTL" {
+			m.add(sysctlRead()...)
+			continue
+		}
+		m.add(l)
+	}
+	m.network(p.Network)
+	fs := p.Filesystem
+	if fs.Disabled && len(fs.CredentialMasks) == 0 {
+		m.add("; File system: not restricted (filesystem.disabled)")
+		m.add("(allow file-read*)", "(allow file-write*)")
+	} else {
+		m.files(fs)
+	}
+	if p.Process.AllowPty {
+		m.add("; Pseudo-terminals (allowPty)")
+		m.add(pty...)
+	}
+	if m.err != nil {
+		return nil, m.err
+	}
+	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+}
+
+// emitter accumulates profile lines; the first error sticks.
+type emitter struct {
+	lines []string
+	err   error
+}
+
+func (m *emitter) add(lines ...string) { m.lines = append(m.lines, lines...) }
+
+// q quotes s as a string literal (see quote).
+func (m *emitter) q(s string, o policy.Origin) string {
+	v, err := quote(s, o)
+	if err != nil && m.err == nil {
+		m.err = err
+	}
+	return v
+}
+
+// tag is the message every computed rule and the default deny carry.
+var tag = `(with message (param "` + ParamLogTag + `"))`
+
+// rule writes a computed rule (§1.2): a header line, one filter per line,
+// and the tag. Filters are de-duplicated keeping the first; a rule without
+// filters is left out, since it would match everything (§5.1.11).
+func (m *emitter) rule(head string, filters []string) {
+	seen := map[string]bool{}
+	var fs []string
+	for _, f := range filters {
+		if !seen[f] {
+			seen[f] = true
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) == 0 {
+		return
+	}
+	m.add("(" + head)
+	for _, f := range fs {
+		m.add("  " + f)
+	}
+	m.add("  " + tag + ")")
+}
+
+func (m *emitter) header(p *policy.Policy) {
+	m.add("(version 1)")
+	m.add("(deny default " + tag + ")")
+	m.add("; Seatbelt profile compiled by srtc from " + strings.Map(printable, p.Source) + ".")
+	m.add("; Violations are logged with the tag sandbox-exec passes as LOG_TAG.")
+	m.add("; Host facts are parameters: sandbox-exec -D NAME=VALUE for " + strings.Join([]string{
+		ParamHome, ParamCwd, ParamHomeRegex, ParamCwdRegex, ParamHomeParentsRegex, ParamCwdParentsRegex,
+		ParamHTTPPort, ParamSOCKSPort, ParamLogTag}, " ") + ".")
+	m.add("; Not yet run on a real Mac (see README, macOS).")
+}
+
+// printable keeps a comment on one line.
+func printable(r rune) rune {
+	if r < 0x20 || r == 0x7f {
+		return '?'
+	}
+	return r
+}
+
+// The parameters behind each symbolic root.
+var rootParams = map[string][3]string{
+	policy.Home: {ParamHome, ParamHomeRegex, ParamHomeParentsRegex},
+	policy.Cwd:  {ParamCwd, ParamCwdRegex, ParamCwdParentsRegex},
+}
+
+// str is the string expression of a symbolic path.
+func (m *emitter) str(p string, o policy.Origin) string {
+	root, rest := split(p)
+	switch {
+	case root == "":
+		return m.q(p, o)
+	case rest == "":
+		return `(param "` + rootParams[root][0] + `")`
+	}
+	return `(string-append (param "` + rootParams[root][0] + `") ` + m.q(rest, o) + ")"
+}
+
+// regex is the regex expression of an entry: the exact form for an allow,
+// with the subtree tail "(/.*)?" for a deny (§1.6). The root is the
+// parameter holding it regex-escaped; the literal text after it is escaped
+// here, so that a name with brackets is never read as a set.
+func (m *emitter) regex(e entry, deny bool) string {
+	rest := policy.RegexEscape(e.lit) + body(e.pat)
+	if deny {
+		rest += "(/.*)?"
+	}
+	rest += "$"
+	if e.root == "" {
+		return "(regex " + m.q("^"+rest, e.origin) + ")"
+	}
+	return `(regex (string-append "^" (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+}
+
+// allowF is an entry's filter in an allow rule; denyF in a deny rule.
+func (m *emitter) allowF(e entry) string {
+	if e.glob() {
+		return m.regex(e, false)
+	}
+	return "(subpath " + m.str(e.spelling(), e.origin) + ")"
+}
+
+func (m *emitter) denyF(e entry) string {
+	if e.glob() {
+		return m.regex(e, true)
+	}
+	return "(subpath " + m.str(e.spelling(), e.origin) + ")"
+}
+
+// pinF is the filter of one directory kept in place.
+func (m *emitter) pinF(p string) string {
+	if root, ok := strings.CutPrefix(p, rootParents); ok {
+		return `(regex (param "` + rootParams[root][2] + `"))`
+	}
+	return "(literal " + m.str(p, policy.Origin{Key: "pin"}) + ")"
+}
+
+// network writes the network section (§1.5). A settings file always
+// restricts the network (network.allowedDomains is required), so the
+// unrestricted form "(allow network*)" never appears: only srt's proxies
+// on 127.0.0.1 are reachable, plus what the flags open.
+func (m *emitter) network(n policy.Network) {
+	m.add("; Network: only srt's proxies on localhost")
+	if n.AllowLocalBinding {
+		m.add(`(allow network-bind (local ip "*:*"))`,
+			`(allow network-inbound (local ip "*:*"))`,
+			`(allow network-outbound (remote ip "localhost:*"))`)
+	}
+	switch {
+	case n.AllowAllUnixSockets:
+		m.add("(allow system-socket (socket-domain AF_UNIX))",
+			`(allow network-bind (local unix-socket (path-regex #"^/")))`,
+			`(allow network-outbound (remote unix-socket (path-regex #"^/")))`)
+	case len(n.AllowUnixSockets) > 0:
+		m.add("(allow system-socket (socket-domain AF_UNIX))")
+		for _, r := range n.AllowUnixSockets {
+			// Never a pattern (§5.1.13): "*" in a socket path is a name.
+			root, rest := split(r.Path)
+			for _, e := range spellings(entry{root: root, lit: rest, origin: r.Origin}) {
+				s := m.str(e.spelling(), e.origin)
+				m.add("(allow network-bind (local unix-socket (subpath "+s+")))",
+					"(allow network-outbound (remote unix-socket (subpath "+s+")))")
+			}
+		}
+	}
+	httpPort := `(string-append "localhost:" (param "` + ParamHTTPPort + `"))`
+	if n.HTTPProxyPort != 0 {
+		httpPort = `"localhost:` + strconv.Itoa(n.HTTPProxyPort) + `"`
+	}
+	socksPort := `(string-append "localhost:" (param "` + ParamSOCKSPort + `"))`
+	if n.SOCKSProxyPort != 0 {
+		socksPort = `"localhost:` + strconv.Itoa(n.SOCKSProxyPort) + `"`
+	}
+	ports := []string{httpPort, socksPort}
+	if socksPort == httpPort {
+		ports = ports[:1] // one proxy serves both (§1.5)
+	}
+	for _, port := range ports {
+		m.add("(allow network-bind (local ip "+port+"))",
+			"(allow network-inbound (local ip "+port+"))",
+			"(allow network-outbound (remote ip "+port+"))")
+	}
+}

@@ -1,0 +1,60 @@
+package seatbelt
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"srt.dev/compiler/policy"
+)
+
+// MaxString is the longest string literal the emitter writes, in bytes.
+// sandbox-exec rejects a profile with a literal of about 1025 bytes or more
+// ("Error reading string", spec §1.1 and §5.1.3).
+const MaxString = 1000
+
+// An Error is a setting the emitter refuses to express as a Seatbelt rule,
+// rather than emit a rule that might match another path than the one
+// written.
+type Error struct {
+	Origin policy.Origin
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	if e.Origin.Pos != "" {
+		return e.Origin.Pos + ": " + e.Origin.Key + ": " + e.Msg
+	}
+	return e.Origin.Key + ": " + e.Msg
+}
+
+// quote writes s as an SBPL string literal. The escaping is JSON's, as in
+// the reference (spec §1.6, §5.1.1): `"` and `\` get a backslash; every
+// other byte, non-ASCII and DEL included, is written as it is. Control
+// characters are refused: whether Seatbelt's reader understands \t, \n or
+// \u00XX is not established (§5.1.2), and a wrongly read deny would be a
+// hole, so a path with one gets an error instead of a rule. Over-long
+// literals are refused too.
+func quote(s string, o policy.Origin) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", &Error{o, fmt.Sprintf("%q is not valid UTF-8", s)}
+	}
+	for _, r := range s {
+		if r < 0x20 {
+			return "", &Error{o, fmt.Sprintf("%q has a control character (U+%04X); Seatbelt is not known to read it in a profile, so no rule is emitted for it: rename the file or drop the entry", s, r)}
+		}
+	}
+	if len(s) > MaxString {
+		return "", &Error{o, fmt.Sprintf("a string of %d bytes is over the %d bytes a Seatbelt profile can hold in one string: shorten the path or pattern", len(s), MaxString)}
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' || s[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('"')
+	return b.String(), nil
+}

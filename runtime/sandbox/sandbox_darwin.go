@@ -1,0 +1,242 @@
+//go:build darwin
+
+package sandbox
+
+// The macOS runtime: the policy's Seatbelt profile run by sandbox-exec,
+// with the proxies served by this process on 127.0.0.1.
+//
+// NOT YET RUN ON A REAL MAC. It builds for darwin/amd64 and darwin/arm64
+// (CI cross-compiles it) and its pure parts (seatbelt.go) are tested on
+// Linux; whether sandbox-exec accepts the profile's parameter expressions
+// and enforces it as intended has not been observed.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/seatbelt"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/violations"
+)
+
+// Run runs argv (a program and its arguments) under the Seatbelt profile
+// of p, with a Manager of its own.
+func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
+	m, err := NewManager(p, ManagerOptions{Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	return m.Run(ctx, argv, o)
+}
+
+// Run runs argv under the Seatbelt profile of the Manager's policy. There
+// is no network namespace on macOS: the proxies listen on ephemeral ports
+// of 127.0.0.1 (never a fixed port, which another program could hold), and
+// the profile lets the command reach only those two ports, which it
+// receives as parameters. When ctx ends, the command gets SIGTERM, and
+// SIGKILL 2 s later.
+func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	p := m.Policy()
+	if err := darwinDefaults(&o); err != nil {
+		return nil, err
+	}
+	profile := o.SeatbeltProfile
+	if profile == nil {
+		var err error
+		if profile, err = seatbelt.Emit(p); err != nil {
+			return nil, err
+		}
+	}
+	// Seatbelt matches the path the kernel resolved (/tmp is
+	// /private/tmp): the roots go in without symlinks.
+	home, err := filepath.EvalSymlinks(o.Home)
+	if err != nil {
+		return nil, fmt.Errorf("HOME: %w", err)
+	}
+	cwd, err := filepath.EvalSymlinks(o.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	if err := ClimbingHazard(p); err != nil {
+		return nil, err
+	}
+	if err := CrossRootHazard(p, home, cwd); err != nil {
+		return nil, err
+	}
+	text := o.CommandText
+	if text == "" {
+		text = strings.Join(argv, " ")
+	}
+	id := text
+	if o.CommandID != "" {
+		id = o.CommandID
+	}
+	key := violations.Key(id)
+	httpL, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer httpL.Close()
+	socksL, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	defer socksL.Close()
+	var r [8]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return nil, err
+	}
+	host := seatbelt.Host{
+		Home: home, Cwd: cwd,
+		HTTPPort:  httpL.Addr().(*net.TCPAddr).Port,
+		SOCKSPort: socksL.Addr().(*net.TCPAddr).Port,
+		LogTag:    LogTag(id, sessionSuffix(binary.BigEndian.Uint64(r[:]))),
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	env := darwinEnv(o.Env, p, proxyEnv(m.token, key, self, host.HTTPPort, host.SOCKSPort),
+		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
+	full, err := seatbeltArgv(profile, host, argv)
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Argv: full}
+	if o.DryRun {
+		return out, nil
+	}
+	// TMPDIR points here; the profile lets the command write it.
+	os.MkdirAll("/tmp/claude", 0o700)
+
+	sigs := make(chan os.Signal, 8)
+	if o.ForwardSignals {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigs)
+	}
+	// Each run has its own two ports, and its profile lets it reach only
+	// those: as on Linux, a connection is attributed to the run whose
+	// listener it reached (the token keeps other local programs out).
+	var mu sync.Mutex
+	var refused []violations.Entry
+	egress := m.egress(key, text, func(e violations.Entry) {
+		mu.Lock()
+		refused = append(refused, e)
+		mu.Unlock()
+	})
+	go (&proxy.HTTP{Egress: egress}).Serve(httpL)
+	go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+
+	cmd := exec.Command(full[0], full[1:]...)
+	cmd.Env = env
+	cmd.Dir = o.Cwd
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	// The command stays in the terminal's process group, so that it can
+	// read the terminal and gets ^C from it directly; srt survives ^C and
+	// forwards SIGTERM and SIGHUP (not SIGINT, which would arrive twice).
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting sandbox-exec: %w", err)
+	}
+	if o.Started != nil {
+		o.Started()
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var werr error
+	var kill <-chan time.Time
+	cancelled := ctx.Done()
+wait:
+	for {
+		select {
+		case s := <-sigs:
+			if s != syscall.SIGINT {
+				cmd.Process.Signal(s)
+			}
+		case <-cancelled:
+			cancelled = nil
+			cmd.Process.Signal(syscall.SIGTERM)
+			kill = time.After(2 * time.Second)
+		case <-kill:
+			cmd.Process.Kill()
+		case werr = <-done:
+			break wait
+		}
+	}
+	mu.Lock()
+	out.Violations = append([]violations.Entry(nil), refused...)
+	mu.Unlock()
+	out.ExitCode = exitCode(cmd.ProcessState)
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return out, werr
+	}
+	return out, nil
+}
+
+func darwinDefaults(o *Options) error {
+	var err error
+	if o.Home == "" {
+		if o.Home, err = os.UserHomeDir(); err != nil {
+			return err
+		}
+	}
+	if o.Cwd == "" {
+		if o.Cwd, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return nil
+}
+
+// errLinuxOnly: the helper roles below belong to the Linux runtime.
+var errLinuxOnly = errors.New("not used on macOS: srt runs sandbox-exec directly, with no init step and no placeholders")
+
+// Init is the Linux runtime's init role; macOS has none.
+func Init([]string) error { return errLinuxOnly }
+
+// Reap is the Linux runtime's reaper; macOS makes no placeholders.
+func Reap([]string) error { return errLinuxOnly }
+
+// Doctor reports whether sandbox-exec is there. The bwrap argument is
+// ignored on macOS.
+func Doctor(string) []Check {
+	c := Check{Name: "sandbox-exec", Remedy: SandboxExec + " ships with macOS; without it srt cannot sandbox anything here"}
+	fi, err := os.Stat(SandboxExec)
+	switch {
+	case err != nil:
+		c.Detail = err.Error()
+	case fi.Mode()&0o111 == 0:
+		c.Detail = SandboxExec + " is not executable"
+	default:
+		c.OK, c.Detail = true, SandboxExec+" found (srt's macOS runtime has not been run on a real Mac yet)"
+	}
+	return []Check{c}
+}

@@ -1,0 +1,183 @@
+package sandbox
+
+// The pure part of the macOS runtime: the sandbox-exec command line, the
+// command's environment and the violation tag. It is untagged so that it
+// is tested on Linux; sandbox_darwin.go runs it. None of it has run on a
+// real Mac yet.
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/seatbelt"
+	"srt.dev/runtime/violations"
+)
+
+// SandboxExec is macOS's Seatbelt front end.
+const SandboxExec = "/usr/bin/sandbox-exec"
+
+// seatbeltArgv is the command line that runs argv under profile:
+// sandbox-exec -p PROFILE -D NAME=VALUE... argv. The profile is passed
+// inline, as the reference does (no file to race on); the host facts are
+// parameters, so the profile is byte for byte the reviewed artifact.
+func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	if strings.HasPrefix(argv[0], "-") {
+		// sandbox-exec would read it as one of its own options.
+		return nil, fmt.Errorf("a command may not start with %q under sandbox-exec: give its path (./%s)", "-", argv[0])
+	}
+	if host.Home == "" || host.Cwd == "" || host.Home[0] != '/' || host.Cwd[0] != '/' {
+		return nil, fmt.Errorf("HOME (%q) and the working directory (%q) must be absolute", host.Home, host.Cwd)
+	}
+	full := []string{SandboxExec, "-p", string(profile)}
+	for _, d := range host.Defines() {
+		full = append(full, "-D", d)
+	}
+	return append(full, argv...), nil
+}
+
+// LogTag is the tag a profile's rules log violations with (spec
+// macos-windows.md §1.12): CMD64_, the base64 of the first 100 UTF-16 units
+// of the attribution key (the command), _END_, and the session suffix.
+func LogTag(key, suffix string) string {
+	return violations.TagPrefix + violations.Key(key) + "_END_" + suffix
+}
+
+// sessionSuffix is a per-process suffix: "_", up to nine base-36
+// characters of r, "_SBX".
+func sessionSuffix(r uint64) string {
+	s := strconv.FormatUint(r, 36)
+	if len(s) > 9 {
+		s = s[:9]
+	}
+	return "_" + s + "_SBX"
+}
+
+// darwinEnv is the command's environment on macOS: base with the denied
+// credential variables removed and the masked ones replaced by a sentinel
+// (mask gives it), git's safe.directory entries numbered after any
+// inherited GIT_CONFIG_COUNT (an inherited 0 turns them off, spec §1.13),
+// then the proxy variables, which win over anything inherited.
+func darwinEnv(base []string, p *policy.Policy, proxyVars []string, mask func(string) string) []string {
+	env := append([]string{}, base...)
+	for _, u := range p.Env.Unset {
+		env = unsetEnv(env, u.Name)
+	}
+	for _, m := range p.Env.Mask {
+		env = setEnv(env, m.Name, mask(m.Name))
+	}
+	if dirs := p.Env.GitSafeDirectories; len(dirs) > 0 {
+		inherited := envValue(env, "GIT_CONFIG_COUNT")
+		if n, err := strconv.Atoi(inherited); inherited != "0" {
+			if err != nil {
+				n = 0
+			}
+			var values []string
+			if len(dirs) > 8 {
+				values = []string{"*"}
+			} else {
+				for _, d := range dirs {
+					values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
+				}
+			}
+			for _, v := range values {
+				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_KEY_%d", n), "safe.directory")
+				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), v)
+				n++
+			}
+			env = setEnv(env, "GIT_CONFIG_COUNT", strconv.Itoa(n))
+		}
+	}
+	for _, kv := range proxyVars {
+		k, v, _ := strings.Cut(kv, "=")
+		env = setEnv(env, k, v)
+	}
+	return env
+}
+
+// setEnv replaces every NAME= entry of env with one NAME=value, at the end.
+func setEnv(env []string, name, value string) []string {
+	return append(unsetEnv(env, name), name+"="+value)
+}
+
+func unsetEnv(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); k != name {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// CrossRootHazard reports a read deny that the macOS profile cannot order
+// correctly on this host: a literal deny written under one root (${HOME},
+// ${CWD} or "/") that lies strictly inside a literal read allow written
+// under another. The profile is compiled without knowing where HOME and
+// the working directory are, so it does not re-apply such a deny after
+// the allow, and the allow would open it (e.g. denyRead ~/.ssh with
+// allowRead "." run from /Users). srt refuses to run rather than expose it.
+func CrossRootHazard(p *policy.Policy, home, cwd string) error {
+	expand := func(path string) string {
+		for root, dir := range map[string]string{policy.Home: home, policy.Cwd: cwd} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return strings.TrimSuffix(dir, "/") + path[len(root):]
+			}
+		}
+		return path
+	}
+	rootOf := func(path string) string {
+		for _, root := range []string{policy.Home, policy.Cwd} {
+			if path == root || strings.HasPrefix(path, root+"/") {
+				return root
+			}
+		}
+		return "/"
+	}
+	for _, d := range p.Filesystem.DenyRead {
+		if d.Pattern || strings.HasPrefix(d.Origin.Key, "credentials.") {
+			continue
+		}
+		for _, a := range p.Filesystem.AllowRead {
+			if a.Pattern || rootOf(a.Path) == rootOf(d.Path) {
+				continue
+			}
+			dp, ap := expand(d.Path), expand(a.Path)
+			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
+				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
+			}
+		}
+	}
+	return nil
+}
+
+// ClimbingHazard reports a path of the policy that climbs above its
+// symbolic root ("../secrets", written relative to the working directory).
+// The macOS profile names paths from ${HOME} and ${CWD} without knowing the
+// host, so it cannot name their parents' other children: the rule would
+// match nothing, a deny would protect nothing. srt on macOS refuses to run
+// it; an absolute path says the same thing safely.
+func ClimbingHazard(p *policy.Policy) error {
+	fs := p.Filesystem
+	lists := [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets}
+	for _, list := range lists {
+		for _, r := range list {
+			for _, root := range []string{policy.Home, policy.Cwd} {
+				rest, ok := strings.CutPrefix(r.Path, root+"/")
+				if !ok {
+					continue
+				}
+				if c := path.Clean(rest); c == ".." || strings.HasPrefix(c, "../") {
+					return fmt.Errorf("%s: %s climbs above %s, which the macOS profile cannot express without this host's directories: write it as an absolute path", r.Origin.Key, r.Path, root)
+				}
+			}
+		}
+	}
+	return nil
+}

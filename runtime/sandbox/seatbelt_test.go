@@ -1,0 +1,161 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/seatbelt"
+	"srt.dev/runtime/violations"
+)
+
+// TestLogTag is spec §4.1 M30 (commandId "build-42", suffix normalised to
+// "_S_SBX") and the command-string case of §2.
+func TestLogTag(t *testing.T) {
+	for _, tt := range []struct{ key, want string }{
+		{"build-42", "CMD64_YnVpbGQtNDI=_END__S_SBX"},
+		{"true", "CMD64_dHJ1ZQ==_END__S_SBX"},
+		{strings.Repeat("é", 150), "CMD64_" + b64(strings.Repeat("é", 100)) + "_END__S_SBX"},
+	} {
+		if got := LogTag(tt.key, "_S_SBX"); got != tt.want {
+			t.Errorf("LogTag(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	if s := sessionSuffix(1 << 63); !strings.HasPrefix(s, "_") || !strings.HasSuffix(s, "_SBX") || len(s) > 14 {
+		t.Errorf("sessionSuffix = %q, want _<up to 9 base-36>_SBX", s)
+	}
+}
+
+func b64(s string) string { return strings.TrimSuffix(LogTag(s, ""), "_END_")[len("CMD64_"):] }
+
+func TestSeatbeltArgv(t *testing.T) {
+	host := seatbelt.Host{Home: "/Users/u", Cwd: "/w/[x] proj", HTTPPort: 50001, SOCKSPort: 50002, LogTag: "CMD64_dHJ1ZQ==_END__S_SBX"}
+	got, err := seatbeltArgv([]byte("(version 1)\n"), host, []string{"/bin/bash", "-c", "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{SandboxExec, "-p", "(version 1)\n",
+		"-D", `CWD=/w/[x] proj`,
+		"-D", `CWD_PARENTS_REGEX=^(/w)$`,
+		"-D", `CWD_REGEX=/w/\[x\] proj`,
+		"-D", "HOME=/Users/u",
+		"-D", "HOME_PARENTS_REGEX=^(/Users)$",
+		"-D", "HOME_REGEX=/Users/u",
+		"-D", "HTTP_PROXY_PORT=50001",
+		"-D", "LOG_TAG=CMD64_dHJ1ZQ==_END__S_SBX",
+		"-D", "SOCKS_PROXY_PORT=50002",
+		"/bin/bash", "-c", "true"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("seatbeltArgv (-want +got):\n%s", diff)
+	}
+	for _, bad := range [][]string{nil, {"-x"}} {
+		if _, err := seatbeltArgv(nil, host, bad); err == nil {
+			t.Errorf("seatbeltArgv(%q) accepted", bad)
+		}
+	}
+	if _, err := seatbeltArgv(nil, seatbelt.Host{Home: "rel", Cwd: "/w"}, []string{"true"}); err == nil {
+		t.Error("a relative HOME was accepted")
+	}
+	if got := (seatbelt.Host{Home: "/h", Cwd: "/"}).Defines(); !strings.Contains(strings.Join(got, " "), "CWD_PARENTS_REGEX=^$") {
+		t.Errorf("Defines for CWD=/ = %q, want CWD_PARENTS_REGEX=^$ (matches no path)", got)
+	}
+}
+
+// TestDarwinEnv covers spec §4.1 M31 (git safe directories) and M32 (the
+// proxy variables with a token), and the credential variables.
+func TestDarwinEnv(t *testing.T) {
+	p := &policy.Policy{}
+	p.Env.Unset = []policy.EnvRule{{Name: "GITHUB_TOKEN"}}
+	p.Env.Mask = []policy.EnvRule{{Name: "NPM_TOKEN"}}
+	p.Env.GitSafeDirectories = []string{"/repo/top"}
+	base := []string{"PATH=/usr/bin", "GITHUB_TOKEN=secret", "NPM_TOKEN=secret2", "HTTP_PROXY=http://evil:1", "HOME=/Users/u"}
+	proxy := proxyEnv("TOKEN", violations.Key("true"), "/usr/local/bin/srt", 60001, 60002)
+	env := darwinEnv(base, p, proxy, func(n string) string { return "SENTINEL" })
+	get := func(k string) (string, int) {
+		n := 0
+		v := ""
+		for _, kv := range env {
+			if name, val, _ := strings.Cut(kv, "="); name == k {
+				n++
+				v = val
+			}
+		}
+		return v, n
+	}
+	for k, want := range map[string]string{
+		"PATH": "/usr/bin", "NPM_TOKEN": "SENTINEL", "SANDBOX_RUNTIME": "1",
+		"GIT_CONFIG_KEY_0": "safe.directory", "GIT_CONFIG_VALUE_0": "/repo/top",
+		"GIT_CONFIG_KEY_1": "safe.directory", "GIT_CONFIG_VALUE_1": "/repo/top/*", "GIT_CONFIG_COUNT": "2",
+		"HTTP_PROXY":              "http://srt.dHJ1ZQ%3D%3D:TOKEN@localhost:60001",
+		"GIT_CONFIG_PARAMETERS":   "'http.proxyAuthMethod=basic'",
+		"CLOUDSDK_PROXY_USERNAME": "srt.dHJ1ZQ==",
+		"FTP_PROXY":               "socks5h://srt.dHJ1ZQ%3D%3D:TOKEN@localhost:60002",
+		"RSYNC_PROXY":             "localhost:60002",
+		"ALL_PROXY":               "http://srt.dHJ1ZQ%3D%3D:TOKEN@localhost:60001",
+	} {
+		if got, n := get(k); got != want || n != 1 {
+			t.Errorf("%s = %q (%d times), want %q once", k, got, n, want)
+		}
+	}
+	if _, n := get("GITHUB_TOKEN"); n != 0 {
+		t.Error("GITHUB_TOKEN (denied) reached the command")
+	}
+	if v, _ := get("GIT_SSH_COMMAND"); strings.Contains(v, "nc -X 5") || !strings.Contains(v, ConnectArg) {
+		t.Errorf("GIT_SSH_COMMAND = %q, want srt itself as the ProxyCommand", v)
+	}
+	// An inherited count is continued; an inherited 0 turns the entries off.
+	env = darwinEnv([]string{"GIT_CONFIG_COUNT=2"}, p, nil, func(string) string { return "S" })
+	if v, _ := get("GIT_CONFIG_VALUE_2"); v != "/repo/top" {
+		t.Errorf("with GIT_CONFIG_COUNT=2: GIT_CONFIG_VALUE_2 = %q, want /repo/top", v)
+	}
+	env = darwinEnv([]string{"GIT_CONFIG_COUNT=0"}, p, nil, func(string) string { return "S" })
+	if _, n := get("GIT_CONFIG_KEY_0"); n != 0 {
+		t.Error("GIT_CONFIG_COUNT=0 did not turn the safe.directory entries off")
+	}
+}
+
+func TestCrossRootHazard(t *testing.T) {
+	deny := []policy.PathRule{{Path: policy.Home + "/.ssh", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	allow := []policy.PathRule{{Path: policy.Cwd, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	p := &policy.Policy{}
+	p.Filesystem.DenyRead, p.Filesystem.AllowRead = deny, allow
+	if err := CrossRootHazard(p, "/Users/u", "/Users"); err == nil || !strings.Contains(err.Error(), "filesystem.denyRead[0] (/Users/u/.ssh) lies inside filesystem.allowRead[0] (/Users)") {
+		t.Errorf("CWD above HOME: %v, want the hazard named", err)
+	}
+	if err := CrossRootHazard(p, "/Users/u", "/Users/u/proj"); err != nil {
+		t.Errorf("CWD inside HOME: %v, want none", err)
+	}
+	if err := CrossRootHazard(p, "/Users/u", "/"); err == nil {
+		t.Error("CWD at /: no hazard reported")
+	}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
+		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
+	}
+}
+
+func TestClimbingHazard(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		bad  bool
+	}{
+		{policy.Cwd + "/../secrets", true},
+		{policy.Cwd + "/..", true},
+		{policy.Home + "/a/../../x", true},
+		{policy.Cwd + "/src/../.git", false},
+		{"/a/../b", false},
+		{policy.Cwd + "/..x", false},
+	} {
+		p := &policy.Policy{}
+		p.Filesystem.AllowWrite = []policy.PathRule{{Path: tt.path, Origin: policy.Origin{Key: "filesystem.allowWrite[0]"}}}
+		err := ClimbingHazard(p)
+		if (err != nil) != tt.bad {
+			t.Errorf("ClimbingHazard(%q) = %v, want an error: %v", tt.path, err, tt.bad)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "filesystem.allowWrite[0]: ") {
+			t.Errorf("ClimbingHazard(%q) = %v, want the setting named first", tt.path, err)
+		}
+	}
+}

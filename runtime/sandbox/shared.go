@@ -1,0 +1,94 @@
+package sandbox
+
+// The pure helpers of the Linux and the macOS runtime: what the proxies
+// enforce, the command's proxy environment, exit statuses.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+)
+
+
+// exitCode is the command's status, or 128+N for a signal N.
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// proxyEnv are the variables that point the command at the proxies on
+// httpPort and socksPort (spec linux.md §3, macos-windows.md §1.13); the
+// user name carries the command's attribution key (violations.Key).
+func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
+	user := "srt." + key
+	if len(user) > 255 {
+		user = "srt"
+	}
+	userURL := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(user)
+	httpURL := fmt.Sprintf("http://%s:%s@localhost:%d", userURL, token, httpPort)
+	socksURL := fmt.Sprintf("socks5h://%s:%s@localhost:%d", userURL, token, socksPort)
+	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
+	env := []string{
+		"SANDBOX_RUNTIME=1",
+		"TMPDIR=/tmp/claude",
+		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
+		"HTTP_PROXY=" + httpURL, "HTTPS_PROXY=" + httpURL, "http_proxy=" + httpURL, "https_proxy=" + httpURL,
+		"GIT_CONFIG_PARAMETERS='http.proxyAuthMethod=basic'",
+		"ALL_PROXY=" + httpURL, "all_proxy=" + httpURL,
+		"GRPC_PROXY=" + httpURL, "grpc_proxy=" + httpURL,
+		"FTP_PROXY=" + socksURL, "ftp_proxy=" + socksURL,
+		"RSYNC_PROXY=localhost:" + strconv.Itoa(socksPort),
+		"DOCKER_HTTP_PROXY=" + httpURL, "DOCKER_HTTPS_PROXY=" + httpURL,
+		"CLOUDSDK_PROXY_TYPE=http", "CLOUDSDK_PROXY_ADDRESS=localhost", "CLOUDSDK_PROXY_PORT=" + strconv.Itoa(httpPort),
+		"CLOUDSDK_PROXY_USERNAME=" + user, "CLOUDSDK_PROXY_PASSWORD=" + token,
+		// git over SSH through the proxy, with srt itself as ProxyCommand.
+		"GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='" + self + " " + ConnectArg + " %h %p'",
+	}
+	return env
+}
+
+
+
+// hostAddrs are this host's interface addresses, read at each lookup.
+func hostAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
+}
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func envValue(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
