@@ -13,9 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
 )
-
 
 // exitCode is the command's status, or 128+N for a signal N.
 func exitCode(ps *os.ProcessState) int {
@@ -58,8 +56,6 @@ func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 	}
 	return env
 }
-
-
 
 // hostAddrs are this host's interface addresses, read at each lookup.
 func hostAddrs() []netip.Addr {
