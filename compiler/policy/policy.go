@@ -32,6 +32,10 @@ type Policy struct {
 	Filesystem    Filesystem `json:"filesystem"`
 	Process       Process    `json:"process"`
 	Env           Env        `json:"env"`
+	// Windows is set when the file was compiled with the Windows path
+	// rules (schema.OSWindows): every path above was then read the Windows
+	// way (see the Windows type), and the windows.* keys are here.
+	Windows *Windows `json:"windows,omitempty"`
 }
 
 // Origin says which setting produced a rule: its key and where it was
@@ -149,8 +153,13 @@ type PathRule struct {
 	// Convenience marks a default writable directory (~/.npm/_logs,
 	// ~/.claude/debug) that is dropped when a read deny hides it; the
 	// compiler checks spellings, the resolve step checks real paths.
-	Convenience bool   `json:"convenience,omitempty"`
-	Origin      Origin `json:"origin"`
+	Convenience bool `json:"convenience,omitempty"`
+	// TrailingSeparator records, for a Windows reading only, that the
+	// entry was written with a trailing \ or /: a deny on a path that does
+	// not exist then creates a directory placeholder, not a file (spec
+	// macos-windows.md §5.2 item 3). POSIX readings never set it.
+	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
+	Origin            Origin `json:"origin"`
 }
 
 // Process holds the process-isolation switches.
