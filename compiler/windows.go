@@ -150,6 +150,18 @@ func (c *compiler) diag(path schema.Path, msg string) {
 	c.diags = append(c.diags, schema.Diagnostic{File: pos.File, Line: pos.Line, Col: pos.Col, Path: path, Message: msg})
 }
 
+// windowsKeys are the cross-platform keys whose origin the Windows plan
+// names (policy.Windows.KeyOrigins).
+var windowsKeys = [][]any{
+	{"network", "allowedDomains"},
+	{"network", "allowLocalBinding"},
+	{"network", "tlsTerminate"},
+	{"network", "httpProxyPort"},
+	{"network", "socksProxyPort"},
+	{"filesystem", "disabled"},
+	{"git", "safeDirectories"},
+}
+
 // windows fills in the windows.* keys and their defaults.
 func (c *compiler) windows() *policy.Windows {
 	w := &policy.Windows{
@@ -158,6 +170,14 @@ func (c *compiler) windows() *policy.Windows {
 		SublayerGUID:   policy.Setting{Value: policy.DefaultSublayerGUID, Origin: policy.Default},
 		ProxyPortRange: policy.PortRange{Low: policy.DefaultProxyPortLow, High: policy.DefaultProxyPortHigh, Origin: policy.Default},
 		SrtWinPath:     policy.Setting{Origin: policy.Default},
+	}
+	for _, k := range windowsKeys {
+		if o := c.origin(k...); o.Pos != "" {
+			if w.KeyOrigins == nil {
+				w.KeyOrigins = map[string]policy.Origin{}
+			}
+			w.KeyOrigins[o.Key] = o
+		}
 	}
 	sw := c.s.Windows
 	if sw == nil {

@@ -40,17 +40,26 @@ func (c *compileCmd) Run(s streams) error {
 		return exitError(exitUsage)
 	}
 	name := filepath.Base(c.File)
-	p, err := compileOrReport(s, name, data, c.rules())
-	if err != nil {
+	if err := c.checkRules(s); err != nil {
 		return err
 	}
-
-	targets := []emit.Target{emit.Target(c.Target)}
+	var files emit.Files
 	if c.Target == "all" {
-		targets = []emit.Target{emit.Linux}
-		fmt.Fprintln(s.stderr, "srtc: note: the macos and windows targets are not built yet; writing linux only")
+		files, err = c.all(s, name, data)
+	} else {
+		rules := schema.OSPosix
+		if c.Target == string(emit.Windows) {
+			rules = schema.OSWindows
+		}
+		var p *policy.Policy
+		if p, err = compileOrReport(s, name, data, rules); err != nil {
+			return err
+		}
+		if rules == schema.OSPosix {
+			noteWindowsSpellings(s, p, "")
+		}
+		files, err = emit.Artifacts(p, []emit.Target{emit.Target(c.Target)})
 	}
-	files, err := emit.Artifacts(p, targets)
 	if errors.Is(err, emit.ErrNotBuilt) {
 		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
 		return exitError(exitFailure)

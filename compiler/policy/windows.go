@@ -43,6 +43,11 @@ type Windows struct {
 	// * or ?, which no Windows file name can contain: the reference skips
 	// them, and so do the emitters (they can name nothing).
 	SkippedLiterals []PathRule `json:"skippedLiterals,omitempty"`
+	// KeyOrigins are the origins of the cross-platform keys that change
+	// the Windows plan (network.allowLocalBinding, network.tlsTerminate,
+	// filesystem.disabled, …), for those the file writes; the policy
+	// itself keeps only their values.
+	KeyOrigins map[string]Origin `json:"keyOrigins,omitempty"`
 }
 
 // Setting is one string setting with the Origin of its value (Default when
