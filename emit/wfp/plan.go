@@ -115,8 +115,8 @@ type SettingValue struct {
 
 // SkippedSetting is a settings entry the plan leaves out, and why.
 type SkippedSetting struct {
-	Entry    string        `json:"entry"`
-	Reason   string        `json:"reason"`
+	Entry    string `json:"entry"`
+	Reason   string `json:"reason"`
 	CausedBy Causes `json:"causedBy"`
 }
 
@@ -264,8 +264,8 @@ type AccessLists struct {
 
 // RankDecision records an entry that ranking moved or dropped.
 type RankDecision struct {
-	Entry    string          `json:"entry"`
-	Decision string          `json:"decision"`
+	Entry    string `json:"entry"`
+	Decision string `json:"decision"`
 	CausedBy Causes `json:"causedBy"`
 }
 
@@ -338,8 +338,8 @@ type EnvLayer struct {
 
 // EnvVar is one variable; <…> in Value is a run-time value.
 type EnvVar struct {
-	Name     string          `json:"name"`
-	Value    string          `json:"value,omitempty"`
+	Name     string `json:"name"`
+	Value    string `json:"value,omitempty"`
 	CausedBy Causes `json:"causedBy,omitempty"`
 }
 
@@ -374,8 +374,8 @@ type ExitCode struct {
 
 // ResidualRisk is a known limitation of the sandbox.
 type ResidualRisk struct {
-	ID         string          `json:"id"`
-	Risk       string          `json:"risk"`
-	Mitigation string          `json:"mitigation,omitempty"`
+	ID         string `json:"id"`
+	Risk       string `json:"risk"`
+	Mitigation string `json:"mitigation,omitempty"`
 	CausedBy   Causes `json:"causedBy,omitempty"`
 }
