@@ -29,7 +29,7 @@ func Emit(p *policy.Policy) (*Plan, error) {
 		return nil, fmt.Errorf("wfp: the policy was compiled with the POSIX path rules; compile the settings for Windows (srtc compile --target windows)")
 	}
 	if w.Backend.Value != policy.DefaultWindowsBackend {
-		return nil, fmt.Errorf("%s: windows.backend %q: srtc emits plans for the srt-win backend only; the MXC backend (one OS container per command) has no plan yet: remove the key or set it to \"srt-win\"", where(w.Backend.Origin), w.Backend.Value)
+		return nil, fmt.Errorf("%s: %q: srtc emits plans for the srt-win backend only; the MXC backend (one OS container per command) has no plan yet: remove the key or set it to \"srt-win\"", where(w.Backend.Origin), w.Backend.Value)
 	}
 	if err := checkExternalPorts(p); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package wfp
 
 import (
 	"fmt"
+	"strings"
 
 	"srt.dev/compiler/policy"
 )
@@ -167,14 +168,7 @@ func (e *emitter) installUser() Phase {
 		Skipped:             "srt windows-install --skip-profile-grant; an installer that is a service account (S-1-5-18/19/20) or does not own the interactive session",
 		ConflictRuleAtStart: "a session refuses (profile_exclusion_read_grant), before any ACL change, an allowRead path or write root that equals, lies inside or lies above a protected exclusion; for %LOCALAPPDATA%\\Temp only equal or above",
 	}
-	for _, r := range append(append([]policy.PathRule{}, e.read...), e.write...) {
-		for _, x := range protectedExclusions {
-			ex := policy.Home + "/" + x
-			if !r.Pattern && (under(r.Path, ex) || under(ex, r.Path)) {
-				grant.KnownConflictsInFile = append(grant.KnownConflictsInFile, fmt.Sprintf("%s (%s) and the exclusion %s", win(r.Path), where(r.Origin), win(ex)))
-			}
-		}
-	}
+	grant.KnownConflictsInFile = e.profileConflicts()
 	return Phase{Name: "installUser", RunsAs: "the installing user, not elevated", When: "right after install; refreshed by sessions when it only narrowed",
 		Operations: []Operation{{Op: "profile-read-grant", Profile: grant,
 			Purpose:  "per-user tool installs in the profile (node, python, rust, go, …) stay usable by the sandbox account; secrets in the profile stay denied; the grant is to the machine-wide group, so any local user's sandbox can read a granted profile",
@@ -197,4 +191,34 @@ func (e *emitter) uninstall() Phase {
 		{Op: "acl-forget-all", Purpose: "as the user: remove the kept write grants and the denies kept beneath them (srt-win acl forget --all)", CausedBy: def},
 		{Op: "profile-forget", Purpose: "as the user: remove the profile read grant (srt-win profile forget); %ProgramData%\\sandbox-runtime and %LOCALAPPDATA%\\sandbox-runtime are left behind", CausedBy: def},
 	}}
+}
+
+// profileConflicts lists the allowRead paths and write roots that equal,
+// lie inside or lie above a protected exclusion of the profile grant, as
+// far as spellings tell (paths under %USERPROFILE%), one line per entry.
+func (e *emitter) profileConflicts() []string {
+	var out []string
+	for _, r := range append(append([]policy.PathRule{}, e.read...), e.write...) {
+		if r.Pattern {
+			continue
+		}
+		var inside, above []string
+		for _, x := range protectedExclusions {
+			ex := policy.Home + "/" + x
+			switch {
+			case under(r.Path, ex):
+				inside = append(inside, win(ex))
+			case under(ex, r.Path):
+				above = append(above, win(ex))
+			}
+		}
+		entry := fmt.Sprintf("%s (%s)", win(r.Path), Causes{r.Origin}.String())
+		if len(inside) > 0 {
+			out = append(out, entry+" is or lies inside the protected exclusion "+strings.Join(inside, ", "))
+		}
+		if len(above) > 0 {
+			out = append(out, entry+" lies above the protected exclusions "+strings.Join(above, ", "))
+		}
+	}
+	return out
 }

@@ -43,6 +43,10 @@ type Causes []policy.Origin
 
 // MarshalJSON writes the causes as strings.
 func (c Causes) MarshalJSON() ([]byte, error) {
+	return json.Marshal(c.strings())
+}
+
+func (c Causes) strings() []string {
 	out := make([]string, len(c))
 	for i, o := range c {
 		out[i] = o.Key
@@ -50,8 +54,11 @@ func (c Causes) MarshalJSON() ([]byte, error) {
 			out[i] += " @ " + o.Pos
 		}
 	}
-	return json.Marshal(out)
+	return out
 }
+
+// String joins the causes with ", ".
+func (c Causes) String() string { return strings.Join(c.strings(), ", ") }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *Causes) UnmarshalJSON(b []byte) error {

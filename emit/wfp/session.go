@@ -114,7 +114,8 @@ func (e *emitter) sessionStart() Phase {
 	}
 	ops = append(ops,
 		Operation{Op: "refuse-profile-exclusion-conflicts", Purpose: "before any ACL change: no allowRead path or write root may equal, lie inside or lie above a protected exclusion of the profile read grant (compared after resolving links, junctions, 8.3 names and case)",
-			Condition: "when a profile read grant is recorded", OnFailure: "profile_exclusion_read_grant", CausedBy: originsOf(e.read, e.write)},
+			Paths:     e.profileConflicts(),
+			Condition: "when a profile read grant is recorded (paths: the conflicts this file's spellings already show)", OnFailure: "profile_exclusion_read_grant", CausedBy: originsOf(e.read, e.write)},
 		Operation{Op: "acl-grant-persistent", Lists: lists, Ranking: e.ranking,
 			Purpose:   "one call of srt-win acl grant --persistent with these lists on stdin (plus the matches of the patterns above); it writes the entries below and registers this session as a holder of them",
 			OnFailure: "exit 2: partial (some paths failed); the session does not start", CausedBy: orDefault(all)})
