@@ -339,8 +339,12 @@ var windowsSpec = map[string]func(t *testing.T, p plan){
 		r := slices.IndexFunc(ops, func(o wfp.Operation) bool { return o.Op == "refuse-profile-exclusion-conflicts" })
 		g := slices.IndexFunc(ops, func(o wfp.Operation) bool { return o.Op == "acl-grant-persistent" || o.Op == "set-ace" })
 		must(t, r >= 0 && r < g && ops[r].OnFailure == "profile_exclusion_read_grant", "refusal %d before the first ACL op %d", r, g)
-		must(t, slices.ContainsFunc(ops[r].Paths, func(s string) bool { return strings.HasPrefix(s, "%USERPROFILE% (filesystem.allowWrite[0] @ settings.json:2:82) lies above the protected exclusions %USERPROFILE%\\.ssh, ") }), "known conflicts %q", ops[r].Paths)
-		must(t, slices.ContainsFunc(ops[r].Paths, func(s string) bool { return s == `%USERPROFILE%\.aws\config (filesystem.allowRead[0] @ settings.json:2:47) is or lies inside the protected exclusion %USERPROFILE%\.aws` }), "allowRead inside .aws: %q", ops[r].Paths)
+		must(t, slices.ContainsFunc(ops[r].Paths, func(s string) bool {
+			return strings.HasPrefix(s, "%USERPROFILE% (filesystem.allowWrite[0] @ settings.json:2:82) lies above the protected exclusions %USERPROFILE%\\.ssh, ")
+		}), "known conflicts %q", ops[r].Paths)
+		must(t, slices.ContainsFunc(ops[r].Paths, func(s string) bool {
+			return s == `%USERPROFILE%\.aws\config (filesystem.allowRead[0] @ settings.json:2:47) is or lies inside the protected exclusion %USERPROFILE%\.aws`
+		}), "allowRead inside .aws: %q", ops[r].Paths)
 	},
 }
 

@@ -8,7 +8,7 @@ import (
 func TestPaths(t *testing.T) {
 	for _, tt := range []struct {
 		in, win, slashes, parent string
-		creatable            []string
+		creatable                []string
 	}{
 		{"C:/p/new/dir", `C:\p\new\dir`, "C:/p/new/dir", "C:/p/new", []string{"C:/p", "C:/p/new"}},
 		{"C:/x", `C:\x`, "C:/x", "C:/", nil},
