@@ -34,6 +34,7 @@ func (c *compileCmd) checkRules(s streams) error {
 // paths spelled for the other family, is left out with a note saying
 // which entries and why; when both are left out the compile fails.
 func (c *compileCmd) all(s streams, name string, data []byte) (emit.Files, error) {
+	fmt.Fprintln(s.stderr, "srtc: note: the macos target is not built yet")
 	posix, pdiags, err := compiler.CompileFile(name, data, schema.Options{OS: schema.OSPosix})
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,9 +29,13 @@ type compileCmd struct {
 func (c *compileCmd) Help() string {
 	return `Writes the artifact directory: plan.json (the compiled policy and a checksum of
 every file), and for Linux linux/bwrap.args (the bubblewrap plan) and
-linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly).
-The same settings give the same bytes on every machine. The macOS and Windows
-emitters are not built yet.`
+linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly),
+and for Windows windows/plan.json (the WFP filters, account, ACL and token
+plan; srt does not execute it yet). The same settings give the same bytes on
+every machine. linux reads paths with the POSIX rules, windows with the
+Windows rules; --target all compiles once for each and leaves out, with a
+note, a family whose reading fails or would misread the file's paths.
+The macOS emitter is not built yet.`
 }
 
 func (c *compileCmd) Run(s streams) error {
@@ -60,7 +65,10 @@ func (c *compileCmd) Run(s streams) error {
 		}
 		files, err = emit.Artifacts(p, []emit.Target{emit.Target(c.Target)})
 	}
-	if errors.Is(err, emit.ErrNotBuilt) {
+	var status exitError
+	if err != nil && !errors.As(err, &status) {
+		// A target that is not built, or settings its emitter refuses
+		// (the message names the entry).
 		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
 		return exitError(exitFailure)
 	}
@@ -69,6 +77,9 @@ func (c *compileCmd) Run(s streams) error {
 	}
 	if c.Home != "" || c.Cwd != "" {
 		concrete(files, c.Home, c.Cwd)
+		if files["windows/plan.json"] != nil {
+			io.WriteString(s.stderr, "srtc: note: --home and --cwd apply to linux/bwrap.args; windows/plan.json stays symbolic (%USERPROFILE%, %CD%)\n")
+		}
 	}
 	if c.Check {
 		return c.check(s, files)
@@ -96,7 +107,9 @@ func concrete(files emit.Files, home, cwd string) {
 		pairs = append(pairs, policy.Cwd, cwd)
 	}
 	r := strings.NewReplacer(pairs...)
-	files["linux/bwrap.args"] = []byte(r.Replace(string(files["linux/bwrap.args"])))
+	if b, ok := files["linux/bwrap.args"]; ok {
+		files["linux/bwrap.args"] = []byte(r.Replace(string(b)))
+	}
 }
 
 // check compares the directory with what compiling gives: every file must
