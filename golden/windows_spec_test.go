@@ -197,7 +197,7 @@ var windowsSpec = map[string]func(t *testing.T, p plan){
 		for _, tr := range []string{"sid:group", `sid:cap(C:\proj)`} {
 			a := p.ace(t, `C:\proj`, tr, "ALLOW", wfp.MaskWrite).ACE
 			must(t, a.Inheritance == "subtree (OI)(CI)" && strings.HasPrefix(a.Lifetime, "kept"), "write grant %+v", a)
-			must(t, !slices.Contains(a.Rights, "FILE_DELETE_CHILD"), "FILE_DELETE_CHILD in the write grant")
+			must(t, !strings.Contains(a.Rights, "FILE_DELETE_CHILD"), "FILE_DELETE_CHILD in the write grant")
 		}
 		must(t, strings.Contains(strings.Join(p.exec(t).Argv, " "), `--write-root C:\proj`), "no --write-root")
 		g := p.exec(t).Environment.GitConfig.Entries
@@ -213,7 +213,7 @@ var windowsSpec = map[string]func(t *testing.T, p plan){
 	},
 	"w07-deny-write-dir": func(t *testing.T, p plan) {
 		a := p.ace(t, `C:\proj\dist`, "sid:user", "DENY", wfp.MaskDenyWrite).ACE
-		must(t, !slices.Contains(a.Rights, "SYNCHRONIZE") && !slices.Contains(a.Rights, "READ_CONTROL"), "deny-write rights %q", a.Rights)
+		must(t, !strings.Contains(a.Rights, "SYNCHRONIZE") && !strings.Contains(a.Rights, "READ_CONTROL"), "deny-write rights %q", a.Rights)
 		p.ace(t, `C:\proj`, "sid:user", "DENY", wfp.MaskDeleteChild)
 	},
 	"w08-write-under-deny-write": func(t *testing.T, p plan) {

@@ -121,3 +121,16 @@ func longRoots() string {
 	}
 	return `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [` + strings.Join(roots, ",") + `], "denyWrite": []}}`
 }
+
+// BenchmarkEmit measures Emit and Render of the rich settings.
+func BenchmarkEmit(b *testing.B) {
+	p, _, err := compiler.CompileFile("s.json", []byte(rich), schema.Options{OS: schema.OSWindows})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := wfp.Bytes(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func (e *emitter) install() Phase {
 				{Name: "MarkerVersion", Type: "REG_DWORD", Value: fmt.Sprint(setupVersion)},
 			}}, CausedBy: []policy.Origin{user.Origin}},
 		{Op: "ambient-write-deny", Paths: []string{`C:\Users\Public`, "<the other stock world-writable system directories>"},
-			ACE:     &ACE{Path: "<each path above>", Trustee: sidUser, Type: "DENY", Mask: MaskDenyWrite, Rights: MaskDenyWrite.Rights(), Inheritance: inheritSubtree, Lifetime: "until uninstall; folded into every later change of these DACLs so that no session strips it"},
+			ACE:     &ACE{Path: "<each path above>", Trustee: sidUser, Type: "DENY", Mask: MaskDenyWrite, Rights: MaskDenyWrite.rightsText(), Inheritance: inheritSubtree, Lifetime: "until uninstall; folded into every later change of these DACLs so that no session strips it"},
 			Purpose: "directories every user may write would otherwise be writable by the sandbox (the token's Everyone restricting SID admits them)", OnFailure: "exit 17 (ambient write-deny stamping failed)",
 			Unverified: "the exact list of directories is not in the published sources (third-party notes count 11)", CausedBy: def},
 		{Op: "wfp-begin-transaction", Purpose: "every WFP change below commits together or not at all", OnFailure: "abort the transaction; exit 12 (WFP install failed)", CausedBy: def},
@@ -84,7 +84,7 @@ func filtersPerLayer(open bool) int {
 const inheritSubtree = "subtree (OI)(CI)"
 
 func ace(path, trustee, typ string, m Mask, lifetime string) ACE {
-	return ACE{Path: path, Trustee: trustee, Type: typ, Mask: m, Rights: m.Rights(), Inheritance: inheritSubtree, Lifetime: lifetime}
+	return ACE{Path: path, Trustee: trustee, Type: typ, Mask: m, Rights: m.rightsText(), Inheritance: inheritSubtree, Lifetime: lifetime}
 }
 
 func layer(v string) string {

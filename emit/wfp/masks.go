@@ -1,5 +1,7 @@
 package wfp
 
+import "strings"
+
 // Access masks of the ACE catalogue (spec macos-windows.md §3.7).
 const (
 	// MaskRead is FILE_GENERIC_READ | FILE_GENERIC_EXECUTE: an allowRead
@@ -67,6 +69,9 @@ func (m Mask) Rights() []string {
 	}
 	return out
 }
+
+// rightsText is Rights joined by " | ", as a plan shows it.
+func (m Mask) rightsText() string { return strings.Join(m.Rights(), " | ") }
 
 func (m Mask) hex() string {
 	b, _ := m.MarshalJSON()

@@ -209,8 +209,8 @@ type ACE struct {
 	Trustee string `json:"trustee"`
 	Type    string `json:"type"` // "ALLOW" or "DENY"
 	Mask    Mask   `json:"mask"`
-	// Rights spells out Mask, one right per bit.
-	Rights []string `json:"rights"`
+	// Rights spells out Mask, one right per bit, joined by " | ".
+	Rights string `json:"rights"`
 	// Inheritance is "subtree (OI)(CI)" or "this object only".
 	Inheritance string `json:"inheritance"`
 	// Lifetime says when the entry is removed again.

@@ -273,7 +273,7 @@ func (e *emitter) deny(r policy.PathRule, m Mask, purpose string) []Operation {
 		ops = append(ops, Operation{Op: "create-placeholder", Path: win(r.Path), Kind: kind, Condition: "only if absent at session start: each missing component is created (directories, the last one as Kind)",
 			Purpose: "a deny needs an object to sit on, so that the path cannot be created later outside the deny", CausedBy: cause})
 		for _, a := range creatable(r.Path) {
-			x := ACE{Path: win(a), Trustee: sidUser, Type: "DENY", Mask: MaskDelete, Rights: MaskDelete.Rights(), Inheritance: "this object only", Lifetime: life}
+			x := ACE{Path: win(a), Trustee: sidUser, Type: "DENY", Mask: MaskDelete, Rights: MaskDelete.rightsText(), Inheritance: "this object only", Lifetime: life}
 			ops = append(ops, Operation{Op: "set-ace", ACE: &x, Condition: "only on a directory the placeholder step created", Purpose: "the created directory cannot be deleted to take the placeholder away", CausedBy: cause})
 		}
 	}
