@@ -3,6 +3,8 @@ package wfp
 import (
 	"reflect"
 	"testing"
+
+	"srt.dev/compiler/policy"
 )
 
 func TestPaths(t *testing.T) {
@@ -55,6 +57,22 @@ func TestUnder(t *testing.T) {
 	} {
 		if got := under(tt.a, tt.b); got != tt.want {
 			t.Errorf("under(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestStaticPrefix(t *testing.T) {
+	for _, tt := range []struct {
+		r    policy.PathRule
+		want string
+	}{
+		{policy.PathRule{Path: "C:/proj/**/*.pem", Pattern: true}, "C:/proj"},
+		{policy.PathRule{Path: "C:/out-*", Pattern: true}, "C:"},
+		{policy.PathRule{Path: "${HOME}/a/b?/c", Pattern: true}, "${HOME}/a"},
+		{policy.PathRule{Path: "C:/app/[prod].env"}, "C:/app/[prod].env"},
+	} {
+		if got := staticPrefix(tt.r); got != tt.want {
+			t.Errorf("staticPrefix(%q) = %q, want %q", tt.r.Path, got, tt.want)
 		}
 	}
 }

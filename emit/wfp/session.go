@@ -78,6 +78,21 @@ func covering(r policy.PathRule, list []policy.PathRule) (policy.PathRule, bool)
 
 func isUNC(p string) bool { return strings.HasPrefix(p, "//") }
 
+// staticPrefix is a rule's path up to its first segment with a wildcard:
+// every match of a pattern lies at or under it.
+func staticPrefix(r policy.PathRule) string {
+	if !r.Pattern {
+		return r.Path
+	}
+	segs := strings.Split(r.Path, "/")
+	for i, s := range segs {
+		if strings.ContainsAny(s, "*?") {
+			return strings.Join(segs[:i], "/")
+		}
+	}
+	return r.Path
+}
+
 func (e *emitter) sessionStart() Phase {
 	w := e.w
 	ops := []Operation{
@@ -117,7 +132,7 @@ func (e *emitter) sessionStart() Phase {
 			Paths:     e.profileConflicts(),
 			Condition: "when a profile read grant is recorded (paths: the conflicts this file's spellings already show)", OnFailure: "profile_exclusion_read_grant", CausedBy: originsOf(e.read, e.write)},
 		Operation{Op: "acl-grant-persistent", Lists: lists, Ranking: e.ranking,
-			Purpose:   "one call of srt-win acl grant --persistent with these lists on stdin (plus the matches of the patterns above); it writes the entries below and registers this session as a holder of them",
+			Purpose:   "one call of srt-win acl grant --persistent with these lists on stdin (plus the matches of the patterns above); it writes the entries below and registers this session as a holder of them; with a profile read grant recorded it also writes each read deny onto every granted profile path beneath it",
 			OnFailure: "exit 2: partial (some paths failed); the session does not start", CausedBy: orDefault(all)})
 	ops = append(ops, e.aces()...)
 	ops = append(ops, e.verify(), Operation{Op: "proxy-listen",
@@ -250,7 +265,7 @@ func grantCondition(r policy.PathRule, cond string) string {
 func (e *emitter) deny(r policy.PathRule, m Mask, purpose string) []Operation {
 	life := "released at session reset"
 	for _, w := range e.write {
-		if !w.Pattern && !r.Pattern && under(r.Path, w.Path) {
+		if !w.Pattern && under(staticPrefix(r), w.Path) {
 			life = "kept with the write root " + win(w.Path) + " (until srt-win acl forget or uninstall)"
 			break
 		}
