@@ -192,6 +192,12 @@ var windowsSpec = map[string]func(t *testing.T, p plan){
 		l := p.ops("sessionStart", "proxy-listen")[0].Check.PortRange
 		must(t, slices.Equal(l, []int{55080, 55089}), "proxy-listen %v", l)
 		must(t, strings.Contains(p.ops("sessionStart", "wfp-verify")[0].Check.Target, "outside 55080-55089"), "verify target")
+		// The range's validation: width at most 64, no port 0, in order.
+		for r, ok := range map[string]bool{"[1,65]": true, "[1,66]": false, "[0,9]": false, "[60089,60080]": false} {
+			src := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "windows": {"proxyPortRange": ` + r + `}}`
+			_, diags := schema.Options{OS: schema.OSWindows}.Load("s.json", []byte(src))
+			must(t, (diags == nil) == ok, "proxyPortRange %s: valid = %v, want %v (%v)", r, diags == nil, ok, diags)
+		}
 	},
 	"w04-write-root": func(t *testing.T, p plan) {
 		for _, tr := range []string{"sid:group", `sid:cap(C:\proj)`} {
