@@ -77,6 +77,9 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 		root, rest = "/", `\`+rest[len(`\\?\UNC`):]
 	case strings.HasPrefix(rest, `\\?\`):
 		rest = rest[len(`\\?\`):]
+		if len(rest) < 3 || rest[1] != ':' || !isLetter(rest[0]) || !isSep(rest[2]) {
+			return WindowsPath{}, fmt.Errorf("%q: a \\\\?\\ path continues with a drive (\\\\?\\C:\\…) or UNC\\", spelling)
+		}
 	}
 	for _, v := range windowsVars {
 		if i := strings.Index(strings.ToUpper(rest), v.name); i >= 0 {
@@ -116,6 +119,9 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 	}
 	if root == "/" && len(segs) < 2 {
 		return WindowsPath{}, fmt.Errorf("%q is not a UNC path: write \\\\server\\share\\…", spelling)
+	}
+	if root == "/" && strings.ContainsAny(segs[0]+segs[1], "*?") {
+		return WindowsPath{}, fmt.Errorf("%q: the server and share of a UNC path cannot contain * or ?", spelling)
 	}
 	glob := strings.ContainsAny(out.Path, "*?")
 	out.Pattern = glob && !literal

@@ -48,6 +48,9 @@ func TestNormalizeWindows(t *testing.T) {
 		{name: "var in the middle", in: `C:\x\%USERPROFILE%`, err: "may only start a path"},
 		{name: "var glued", in: `%USERPROFILE%x`, err: "must be followed by"},
 		{name: "unc without share", in: `\\srv`, err: "not a UNC path"},
+		{name: "unc wildcard server", in: `\\s*\share\x`, err: "cannot contain * or ?"},
+		{name: "unc pattern below share", in: `\\srv\share\*.txt`, want: WindowsPath{Path: "//srv/share/*.txt", Pattern: true}},
+		{name: "verbatim without drive", in: `\\?\~\x`, err: "continues with a drive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,5 +120,47 @@ func TestCompileWindows(t *testing.T) {
 	}
 	if got := diags[0].String(); !strings.HasPrefix(got, "b.json:2:30: filesystem.denyRead[0]: read with the Windows path rules: ") || !strings.Contains(got, "no drive letter") {
 		t.Errorf("diagnostic = %q", got)
+	}
+}
+
+// TestNormalizeWindowsRoundTrip: over generated spellings, NormalizeWindows
+// never panics, leaves no backslash, no empty or "." segment and no
+// lower-case drive letter, and reading its result written back in Windows
+// spelling gives the same path (normalising is idempotent).
+func TestNormalizeWindowsRoundTrip(t *testing.T) {
+	parts := []string{`C:`, `c:`, `\`, `/`, `\\`, `\\?\`, `\\?\UNC\`, `%USERPROFILE%`, `%homedrive%`, `%HOMEPATH%`, `~`, `.`, `..`, `a`, `B c`, `*`, `?`, `**`, `[x]`, `é`}
+	render := strings.NewReplacer("${HOME}", "%USERPROFILE%", "${HOMEDRIVE}", "%HOMEDRIVE%", "${HOMEPATH}", "%HOMEPATH%", "/", `\`)
+	seed := uint32(1)
+	next := func(n int) int { seed = seed*1664525 + 1013904223; return int(seed>>8) % n }
+	checked := 0
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for j := next(6) + 1; j > 0; j-- {
+			b.WriteString(parts[next(len(parts))])
+		}
+		in, literal := b.String(), next(2) == 0
+		got, err := NormalizeWindows(in, literal)
+		if err != nil {
+			continue
+		}
+		checked++
+		p := got.Path
+		if strings.Contains(p, `\`) || strings.Contains(p, "//"[:1]+"/") && !strings.HasPrefix(p, "//") || strings.Contains(p, "/./") || strings.HasSuffix(p, "/.") {
+			t.Fatalf("NormalizeWindows(%q) = %q: not clean", in, p)
+		}
+		if len(p) >= 2 && p[1] == ':' && p[0] >= 'a' && p[0] <= 'z' {
+			t.Fatalf("NormalizeWindows(%q) = %q: lower-case drive", in, p)
+		}
+		again := render.Replace(p)
+		if rest, ok := strings.CutPrefix(p, "${CWD}"); ok {
+			again = "." + render.Replace(rest) // .\~ stays a name
+		}
+		got2, err := NormalizeWindows(again, literal)
+		if err != nil || got2.Path != p {
+			t.Fatalf("NormalizeWindows(%q) = %q, written back %q reads %q, %v", in, p, again, got2.Path, err)
+		}
+	}
+	if checked < 2000 {
+		t.Fatalf("only %d of 20000 generated spellings were accepted; the generator is off", checked)
 	}
 }
