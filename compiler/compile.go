@@ -19,9 +19,13 @@ func CompileFile(name string, data []byte, opts schema.Options) (*policy.Policy,
 	if diags != nil {
 		return nil, diags, nil
 	}
-	p, err := Compile(s)
-	if err != nil {
-		return nil, nil, err
+	os := opts.OS
+	if os == "" {
+		os = schema.HostOS()
+	}
+	p, diags, err := compile(s, os)
+	if err != nil || diags != nil {
+		return nil, diags, err
 	}
 	sum := sha256.Sum256(data)
 	p.SourceSHA256 = hex.EncodeToString(sum[:])
@@ -30,22 +34,43 @@ func CompileFile(name string, data []byte, opts schema.Options) (*policy.Policy,
 
 // Compile compiles validated settings. It fails only on settings the
 // grammar should have refused, which is a bug, reported rather than hidden.
+// Paths are read with the POSIX rules; CompileFile with
+// schema.OSWindows reads them the Windows way.
 func Compile(s *schema.Settings) (*policy.Policy, error) {
-	c := &compiler{s: s}
+	p, _, err := compile(s, schema.OSPosix)
+	return p, err
+}
+
+// compile compiles s with the path rules of os. Only the Windows reading
+// has diagnostics: spellings the grammar accepts but that name no path
+// there without the host's current drive.
+func compile(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagnostics, error) {
+	c := &compiler{s: s, os: os}
 	p := &policy.Policy{FormatVersion: policy.FormatVersion, Source: s.Pos(schema.Path{}).File}
 	var err error
 	if p.Network, err = c.network(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.Filesystem = c.filesystem()
 	p.Process = c.process()
 	p.Env = c.env()
 	p.IgnoreViolations = s.IgnoreViolations
-	return p, nil
+	if os == schema.OSWindows {
+		p.Windows = c.windows()
+		p.Windows.SkippedLiterals = c.skipped
+	}
+	if c.diags != nil {
+		return nil, c.diags, nil
+	}
+	return p, nil, nil
 }
 
 type compiler struct {
-	s *schema.Settings
+	s  *schema.Settings
+	os schema.OS
+	// diags and skipped are filled by the Windows reading of paths.
+	diags   schema.Diagnostics
+	skipped []policy.PathRule
 }
 
 // origin is the Origin of the value at path.
@@ -87,7 +112,11 @@ func (c *compiler) network() (policy.Network, error) {
 		out.DeniedResolvedAddresses = append(out.DeniedResolvedAddresses, policy.AddressRule{Range: r, Origin: c.origin("network", "deniedResolvedAddresses", i)})
 	}
 	for i, sock := range n.AllowUnixSockets {
-		out.AllowUnixSockets = append(out.AllowUnixSockets, c.pathRule(schema.PathEntry{Path: sock}, "network", "allowUnixSockets", i))
+		if c.os == schema.OSWindows {
+			break // macOS only: the Windows reading leaves them out
+		}
+		r, _ := c.pathRule(schema.PathEntry{Path: sock}, "network", "allowUnixSockets", i)
+		out.AllowUnixSockets = append(out.AllowUnixSockets, r)
 	}
 	return out, nil
 }
@@ -105,16 +134,22 @@ func (c *compiler) hosts(key string, entries []string) (policy.HostList, error) 
 	return l, nil
 }
 
-// pathRule normalises one path entry.
-func (c *compiler) pathRule(e schema.PathEntry, path ...any) policy.PathRule {
+// pathRule normalises one path entry. It reports false for an entry the
+// Windows reading refuses or skips (recorded in c.diags or c.skipped).
+func (c *compiler) pathRule(e schema.PathEntry, path ...any) (policy.PathRule, bool) {
+	if c.os == schema.OSWindows {
+		return c.windowsPathRule(e, path...)
+	}
 	p, pattern := Normalize(e.Path, e.Literal)
-	return policy.PathRule{Path: p, Pattern: pattern, Literal: e.Literal, Origin: c.origin(path...)}
+	return policy.PathRule{Path: p, Pattern: pattern, Literal: e.Literal, Origin: c.origin(path...)}, true
 }
 
 func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.PathRule {
 	out := []policy.PathRule{}
 	for i, e := range entries {
-		out = append(out, c.pathRule(e, "filesystem", key, i))
+		if r, ok := c.pathRule(e, "filesystem", key, i); ok {
+			out = append(out, r)
+		}
 	}
 	return out
 }
@@ -149,7 +184,10 @@ func (c *compiler) filesystem() policy.Filesystem {
 	}
 	if cr := c.s.Credentials; cr != nil {
 		for i, f := range cr.Files {
-			r := c.pathRule(schema.PathEntry{Path: f.Path}, "credentials", "files", i, "path")
+			r, ok := c.pathRule(schema.PathEntry{Path: f.Path}, "credentials", "files", i, "path")
+			if !ok {
+				continue
+			}
 			if f.Mode == "mask" {
 				out.CredentialMasks = append(out.CredentialMasks, r)
 			} else if !out.Disabled {
@@ -160,6 +198,12 @@ func (c *compiler) filesystem() policy.Filesystem {
 	if out.Disabled {
 		// Nothing is protected; masked credential files still apply.
 		out.DenyRead, out.AllowRead, out.DenyWrite = []policy.PathRule{}, []policy.PathRule{}, []policy.PathRule{}
+		return out
+	}
+	if c.os == schema.OSWindows {
+		// The reference has no default writable paths and no mandatory
+		// denies on Windows; the emitter lists that as a residual risk.
+		out.AllowWrite = c.pathRules(fs.AllowWrite, "allowWrite")
 		return out
 	}
 	for _, p := range defaultWritable {

@@ -11,6 +11,10 @@
 // mandatory-deny scan below the working directory) is left to the runtime's
 // resolve step.
 //
-// Paths follow POSIX rules; the Windows spellings of settings.md §6.4.2
-// (%USERPROFILE%, backslashes, drive letters) are for the Windows emitter.
+// Paths follow POSIX rules, unless CompileFile is asked for the Windows
+// rules (schema.OSWindows): then NormalizeWindows reads the Windows
+// spellings of settings.md §6.4.2 (drive letters, backslashes, UNC,
+// %USERPROFILE%, * and ? as the only wildcards), the POSIX default
+// writable paths and mandatory denies are left out (the reference has none
+// on Windows), and Policy.Windows holds the windows.* keys.
 package compiler

@@ -67,11 +67,18 @@ func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
 			}
 			files["macos/profile.sb"] = sb
 		case Windows:
-			return nil, fmt.Errorf("target %s: the emitter is %w", t, ErrNotBuilt)
+			if err := windows(p, files); err != nil {
+				return nil, err
+			}
 		default:
 			return nil, fmt.Errorf("unknown target %q", t)
 		}
 	}
+	return finish(p, targets, files)
+}
+
+// finish adds plan.json, the manifest of files, to files.
+func finish(p *policy.Policy, targets []Target, files Files) (Files, error) {
 	m := Manifest{Policy: *p, Targets: targets, Files: map[string]string{}}
 	for name, b := range files {
 		sum := sha256.Sum256(b)
@@ -86,6 +93,9 @@ func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
 }
 
 func linux(p *policy.Policy, files Files) error {
+	if p.Windows != nil {
+		return errWindowsReading(Linux)
+	}
 	files["linux/bwrap.args"] = bwrap.Emit(p).Render()
 	rules := seccomp.Rules{}
 	for _, name := range p.Process.Seccomp {

@@ -26,6 +26,9 @@ func ReadPlan(dir string) (*policy.Policy, error) {
 	if m.FormatVersion != policy.FormatVersion {
 		return nil, fmt.Errorf("%s: format %d, this srt reads format %d: compile it again with a matching srtc", dir, m.FormatVersion, policy.FormatVersion)
 	}
+	if m.Windows != nil {
+		return nil, fmt.Errorf("%s was compiled for Windows (its paths were read the Windows way), and srt does not execute Windows plans yet", dir)
+	}
 	for name, want := range m.Files {
 		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {

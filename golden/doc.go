@@ -2,6 +2,9 @@
 // settings.json and the expected artifacts for every target, rewritten only
 // by "go test ./golden/... -update" (or SRT_UPDATE=1) and reviewed like code.
 //
-// The cases arrive with the compiler and the emitters; until then the
-// schema's own conformance tests (schema/testdata) are the fixtures.
+// testdata/<case>/ holds the Linux cases (compiled with the POSIX path
+// rules); windows/<case>/ the Windows cases (compiled with the Windows path
+// rules: windows/plan.json, or error.txt for a file that is refused), whose
+// plans are also checked against the musts and must-nots of spec
+// macos-windows.md §4.2.
 package golden

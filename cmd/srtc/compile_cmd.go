@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,9 +31,13 @@ func (c *compileCmd) Help() string {
 	return `Writes the artifact directory: plan.json (the compiled policy and a checksum of
 every file), and for Linux linux/bwrap.args (the bubblewrap plan) and
 linux/seccomp.<arch>.{bpf,txt} (the seccomp program and its disassembly),
-and for macOS macos/profile.sb (the Seatbelt profile; host paths and proxy
-ports are sandbox-exec parameters). The same settings give the same bytes on
-every machine. The Windows emitter is not built yet.`
+for macOS macos/profile.sb (the Seatbelt profile; host paths and proxy ports
+are sandbox-exec parameters), and for Windows windows/plan.json (the WFP
+filters, account, ACL and token plan; srt does not execute it yet). The same
+settings give the same bytes on every machine. linux and macos read paths
+with the POSIX rules, windows with the Windows rules; --target all compiles
+once for each family and leaves out, with a note, a family whose reading
+fails or would misread the file's paths.`
 }
 
 func (c *compileCmd) Run(s streams) error {
@@ -42,26 +47,40 @@ func (c *compileCmd) Run(s streams) error {
 		return exitError(exitUsage)
 	}
 	name := filepath.Base(c.File)
-	p, err := compileOrReport(s, name, data, c.rules())
-	if err != nil {
+	if err := c.checkRules(s); err != nil {
 		return err
 	}
-
-	targets := []emit.Target{emit.Target(c.Target)}
+	var files emit.Files
 	if c.Target == "all" {
-		targets = []emit.Target{emit.Linux, emit.MacOS}
-		fmt.Fprintln(s.stderr, "srtc: note: the windows target is not built yet; writing linux and macos only")
+		files, err = c.all(s, name, data)
+	} else {
+		rules := schema.OSPosix
+		if c.Target == string(emit.Windows) {
+			rules = schema.OSWindows
+		}
+		var p *policy.Policy
+		if p, err = compileOrReport(s, name, data, rules); err != nil {
+			return err
+		}
+		if rules == schema.OSPosix {
+			noteWindowsSpellings(s, p, "")
+		}
+		files, err = emit.Artifacts(p, []emit.Target{emit.Target(c.Target)})
 	}
-	files, err := emit.Artifacts(p, targets)
 	var refused *seatbelt.Error
 	if errors.As(err, &refused) {
+		// A path the profile cannot express safely, named like a
+		// diagnostic.
 		if refused.Origin.Pos == "" {
 			fmt.Fprintf(s.stderr, "%s: ", name)
 		}
 		fmt.Fprintln(s.stderr, refused)
 		return exitError(exitFailure)
 	}
-	if errors.Is(err, emit.ErrNotBuilt) {
+	var status exitError
+	if err != nil && !errors.As(err, &status) {
+		// A target that is not built, or settings its emitter refuses
+		// (the message names the entry).
 		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
 		return exitError(exitFailure)
 	}
@@ -70,6 +89,9 @@ func (c *compileCmd) Run(s streams) error {
 	}
 	if c.Home != "" || c.Cwd != "" {
 		concrete(files, c.Home, c.Cwd)
+		if files["windows/plan.json"] != nil {
+			io.WriteString(s.stderr, "srtc: note: --home and --cwd apply to linux/bwrap.args; windows/plan.json stays symbolic (%USERPROFILE%, %CD%)\n")
+		}
 	}
 	if c.Check {
 		return c.check(s, files)
@@ -97,7 +119,9 @@ func concrete(files emit.Files, home, cwd string) {
 		pairs = append(pairs, policy.Cwd, cwd)
 	}
 	r := strings.NewReplacer(pairs...)
-	files["linux/bwrap.args"] = []byte(r.Replace(string(files["linux/bwrap.args"])))
+	if b, ok := files["linux/bwrap.args"]; ok {
+		files["linux/bwrap.args"] = []byte(r.Replace(string(b)))
+	}
 }
 
 // check compares the directory with what compiling gives: every file must

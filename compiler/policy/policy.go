@@ -35,6 +35,10 @@ type Policy struct {
 	// IgnoreViolations is ignoreViolations: command pattern ("*" for
 	// every command) -> patterns of violation lines not to record.
 	IgnoreViolations map[string][]string `json:"ignoreViolations,omitempty"`
+	// Windows is set when the file was compiled with the Windows path
+	// rules (schema.OSWindows): every path above was then read the Windows
+	// way (see the Windows type), and the windows.* keys are here.
+	Windows *Windows `json:"windows,omitempty"`
 }
 
 // Origin says which setting produced a rule: its key and where it was
@@ -152,8 +156,13 @@ type PathRule struct {
 	// Convenience marks a default writable directory (~/.npm/_logs,
 	// ~/.claude/debug) that is dropped when a read deny hides it; the
 	// compiler checks spellings, the resolve step checks real paths.
-	Convenience bool   `json:"convenience,omitempty"`
-	Origin      Origin `json:"origin"`
+	Convenience bool `json:"convenience,omitempty"`
+	// TrailingSeparator records, for a Windows reading only, that the
+	// entry was written with a trailing \ or /: a deny on a path that does
+	// not exist then creates a directory placeholder, not a file (spec
+	// macos-windows.md §5.2 item 3). POSIX readings never set it.
+	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
+	Origin            Origin `json:"origin"`
 }
 
 // Process holds the process-isolation switches.

@@ -1,6 +1,21 @@
-// Package wfp emits the Windows artifact of a policy: a declarative plan of
-// WFP filters, the sandbox account, ACL grants and the write-restricted
-// token, for review. Nothing in this project executes it yet.
+// Package wfp emits the Windows artifact of a policy, windows/plan.json: a
+// declarative plan of what the reference's Windows sandbox (spec
+// macos-windows.md §3) does for one settings file, in six phases (install,
+// installUser, sessionStart, perCommand, sessionReset, uninstall): the
+// sandbox account and group, the WFP sublayer and filters, the ACL entries
+// with their masks, the write-restricted token, the helper's argv and the
+// command's environment, and the residual risks.
 //
-// Not built yet: see the issue "Windows: WFP filter and ACL plan emitter".
+// The plan is for review: nothing in this project executes it yet, and it
+// was not run on a Windows machine. It is a pure function of the policy
+// (Emit, Render): no file system, no environment, no clock; host facts
+// stay symbolic (%USERPROFILE%, %CD%, sid:user, <proxy port>), so the same
+// settings give the same bytes everywhere.
+//
+// The policy must come from the Windows reading of the settings
+// (compiler.CompileFile with schema.OSWindows): its paths use "/" and
+// symbolic roots, which the plan renders in Windows spelling. Entries are
+// ranked on their spellings, ignoring case, as far as spellings tell; what
+// depends on the disk (globs, absent paths, junctions) becomes a condition
+// of the operation, evaluated at session start.
 package wfp
