@@ -102,11 +102,12 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if _, err := rand.Read(r[:]); err != nil {
 		return nil, err
 	}
+	suffix := sessionSuffix(binary.BigEndian.Uint64(r[:]))
 	host := seatbelt.Host{
 		Home: home, Cwd: cwd,
 		HTTPPort:  httpL.Addr().(*net.TCPAddr).Port,
 		SOCKSPort: socksL.Addr().(*net.TCPAddr).Port,
-		LogTag:    LogTag(id, sessionSuffix(binary.BigEndian.Uint64(r[:]))),
+		LogTag:    LogTag(id, suffix),
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -143,6 +144,37 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	go (&proxy.HTTP{Egress: egress}).Serve(httpL)
 	go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
 
+	// The profile's denials, tagged for this run, from the system log.
+	// Without the log command they are not recorded (said in the debug
+	// log); the sandbox itself does not depend on it.
+	logDone := make(chan struct{})
+	stopLog := func() {}
+	stream := exec.Command(LogStreamArgs(suffix)[0], LogStreamArgs(suffix)[1:]...)
+	if pipe, err := stream.StdoutPipe(); err == nil && stream.Start() == nil {
+		go func() {
+			m.readSeatbeltLog(pipe, func(e violations.Entry) {
+				mu.Lock()
+				refused = append(refused, e)
+				mu.Unlock()
+			})
+			close(logDone)
+		}()
+		stopLog = sync.OnceFunc(func() {
+			// The log delivers a moment late: wait briefly for the
+			// last denials, then stop it.
+			time.Sleep(300 * time.Millisecond)
+			stream.Process.Kill()
+			<-logDone
+			stream.Wait()
+		})
+		defer stopLog()
+	} else {
+		close(logDone)
+		if o.Log != nil {
+			o.Log.Debug("no Seatbelt violation log", "err", err)
+		}
+	}
+
 	cmd := exec.Command(full[0], full[1:]...)
 	cmd.Env = env
 	cmd.Dir = o.Cwd
@@ -178,6 +210,7 @@ wait:
 			break wait
 		}
 	}
+	stopLog()
 	mu.Lock()
 	out.Violations = append([]violations.Entry(nil), refused...)
 	mu.Unlock()

@@ -8,9 +8,11 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/seatbelt"
@@ -180,4 +182,34 @@ func ClimbingHazard(p *policy.Policy) error {
 		}
 	}
 	return nil
+}
+
+// LogStreamArgs is the command that streams the Seatbelt denials tagged
+// with suffix from the macOS system log (spec macos-windows.md §1.12).
+func LogStreamArgs(suffix string) []string {
+	return []string{"/usr/bin/log", "stream", "--predicate", `(eventMessage ENDSWITH "` + suffix + `")`, "--style", "compact"}
+}
+
+// readSeatbeltLog records the denials in r, the output of LogStreamArgs,
+// until r ends: each chunk read is parsed as the reference parses one
+// (violations.SeatbeltLog) and its denials go to the store, where
+// ignoreViolations applies; kept ones also go to onViolation.
+func (m *Manager) readSeatbeltLog(r io.Reader, onViolation func(violations.Entry)) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		for _, v := range violations.SeatbeltLog(string(buf[:n])) {
+			if e, kept := m.store.Add(v.Line, v.Key, time.Now()); kept {
+				if m.o.OnViolation != nil {
+					m.o.OnViolation(e)
+				}
+				if onViolation != nil {
+					onViolation(e)
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }

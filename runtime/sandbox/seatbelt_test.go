@@ -159,3 +159,28 @@ func TestClimbingHazard(t *testing.T) {
 		}
 	}
 }
+
+// TestReadSeatbeltLog: denials streamed from the log reach the store with
+// their command, ignoreViolations applies, and the run hears of the kept
+// ones. (The chunk format is the reference's, not read off a real Mac.)
+func TestReadSeatbeltLog(t *testing.T) {
+	p := &policy.Policy{IgnoreViolations: map[string][]string{"*": {"/private/var/db/noise"}}}
+	m, err := NewManager(p, ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := violations.Key("cat secret")
+	m.store.Register(key, "cat secret")
+	tag := LogTag("cat secret", "_abc_SBX")
+	chunks := "Sandbox: cat(7) deny(1) file-read-data /Users/u/.ssh/id_rsa\n" + tag + "\n" +
+		"Sandbox: cat(7) deny(1) file-read-data /private/var/db/noise\n" + tag + "\n"
+	var heard []string
+	m.readSeatbeltLog(strings.NewReader(chunks), func(e violations.Entry) { heard = append(heard, e.Line) })
+	got := m.Violations().For(key)
+	if len(got) != 1 || got[0].Command != "cat secret" || !strings.HasSuffix(got[0].Line, "/Users/u/.ssh/id_rsa") || len(heard) != 1 {
+		t.Errorf("stored %+v, heard %v", got, heard)
+	}
+	if args := LogStreamArgs("_abc_SBX"); strings.Join(args, " ") != `/usr/bin/log stream --predicate (eventMessage ENDSWITH "_abc_SBX") --style compact` {
+		t.Errorf("%q", args)
+	}
+}
