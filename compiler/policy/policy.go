@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // FormatVersion is the version of the Policy shape, written in artifacts so
 // that a runtime can refuse a plan it does not understand.
 const FormatVersion = 1
@@ -198,4 +200,18 @@ type Env struct {
 type EnvRule struct {
 	Name   string `json:"name"`
 	Origin Origin `json:"origin"`
+}
+
+// GitSafeValues are the safe.directory values for dirs (spec linux.md
+// §2.1): each directory and everything below it, or "*" for more than
+// eight. Both runtimes number them after any inherited GIT_CONFIG_COUNT.
+func GitSafeValues(dirs []string) []string {
+	if len(dirs) > 8 {
+		return []string{"*"}
+	}
+	var values []string
+	for _, d := range dirs {
+		values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
+	}
+	return values
 }

@@ -3,14 +3,11 @@
 package query
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"srt.dev/emit/bwrap"
@@ -195,26 +192,8 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 		fmt.Fprintf(&script, "( printf +w >> '%s' ) 2>/dev/null\n", filepath.Join(home, f))
 	}
 	script.WriteString("exit 0\n")
-	rd, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wr.Write(prog)
-	wr.Close()
-	defer rd.Close()
 	args := append(append([]string{}, res.Args...), "--chdir", cwd, "--setenv", "HOME", home, "--", "/bin/sh", "-c", script.String())
-	cmd := exec.Command(bw, args...)
-	cmd.ExtraFiles = []*os.File{rd}
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	if uid != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bwrap: %v\n%s\nargs:\n%s", err, stderr.String(), strings.Join(args, "\n"))
-	}
+	out := testenv.RunBwrap(t, bw, args, prog, uid)
 	for i := len(res.Placeholders) - 1; i >= 0; i-- {
 		os.Remove(res.Placeholders[i]) // empty mount points, not writes
 	}

@@ -2,10 +2,13 @@
 package testenv
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,4 +65,32 @@ func PublicCopy(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// RunBwrap runs bubblewrap with args (which end in the command), the
+// seccomp program prog readable on descriptor 3 as the resolved plan
+// expects, PATH only in the environment, as uid (0: the caller), and
+// returns its standard output; any failure fails the test.
+func RunBwrap(t testing.TB, bwrap string, args []string, prog []byte, uid int) []byte {
+	t.Helper()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr.Write(prog)
+	wr.Close()
+	defer rd.Close()
+	cmd := exec.Command(bwrap, args...)
+	cmd.ExtraFiles = []*os.File{rd}
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	if uid != 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bwrap: %v\n%s\nargs:\n%s", err, stderr.String(), strings.Join(args, "\n"))
+	}
+	return out
 }

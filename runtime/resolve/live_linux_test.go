@@ -3,15 +3,12 @@
 package resolve
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"srt.dev/compiler"
@@ -57,26 +54,8 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 	for _, c := range checks {
 		fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo '%s:ok'; else echo '%s:fail'; fi\n", c.cmd, c.name, c.name)
 	}
-	rd, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wr.Write(prog)
-	wr.Close()
-	defer rd.Close()
 	args := append(append([]string{}, res.Args...), "--chdir", cwd, "--setenv", "HOME", home, "--", "/bin/sh", "-c", script.String())
-	cmd := exec.Command(bw, args...)
-	cmd.ExtraFiles = []*os.File{rd}
-	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	if uid != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bwrap: %v\n%s\nargs:\n%s", err, stderr.String(), strings.Join(args, "\n"))
-	}
+	out := testenv.RunBwrap(t, bw, args, prog, uid)
 	got := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		i := strings.LastIndexByte(line, ':')

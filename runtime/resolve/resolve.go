@@ -488,16 +488,8 @@ func (r *resolver) expandArg(a string) string {
 // (spec linux.md §2.1): each directory and everything below it, or "*" for
 // more than eight.
 func (r *resolver) gitSafe(dirs []string) {
-	var values []string
-	if len(dirs) > 8 {
-		values = []string{"*"}
-	} else {
-		for _, d := range dirs {
-			values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
-		}
-	}
 	n := r.h.GitConfigCount
-	for _, v := range values {
+	for _, v := range policy.GitSafeValues(dirs) {
 		r.add("--setenv", fmt.Sprintf("GIT_CONFIG_KEY_%d", n), "safe.directory")
 		r.add("--setenv", fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), v)
 		n++

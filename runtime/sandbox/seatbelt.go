@@ -80,15 +80,7 @@ func darwinEnv(base []string, p *policy.Policy, proxyVars []string, mask func(st
 			if err != nil {
 				n = 0
 			}
-			var values []string
-			if len(dirs) > 8 {
-				values = []string{"*"}
-			} else {
-				for _, d := range dirs {
-					values = append(values, d, strings.TrimSuffix(d, "/")+"/*")
-				}
-			}
-			for _, v := range values {
+			for _, v := range policy.GitSafeValues(dirs) {
 				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_KEY_%d", n), "safe.directory")
 				env = setEnv(env, fmt.Sprintf("GIT_CONFIG_VALUE_%d", n), v)
 				n++
