@@ -83,6 +83,30 @@ func NewManager(p *policy.Policy, o ManagerOptions) (*Manager, error) {
 	return m, nil
 }
 
+// Run runs argv (a program and its arguments) in a sandbox of p, with a
+// Manager of its own.
+func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
+	m, err := NewManager(p, ManagerOptions{Log: o.Log})
+	if err != nil {
+		return nil, err
+	}
+	return m.Run(ctx, argv, o)
+}
+
+// attribution is a command's id (CommandID, else its text), its text
+// (CommandText, else argv joined by spaces) and its attribution key.
+func (o *Options) attribution(argv []string) (id, text, key string) {
+	text = o.CommandText
+	if text == "" {
+		text = strings.Join(argv, " ")
+	}
+	id = text
+	if o.CommandID != "" {
+		id = o.CommandID
+	}
+	return id, text, violations.Key(id)
+}
+
 // Policy returns the policy in force.
 func (m *Manager) Policy() *policy.Policy {
 	m.mu.Lock()

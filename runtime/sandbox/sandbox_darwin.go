@@ -21,26 +21,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"srt.dev/compiler/policy"
 	"srt.dev/emit/seatbelt"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/violations"
 )
-
-// Run runs argv (a program and its arguments) under the Seatbelt profile
-// of p, with a Manager of its own.
-func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
-	m, err := NewManager(p, ManagerOptions{Log: o.Log})
-	if err != nil {
-		return nil, err
-	}
-	return m.Run(ctx, argv, o)
-}
 
 // Run runs argv under the Seatbelt profile of the Manager's policy. There
 // is no network namespace on macOS: the proxies listen on ephemeral ports
@@ -79,15 +67,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err := CrossRootHazard(p, home, cwd); err != nil {
 		return nil, err
 	}
-	text := o.CommandText
-	if text == "" {
-		text = strings.Join(argv, " ")
-	}
-	id := text
-	if o.CommandID != "" {
-		id = o.CommandID
-	}
-	key := violations.Key(id)
+	id, text, key := o.attribution(argv)
 	httpL, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return nil, err

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -40,16 +39,6 @@ const (
 	fdInfo    = 6 // bubblewrap writes {"child-pid": N} here
 )
 
-// Run runs argv (a program and its arguments) in the sandbox p describes,
-// with a Manager of its own.
-func Run(ctx context.Context, p *policy.Policy, argv []string, o Options) (*Result, error) {
-	m, err := NewManager(p, ManagerOptions{Log: o.Log})
-	if err != nil {
-		return nil, err
-	}
-	return m.Run(ctx, argv, o)
-}
-
 // Run runs argv (a program and its arguments) in a sandbox of the
 // Manager's policy, as it is when the command starts. When ctx ends, the
 // command gets SIGTERM, and SIGKILL 2 s later.
@@ -68,14 +57,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 		defer signal.Stop(sigs)
 	}
-	text := o.CommandText
-	if text == "" {
-		text = strings.Join(argv, " ")
-	}
-	key := violations.Key(text)
-	if o.CommandID != "" {
-		key = violations.Key(o.CommandID)
-	}
+	_, text, key := o.attribution(argv)
 	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)

@@ -5,19 +5,12 @@ package sandbox
 import (
 	"context"
 	"errors"
-
-	"srt.dev/compiler/policy"
 )
 
 // errNotBuilt: the Windows runtime does not exist yet.
 var errNotBuilt = errors.New("running commands in a sandbox is built for Linux and macOS only so far; nothing was run")
 
 // Run refuses: there is no sandbox for this operating system yet.
-func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
-	return nil, errNotBuilt
-}
-
-// Run refuses, as the function Run does.
 func (*Manager) Run(context.Context, []string, Options) (*Result, error) {
 	return nil, errNotBuilt
 }

@@ -5,8 +5,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-
-	"srt.dev/compiler/policy"
 )
 
 // errWindows: srtc writes the Windows plan (windows/plan.json: the WFP
@@ -16,12 +14,7 @@ import (
 // executor that would pretend to enforce the plan.
 var errWindows = errors.New("srt does not run commands in a sandbox on Windows yet: 'srtc compile --target windows' writes the plan (windows/plan.json) for review, but nothing executes it; nothing was run")
 
-// Run refuses: the Windows plan is not executed yet.
-func Run(context.Context, *policy.Policy, []string, Options) (*Result, error) {
-	return nil, errWindows
-}
-
-// Run refuses, as the function Run does.
+// Run refuses: there is no sandbox for this operating system yet.
 func (*Manager) Run(context.Context, []string, Options) (*Result, error) {
 	return nil, errWindows
 }
