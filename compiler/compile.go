@@ -41,6 +41,16 @@ func Compile(s *schema.Settings) (*policy.Policy, error) {
 	return p, err
 }
 
+// CompileFor compiles validated settings with the path rules of os (""
+// means the host's): the Windows reading may return diagnostics, for
+// spellings that name no path there without the host's current drive.
+func CompileFor(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagnostics, error) {
+	if os == "" {
+		os = schema.HostOS()
+	}
+	return compile(s, os)
+}
+
 // compile compiles s with the path rules of os. Only the Windows reading
 // has diagnostics: spellings the grammar accepts but that name no path
 // there without the host's current drive.

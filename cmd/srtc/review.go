@@ -20,6 +20,17 @@ type reviewFlags struct {
 	Target string `enum:"all,linux,macos,windows" default:"all" help:"Answer for one target platform, or all (${enum})."`
 }
 
+// rules are the path rules a review reads the file with: --os when given;
+// otherwise the Windows rules for --target windows (as srtc compile does),
+// else the host's. (With --target all one reading serves every target:
+// review a file spelled for Windows with --target windows.)
+func (f reviewFlags) rules() schema.OS {
+	if f.OS == "host" && f.Target == "windows" {
+		return schema.OSWindows
+	}
+	return f.osFlag.rules()
+}
+
 func (f reviewFlags) targets() []query.Target {
 	ts, _ := query.ParseTargets(f.Target) // kong checked the enum
 	return ts

@@ -49,9 +49,9 @@ func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagno
 	if diags != nil {
 		return nil, diags, nil
 	}
-	p, err := compiler.Compile(s)
-	if err != nil {
-		return nil, nil, err
+	p, diags, err := compiler.CompileFor(s, opts.OS)
+	if err != nil || diags != nil {
+		return nil, diags, err
 	}
 	sum := sha256.Sum256(data)
 	p.SourceSHA256 = hex.EncodeToString(sum[:])

@@ -109,6 +109,12 @@ func (e *Evaluator) switchOrigin(key string) policy.Origin {
 // directories. It never reads it as a pattern.
 func (e *Evaluator) Path(spelling string) string {
 	p, _ := compiler.Normalize(spelling, true)
+	if e.p.Windows != nil {
+		// A policy read the Windows way is asked the Windows way.
+		if w, err := compiler.NormalizeWindows(spelling, true); err == nil {
+			p = w.Path
+		}
+	}
 	return e.expand(p)
 }
 
