@@ -47,11 +47,13 @@ import (
 // it cannot prove: that Seatbelt itself agrees with either (no Mac here).
 
 // hosts are the host facts the answers are asked with: the working
-// directory inside HOME, and outside it. Neither is under /tmp or /var, so
-// the kernel's path is the one written.
+// directory inside HOME, outside it, equal to it, and under /private/tmp
+// (as the runtime passes it: symlinks resolved, spec §5.1.8).
 var hosts = []seatbelt.Host{
 	{Home: "/Users/me", Cwd: "/Users/me/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/me", Cwd: "/work/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/me", Cwd: "/Users/me", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/me", Cwd: "/private/tmp/build", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 }
 
 // tally counts what the agreement compared.
@@ -415,7 +417,7 @@ func TestAgreementGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
 	tl := &tally{}
 	invalid := 0
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 300; i++ {
 		data := genSettings(rng)
 		p, diags, err := compiler.CompileFile("gen.json", data, schema.Options{OS: schema.OSPosix})
 		if err != nil {
@@ -434,8 +436,8 @@ func TestAgreementGenerated(t *testing.T) {
 		}
 		agree(t, fmt.Sprintf("gen %d %s", i, data), p, profile, tl)
 	}
-	if tl.policies < 300 {
-		t.Fatalf("only %d of 400 generated settings were valid, want at least 300", tl.policies)
+	if tl.policies < 250 {
+		t.Fatalf("only %d of 300 generated settings were valid, want at least 250", tl.policies)
 	}
 	report(t, tl)
 }

@@ -130,6 +130,18 @@ func TestCrossRootHazard(t *testing.T) {
 	if err := CrossRootHazard(p, "/Users/u", "/"); err == nil {
 		t.Error("CWD at /: no hazard reported")
 	}
+	// /tmp is /private/tmp to Seatbelt: a working directory there lies
+	// inside an allow of /tmp.
+	p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.Cwd + "/.git", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/tmp", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
+		t.Error("CWD /private/tmp/build, deny ./.git, allow /tmp: no hazard reported")
+	}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/../tmp/", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
+		t.Error("CWD /private/tmp/build, deny ./.git, allow /var/../tmp: no hazard reported")
+	}
+	p.Filesystem.DenyRead = deny
 	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
 		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
