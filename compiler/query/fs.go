@@ -256,7 +256,32 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	if root.Pattern && t == Linux {
 		why += " (a glob: expanded when srt starts)"
 	}
+	if t == MacOS && e.macDeepProtectedDir(p) {
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
+	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// macDeepProtectedDir reports whether p is itself a mandatory directory
+// (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper
+// than directly in the working directory, which macOS protects only
+// inside.
+func (e *Evaluator) macDeepProtectedDir(p string) bool {
+	cwd := e.expand(policy.Cwd)
+	rest, ok := strings.CutPrefix(p, cwd+"/")
+	if !ok || e.p.Filesystem.MandatoryScan == nil {
+		return false
+	}
+	segs := strings.Split(rest, "/")
+	n := len(segs)
+	last := segs[n-1]
+	switch {
+	case n >= 2 && (last == ".vscode" || last == ".idea"):
+		return true
+	case n >= 3 && (segs[n-2] == ".git" && last == "hooks" || segs[n-2] == ".claude" && (last == "commands" || last == "agents")):
+		return true
+	}
+	return false
 }
 
 // mandatoryBelow reports the mandatory deny that protects p below the

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"testing"
 
 	"srt.dev/schema"
@@ -200,6 +201,9 @@ func TestMacOSProfileOrder(t *testing.T) {
 		}
 		if d.Allow != tc.allow || d.Rule.Key != tc.rule {
 			t.Errorf("%s %s on macos = %v by %s (%s), want %v by %s", tc.op, tc.path, d.Allow, d.Rule.Key, d.Why, tc.allow, tc.rule)
+		}
+		if deep := strings.HasSuffix(tc.path, "/a/.vscode") || strings.HasSuffix(tc.path, "/a/.git/hooks"); deep != strings.Contains(d.Why, "the directory itself may be created, renamed or removed") {
+			t.Errorf("%s %s on macos: %q, want the deeper protected directory named: %v", tc.op, tc.path, d.Why, deep)
 		}
 	}
 	found := false

@@ -61,6 +61,7 @@ type tally struct {
 	policies, skipped        int
 	answers, agree           int
 	moveRefused, exceptional int
+	refusedAnswers           int
 	notExpressed             int
 	refusals                 []string
 	disagreements            []string
@@ -180,18 +181,20 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 				if err != nil {
 					t.Fatalf("%s: %s %s: %v", name, a.what, pr, err)
 				}
-				tl.answers++
 				switch {
 				case refused != nil:
+					tl.refusedAnswers++
 					if got != a.query.Allow {
 						tl.exceptional++
 					}
 					continue
 				case got != a.query.Allow:
+					tl.answers++
 					tl.disagreements = append(tl.disagreements, fmt.Sprintf("%s (HOME=%s CWD=%s): %s %s: query %s (%s: %s), profile %v (line %d)",
 						name, h.Home, h.Cwd, a.what, pr, a.query.Verdict(), a.query.Rule.Key, a.query.Why, verdict(got), line))
 					continue
 				}
+				tl.answers++
 				tl.agree++
 				if a.what == "write" && got {
 					c, _, _ := in.File(seatbelt.OpCreate, pr)
@@ -262,15 +265,17 @@ func agreeProcess(t *testing.T, name string, p *policy.Policy, h seatbelt.Host, 
 		if err != nil {
 			t.Fatalf("%s: %s: %v", name, l.Subject, err)
 		}
-		tl.answers++
 		switch {
 		case refused:
+			tl.refusedAnswers++
 			if got != l.Allow {
 				tl.exceptional++
 			}
 		case got != l.Allow:
+			tl.answers++
 			tl.disagreements = append(tl.disagreements, fmt.Sprintf("%s: %s %s: query %s (%s), profile %v (line %d)", name, l.Kind, l.Subject, l.Verdict(), l.Why, verdict(got), line))
 		default:
+			tl.answers++
 			tl.agree++
 		}
 	}
@@ -286,8 +291,8 @@ func verdict(b bool) string {
 // report fails the test with the disagreements, a few of each kind.
 func report(t *testing.T, tl *tally) {
 	t.Helper()
-	t.Logf("%d policies (%d policy/host pairs refused by srt on macOS), %d answers, %d agree, %d exceptional (refused pairs whose verdicts differ), %d writes allowed with the move refused, %d summary lines the profile cannot express",
-		tl.policies, tl.skipped, tl.answers, tl.agree, tl.exceptional, tl.moveRefused, tl.notExpressed)
+	t.Logf("%d policies x %d hosts: %d answers compared, %d agree; %d policy/host pairs refused by srt on macOS, their %d answers not compared (%d would differ); %d writes allowed with the move (unlink/create) refused; %d summary lines the profile cannot express",
+		tl.policies, len(hosts), tl.answers, tl.agree, tl.skipped, tl.refusedAnswers, tl.exceptional, tl.moveRefused, tl.notExpressed)
 	if len(tl.refusals) > 0 && len(tl.refusals) <= 10 {
 		t.Logf("refused by srt on macOS, not compared:\n%s", strings.Join(tl.refusals, "\n"))
 	}
