@@ -42,20 +42,45 @@ func macPath(p string) string {
 type macEntry struct{ lit, pat string }
 
 // macEntries are the spellings of r on macOS, roots filled in.
+//
+// The directory a symbolic root stands for is literal text, never a
+// pattern: a working directory "[WIP] a" is not a set (the profile
+// passes it regex-escaped, CWD_REGEX).
 func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
-	p := e.expand(r.Path)
+	root, p := "", r.Path
+	if rt := rootOf(r.Path); rt != "" {
+		root, p = strings.TrimSuffix(e.expand(rt), "/"), r.Path[len(rt):]
+	}
 	if strings.Contains(p+"/", "/../") {
 		trail := strings.HasSuffix(p, "/")
-		p = path.Clean(p)
+		switch rel := path.Clean(strings.TrimPrefix(p, "/")); {
+		case root == "":
+			p = path.Clean(p)
+		case rel == ".." || strings.HasPrefix(rel, "../"):
+			// Above the root: srt refuses it on macOS
+			// (sandbox.ClimbingHazard); the answer is for what it names.
+			root, p = "", path.Clean(root+p)
+		case rel == ".":
+			p = ""
+		default:
+			p = "/" + rel
+		}
 		if trail && p != "/" {
 			p += "/" // an allow glob ending in "/" matches nothing, folded or not
 		}
 	}
-	p = macPath(p)
-	if !r.Pattern || r.Literal {
-		return []macEntry{{lit: p}}
+	if root == "" {
+		p = macPath(p)
+	} else {
+		root = macPath(root)
 	}
-	out := []macEntry{{pat: p}}
+	if !r.Pattern || r.Literal {
+		if root != "" && p == "" {
+			return []macEntry{{lit: root}}
+		}
+		return []macEntry{{lit: root + p}}
+	}
+	out := []macEntry{{lit: root, pat: p}}
 	if end := policy.LastSetEnd(p); end >= 0 {
 		// The reading with the brackets as text, up to the component
 		// holding the last set; the rest stays a glob if it has one.
@@ -64,9 +89,9 @@ func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
 		} else {
 			end = len(p)
 		}
-		x := macEntry{lit: p[:end], pat: p[end:]}
+		x := macEntry{lit: root + p[:end], pat: p[end:]}
 		if !strings.ContainsAny(x.pat, "*?") && policy.LastSetEnd(x.pat) < 0 {
-			x = macEntry{lit: p}
+			x = macEntry{lit: root + p}
 		}
 		out = append(out, x)
 	}

@@ -219,3 +219,14 @@ func TestMacOSProfileOrder(t *testing.T) {
 		t.Error("no weaker network isolation line")
 	}
 }
+
+// TestMacOSRootIsText: the directory behind ${CWD} is text in a pattern,
+// as the profile's CWD_REGEX makes it, never a set.
+func TestMacOSRootIsText(t *testing.T) {
+	e := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./*.pem"], "allowWrite": [], "denyWrite": []}}`).Evaluator("/h", "/h/[WIP] a+b")
+	for p, allow := range map[string]bool{"/h/[WIP] a+b/k.pem": false, "/h/W a+b/k.pem": true, "/h/[WIP] a+b/k.txt": true} {
+		if d := e.Read(p, MacOS); d.Allow != allow {
+			t.Errorf("read %s on macos = %v (%s), want %v", p, d.Allow, d.Why, allow)
+		}
+	}
+}

@@ -54,6 +54,7 @@ var hosts = []seatbelt.Host{
 	{Home: "/Users/me", Cwd: "/work/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/me", Cwd: "/Users/me", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/me", Cwd: "/private/tmp/build", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/j.doe", Cwd: "/Users/j.doe/[WIP] a+b (1)", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 }
 
 // tally counts what the agreement compared.
@@ -89,20 +90,25 @@ func fixedProbes(h seatbelt.Host) []string {
 
 // concrete is a policy path on host h, a pattern replaced by a path it
 // names, and "..", "." folded as the kernel does.
+//
+// The host's directory is text, not pattern: only what follows the root
+// is sampled.
 func concrete(p string, pattern bool, h seatbelt.Host) []string {
+	dir := ""
 	for _, r := range []struct{ sym, dir string }{{policy.Home, h.Home}, {policy.Cwd, h.Cwd}} {
 		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
-			p = r.dir + p[len(r.sym):]
+			dir, p = r.dir, p[len(r.sym):]
 			break
 		}
 	}
 	if !pattern {
-		return []string{path.Clean(p)}
+		return []string{path.Clean(dir + p)}
 	}
-	out := []string{path.Clean(policy.GlobSample(p))}
+	// The spelling itself names a path too ("[WIP] x" is a real name).
+	out := []string{path.Clean(dir + policy.GlobSample(p)), path.Clean(dir + p)}
 	// "**/" also matches no directory at all.
 	if q := strings.ReplaceAll(p, "/**/", "/"); q != p {
-		out = append(out, path.Clean(policy.GlobSample(q)))
+		out = append(out, path.Clean(dir+policy.GlobSample(q)))
 	}
 	return out
 }
