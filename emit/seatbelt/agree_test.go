@@ -36,8 +36,9 @@ import (
 //   - unix sockets: query UnixSocket against network-outbound to the
 //     socket.
 //
-// Exceptions, counted and not compared: a policy srt refuses to run on
-// macOS (sandbox.ClimbingHazard: a path above ${HOME} or ${CWD}, which the
+// Exceptions, counted and not compared: a policy or host srt refuses to
+// run on macOS (seatbelt.Host.Check: a working directory or HOME of "/";
+// sandbox.ClimbingHazard: a path above ${HOME} or ${CWD}, which the
 // profile cannot name; sandbox.CrossRootHazard: a literal read deny inside
 // an allow written from another root, which the profile cannot order on
 // this host). Their profiles are never enforced; the evaluator answers
@@ -48,7 +49,9 @@ import (
 
 // hosts are the host facts the answers are asked with: the working
 // directory inside HOME, outside it, equal to it, and under /private/tmp
-// (as the runtime passes it: symlinks resolved, spec §5.1.8).
+// (as the runtime passes it: symlinks resolved, spec §5.1.8), and named
+// with metacharacters. A working directory of "/" is refused by srt
+// (seatbelt.Host.Check; see TestRootHostRefused).
 var hosts = []seatbelt.Host{
 	{Home: "/Users/me", Cwd: "/Users/me/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/me", Cwd: "/work/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
@@ -155,7 +158,10 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 			t.Fatalf("%s: %v", name, err)
 		}
 		ev := query.New(p, query.Options{Home: h.Home, Cwd: h.Cwd})
-		refused := climb
+		refused := h.Check()
+		if refused == nil {
+			refused = climb
+		}
 		if refused == nil {
 			refused = sandbox.CrossRootHazard(p, h.Home, h.Cwd)
 		}
@@ -236,6 +242,9 @@ func agreeProcess(t *testing.T, name string, p *policy.Policy, h seatbelt.Host, 
 		switch {
 		case l.Kind == "connect" && l.Subject == "anything else":
 			got, line, err = in.Outbound("93.184.216.34:443")
+		case l.Kind == "connect" && refused:
+			tl.refusedAnswers++
+			continue
 		case l.Kind == "connect":
 			// Allowed or not, a connection goes to the proxies, which
 			// must be reachable; they decide.
@@ -492,5 +501,38 @@ func TestAgreementCanFail(t *testing.T) {
 		} else {
 			t.Logf("%s: %d disagreements, e.g. %s", name, len(tl.disagreements), tl.disagreements[0])
 		}
+	}
+}
+
+// TestRootHostRefused: with the working directory "/", every rule under
+// ${CWD} would be "//name" and match nothing, so the profile would not
+// protect what the evaluator says it does; srt refuses such a host.
+func TestRootHostRefused(t *testing.T) {
+	dir := "../../golden/testdata/typical-project"
+	data, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, diags, err := compiler.CompileFile("settings.json", data, schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatal(err, diags)
+	}
+	profile, err := seatbelt.Emit(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := seatbelt.Host{Home: "/Users/me", Cwd: "/", HTTPPort: 1, SOCKSPort: 2, LogTag: "T"}
+	if err := h.Check(); err == nil {
+		t.Fatal("Host.Check accepted CWD /")
+	}
+	in, err := seatbelt.NewInterp(profile, h.Defines())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := query.New(p, query.Options{Home: h.Home, Cwd: h.Cwd})
+	d := ev.Write(ev.Path("/.bashrc"), query.MacOS)
+	got, _, err := in.File(seatbelt.OpWriteData, "/.bashrc")
+	if err != nil || d.Allow || !got {
+		t.Errorf("CWD /: write /.bashrc: query %v, profile %v (%v); want the disagreement that makes srt refuse the host", d.Verdict(), verdict(got), err)
 	}
 }

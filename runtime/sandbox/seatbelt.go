@@ -32,8 +32,8 @@ func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, 
 		// sandbox-exec would read it as one of its own options.
 		return nil, fmt.Errorf("a command may not start with %q under sandbox-exec: give its path (./%s)", "-", argv[0])
 	}
-	if host.Home == "" || host.Cwd == "" || host.Home[0] != '/' || host.Cwd[0] != '/' {
-		return nil, fmt.Errorf("HOME (%q) and the working directory (%q) must be absolute", host.Home, host.Cwd)
+	if err := host.Check(); err != nil {
+		return nil, err
 	}
 	full := []string{SandboxExec, "-p", string(profile)}
 	for _, d := range host.Defines() {

@@ -55,8 +55,10 @@ func TestSeatbeltArgv(t *testing.T) {
 			t.Errorf("seatbeltArgv(%q) accepted", bad)
 		}
 	}
-	if _, err := seatbeltArgv(nil, seatbelt.Host{Home: "rel", Cwd: "/w"}, []string{"true"}); err == nil {
-		t.Error("a relative HOME was accepted")
+	for _, h := range []seatbelt.Host{{Home: "rel", Cwd: "/w"}, {Home: "/h", Cwd: "/"}, {Home: "/", Cwd: "/w"}, {Home: "/h", Cwd: "/w/"}, {Home: "/h//u", Cwd: "/w"}, {Home: "/h", Cwd: ""}} {
+		if _, err := seatbeltArgv(nil, h, []string{"true"}); err == nil {
+			t.Errorf("HOME %q, CWD %q accepted", h.Home, h.Cwd)
+		}
 	}
 	if got := (seatbelt.Host{Home: "/h", Cwd: "/"}).Defines(); !strings.Contains(strings.Join(got, " "), "CWD_PARENTS_REGEX=^$") {
 		t.Errorf("Defines for CWD=/ = %q, want CWD_PARENTS_REGEX=^$ (matches no path)", got)
