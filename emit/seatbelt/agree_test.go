@@ -208,6 +208,16 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 				}
 				tl.answers++
 				tl.agree++
+				if a.what == "write" && !got {
+					// Denied means denied whole: a file that may not be
+					// changed may not be removed or replaced either.
+					c, _, _ := in.File(seatbelt.OpCreate, pr)
+					u, _, _ := in.File(seatbelt.OpUnlink, pr)
+					if c || u {
+						tl.disagreements = append(tl.disagreements, fmt.Sprintf("%s (HOME=%s CWD=%s): write %s: query deny, profile denies changing it but allows create %v, unlink %v",
+							name, h.Home, h.Cwd, pr, c, u))
+					}
+				}
 				if a.what == "write" && got {
 					c, _, _ := in.File(seatbelt.OpCreate, pr)
 					u, _, _ := in.File(seatbelt.OpUnlink, pr)
