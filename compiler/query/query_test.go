@@ -208,6 +208,9 @@ func TestMacOSProfileOrder(t *testing.T) {
 	}
 	found := false
 	for _, l := range e.Summary([]Target{MacOS}) {
+		if l.Subject == "/ (everything not listed)" && l.Allow {
+			t.Errorf("summary: everything not listed = allow (%s), want deny: the policy denies /", l.Why)
+		}
 		if l.Subject == "weaker network isolation" {
 			found = true
 			if !l.Allow || l.Rule.Key != "network.allowMachLookup" {

@@ -32,7 +32,7 @@ import (
 //     the path (it keeps denied paths and their directories from being
 //     moved away, spec §1.8 step 7, §1.9, §1.10), the answer is counted as
 //     "write allowed, move refused", not a disagreement: the evaluator's
-//     yes/no is about the content, and its answer says so;
+//     yes/no is about changing the content;
 //   - unix sockets: query UnixSocket against network-outbound to the
 //     socket.
 //
