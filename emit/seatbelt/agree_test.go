@@ -447,7 +447,11 @@ func TestAgreementGenerated(t *testing.T) {
 	rng := rand.New(rand.NewSource(42))
 	tl := &tally{}
 	invalid := 0
-	for i := 0; i < 300; i++ {
+	n := 300
+	if testing.Short() {
+		n = 60 // about 3 s instead of 10 on one free core
+	}
+	for i := 0; i < n; i++ {
 		data := genSettings(rng)
 		p, diags, err := compiler.CompileFile("gen.json", data, schema.Options{OS: schema.OSPosix})
 		if err != nil {
@@ -466,8 +470,8 @@ func TestAgreementGenerated(t *testing.T) {
 		}
 		agree(t, fmt.Sprintf("gen %d %s", i, data), p, profile, tl)
 	}
-	if tl.policies < 250 {
-		t.Fatalf("only %d of 300 generated settings were valid, want at least 250", tl.policies)
+	if tl.policies < n*5/6 {
+		t.Fatalf("only %d of %d generated settings were valid, want at least %d", tl.policies, n, n*5/6)
 	}
 	report(t, tl)
 }

@@ -100,10 +100,11 @@ type probe struct {
 type sbEnv struct {
 	params map[string]string
 	re     map[string]*regexp.Regexp
+	strs   map[int]string // a path filter's string, by its offset in the profile
 }
 
 func newEnv(defines []string) *sbEnv {
-	env := &sbEnv{params: map[string]string{}, re: map[string]*regexp.Regexp{}}
+	env := &sbEnv{params: map[string]string{}, re: map[string]*regexp.Regexp{}, strs: map[int]string{}}
 	for _, d := range defines {
 		k, v, _ := strings.Cut(d, "=")
 		env.params[k] = v
@@ -229,9 +230,13 @@ func (env *sbEnv) pathFilter(kind string, args []node, p string) (bool, error) {
 	if len(args) != 1 {
 		return false, fmt.Errorf("%s takes one string", kind)
 	}
-	s, err := env.str(args[0])
-	if err != nil {
-		return false, err
+	s, ok := env.strs[args[0].pos]
+	if !ok {
+		var err error
+		if s, err = env.str(args[0]); err != nil {
+			return false, err
+		}
+		env.strs[args[0].pos] = s
 	}
 	switch kind {
 	case "literal":
@@ -241,6 +246,7 @@ func (env *sbEnv) pathFilter(kind string, args []node, p string) (bool, error) {
 	}
 	re, ok := env.re[s]
 	if !ok {
+		var err error
 		re, err = regexp.Compile(s)
 		if err != nil {
 			return false, fmt.Errorf("regex %q: %v", s, err)
