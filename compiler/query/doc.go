@@ -15,11 +15,17 @@
 //     mandatory deny is; unix sockets cannot be filtered by path (seccomp
 //     refuses socket(AF_UNIX) unless allowAllUnixSockets); globs are
 //     expanded when srt starts, so files created later are not covered.
-//   - macOS: the Seatbelt profile is deny-then-allow for reads (allowRead
-//     reopens, a deny nested in an allow stays, credential denies always
-//     stay); allowWrite does not reopen reads; write denies and the
-//     mandatory names apply at any depth below the working directory;
-//     allowUnixSockets are allowed by subpath.
+//   - macOS: the Seatbelt profile's rule order (spec §1.8): reads are
+//     deny-then-allow (allowRead reopens; a literal deny inside a literal
+//     allow, every pattern deny except where an allow from the same root
+//     is carved out, and every credential deny are repeated after the
+//     allows and stay; "/" itself stays readable); allowWrite does not
+//     reopen reads; a pattern allow opens its exact matches only, not
+//     their contents; /tmp, /var and /etc are compared as /private/...,
+//     ".." in a rule is folded; write denies and the mandatory names apply
+//     at any depth below the working directory (a deeper .vscode, .idea,
+//     .git/hooks or .claude/commands directory is protected inside, not
+//     itself); allowUnixSockets are allowed by subpath.
 //   - Windows: ACEs; only * and ? make a pattern; credential masks are
 //     read denies; a read deny (FILE_ALL_ACCESS) also denies writes;
 //     AF_UNIX sockets are not filtered (the socket file's ACL decides).
@@ -28,11 +34,14 @@
 // or fold "..", which only the host can do (the resolve step binds a write
 // root that is a symlink leading elsewhere as nothing, and hides a read
 // deny where it really is). Answers are for the names the rules use.
+// macOS is the exception above: its profile spells those two foldings
+// itself, so its answers follow them.
 //
 // The Linux answers are checked against real bubblewrap in a test. The
-// macOS and Windows answers follow the specs and cannot be checked here
-// (no macOS or Windows machine): they are the specs' semantics, not
-// measurements.
+// macOS answers are checked against the emitted Seatbelt profiles, read by
+// an independent interpreter of the spec's Seatbelt semantics
+// (emit/seatbelt/agree_test.go), not against a real Mac. The Windows
+// answers follow the spec. Neither macOS nor Windows is a measurement.
 //
 // Network answers use policy.HostList through runtime/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.

@@ -20,6 +20,9 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 	if fs.Disabled {
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
+	if t == MacOS {
+		return e.readMac(p)
+	}
 	var reopened *policy.PathRule
 	var hiding *policy.PathRule
 	for _, d := range fs.DenyRead {
@@ -55,17 +58,17 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 	return Decision{Allow: true, Rule: policy.Default, Why: why}
 }
 
-// reopener returns the rule that reopens p inside read deny d on t.
+// reopener returns the rule that reopens p inside read deny d on t
+// (Linux and Windows; macOS follows its profile's rule order, see
+// readMac).
 //
 // The deny hides a unit: its path, or for a pattern the shallowest
 // ancestor of p that matches. Linux (runtime/resolve): an allowRead naming
 // the unit itself lifts the deny entirely; otherwise an allowRead or an
-// allowWrite strictly inside the unit is bound back. macOS: an allowRead
-// at or inside the unit wins (a deny nested inside an allow stays, since
-// the allow does not lie inside it). Windows: an explicit allow ACE
-// strictly below the denied object comes before the inherited deny; on
-// the object itself the deny comes first. Credential denies are never
-// reopened on macOS and Windows.
+// allowWrite strictly inside the unit is bound back. Windows: an explicit
+// allow ACE strictly below the denied object comes before the inherited
+// deny; on the object itself the deny comes first. Credential denies are
+// never reopened on Windows.
 func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.PathRule, bool) {
 	if isCredential(d) && t != Linux {
 		return policy.PathRule{}, false
@@ -76,18 +79,11 @@ func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.Path
 			return a, true
 		}
 	}
-	lists := [][]policy.PathRule{e.p.Filesystem.AllowRead}
-	if t != MacOS {
-		// Linux binds write roots back inside a read deny; a Windows
-		// write grant is an explicit ACE with read access.
-		lists = append(lists, e.userWriteRoots())
-	}
-	for _, l := range lists {
+	// Linux binds write roots back inside a read deny; a Windows write
+	// grant is an explicit ACE with read access.
+	for _, l := range [][]policy.PathRule{e.p.Filesystem.AllowRead, e.userWriteRoots()} {
 		for _, a := range l {
-			if !e.covers(a, p, t) {
-				continue
-			}
-			if strictlyInside(e.expand(a.Path), unit) || t == MacOS && e.names(a, unit, t) {
+			if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
 				return a, true
 			}
 		}
@@ -210,7 +206,8 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows && a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}
-		if e.covers(a, p, t) {
+		if t == MacOS && e.macAllows(a, p) || t != MacOS && e.covers(a, p, t) {
+			// macOS: a pattern root allows its exact matches only.
 			root = &a
 			break
 		}
@@ -259,7 +256,32 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	if root.Pattern && t == Linux {
 		why += " (a glob: expanded when srt starts)"
 	}
+	if t == MacOS && e.macDeepProtectedDir(p) {
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
+	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// macDeepProtectedDir reports whether p is itself a mandatory directory
+// (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper
+// than directly in the working directory, which macOS protects only
+// inside.
+func (e *Evaluator) macDeepProtectedDir(p string) bool {
+	cwd := e.expand(policy.Cwd)
+	rest, ok := strings.CutPrefix(p, cwd+"/")
+	if !ok || e.p.Filesystem.MandatoryScan == nil {
+		return false
+	}
+	segs := strings.Split(rest, "/")
+	n := len(segs)
+	last := segs[n-1]
+	switch {
+	case n >= 2 && (last == ".vscode" || last == ".idea"):
+		return true
+	case n >= 3 && (segs[n-2] == ".git" && last == "hooks" || segs[n-2] == ".claude" && (last == "commands" || last == "agents")):
+		return true
+	}
+	return false
 }
 
 // mandatoryBelow reports the mandatory deny that protects p below the
@@ -285,12 +307,14 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 		// s is at level i+1; its parent directory at level i.
 		dangerous := false
 		switch {
-		case s == ".git" && i+1 < len(segs) && (segs[i+1] == "hooks" || segs[i+1] == "config" && scan.GitConfig):
+		case s == ".git" && i+1 < len(segs) && segs[i+1] == "config" && scan.GitConfig:
 			dangerous = depthOK(i, scan.Depth-2)
+		case s == ".git" && i+1 < len(segs) && segs[i+1] == "hooks":
+			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
 		case s == ".vscode" || s == ".idea":
-			dangerous = depthOK(i, scan.Depth-2)
+			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+1, len(segs))
 		case s == ".claude" && i+1 < len(segs) && (segs[i+1] == "commands" || segs[i+1] == "agents"):
-			dangerous = depthOK(i, scan.Depth-2)
+			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
 		case i == len(segs)-1 || t == MacOS:
 			for _, f := range scan.Files {
 				if s == f {
@@ -315,6 +339,16 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 		}
 	}
 	return Decision{}, false
+}
+
+// macDirBelow reports whether a protected directory whose name ends at
+// segment end (its parent at level i) covers a path of n segments on t.
+// macOS protects one directly in the working directory with a subpath, and
+// one deeper with the pattern CWD/**/NAME/** (spec §1.9a), which matches
+// what is inside it, not the directory itself: a deeper .vscode may be
+// created, removed or renamed, its contents may not be written.
+func macDirBelow(t Target, i, end, n int) bool {
+	return t != MacOS || i == 0 || end < n
 }
 
 // UnixSocket answers whether the command can connect to the unix socket at

@@ -135,6 +135,9 @@ func (e *Evaluator) expand(p string) string {
 // covers reports whether rule r covers p on target t: p is r's path or
 // below it, or, for a pattern, p or an ancestor matches.
 func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
+	if t == MacOS {
+		return e.macCovers(r, p) // see macos.go
+	}
 	r.Path = e.expand(r.Path)
 	if t == Windows {
 		// Windows: only * and ? make a pattern; [ and ] are then a set,

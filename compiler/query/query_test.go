@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"testing"
 
 	"srt.dev/schema"
@@ -142,5 +143,93 @@ func TestWindowsGlobs(t *testing.T) {
 	}
 	if d := e.Read("/data/[ab]x", Windows); d.Allow {
 		t.Errorf("read /data/[ab]x on windows = allow, want deny")
+	}
+}
+
+// TestMacOSProfileOrder pins the macOS answers that the agreement test
+// with the emitted profiles (emit/seatbelt/agree_test.go) corrected.
+func TestMacOSProfileOrder(t *testing.T) {
+	settings := `{
+  "network": {"allowedDomains": [], "deniedDomains": [], "allowMachLookup": ["com.apple.*"]},
+  "filesystem": {
+    "denyRead": ["./.env", "/tmp/cache", "/Users/*/proj/src", "/"],
+    "allowRead": [".", "./.env", "/opt/*", "/usr/bin"],
+    "allowWrite": ["./out/*", ".", "/tmp", "/srv/*"],
+    "denyWrite": [{"path": "/tmp/x/../y", "literal": true}]
+  }
+}`
+	src := load(t, settings)
+	e := src.Evaluator("/Users/me", "/Users/me/proj")
+	tests := []struct {
+		op, path string
+		allow    bool
+		rule     string
+	}{
+		// A literal deny inside a literal allow is repeated after the
+		// allows: allowRead of the same path does not reopen it.
+		{"read", "./.env", false, "filesystem.denyRead[0]"},
+		// /tmp is /private/tmp to Seatbelt.
+		{"read", "/private/tmp/cache/f", false, "filesystem.denyRead[1]"},
+		{"write", "/private/tmp/f", true, "filesystem.allowWrite[2]"},
+		// "/Users/*/proj/src" is written from another root than "." and
+		// "./.env": the profile cannot carve them out.
+		{"read", "./src/a.go", false, "filesystem.denyRead[2]"},
+		// The root directory itself stays readable; a glob allow opens
+		// its exact matches, not their contents.
+		{"read", "/", true, "filesystem.denyRead[3]"},
+		{"read", "/opt/x", true, "filesystem.allowRead[2]"},
+		{"read", "/opt/x/y", false, "filesystem.denyRead[3]"},
+		{"read", "/usr/bin/ls", true, "filesystem.allowRead[3]"},
+		{"write", "./out/x", true, "filesystem.allowWrite[0]"},
+		{"write", "./out/x/y", true, "filesystem.allowWrite[1]"},
+		{"write", "/srv/a", true, "filesystem.allowWrite[3]"},
+		{"write", "/srv/a/b", false, "default"},
+		// ".." is folded as the kernel does.
+		{"write", "/tmp/y", false, "filesystem.denyWrite[0]"},
+		// A deeper .vscode is protected inside, not itself.
+		{"write", "./a/.vscode", true, "filesystem.allowWrite[1]"},
+		{"write", "./a/.vscode/settings.json", false, "mandatory"},
+		{"write", "./.vscode", false, "mandatory"},
+		{"write", "./a/.git/hooks", true, "filesystem.allowWrite[1]"},
+		{"write", "./a/.git/hooks/pre-commit", false, "mandatory"},
+	}
+	for _, tc := range tests {
+		p := e.Path(tc.path)
+		d := e.Read(p, MacOS)
+		if tc.op == "write" {
+			d = e.Write(p, MacOS)
+		}
+		if d.Allow != tc.allow || d.Rule.Key != tc.rule {
+			t.Errorf("%s %s on macos = %v by %s (%s), want %v by %s", tc.op, tc.path, d.Allow, d.Rule.Key, d.Why, tc.allow, tc.rule)
+		}
+		if deep := strings.HasSuffix(tc.path, "/a/.vscode") || strings.HasSuffix(tc.path, "/a/.git/hooks"); deep != strings.Contains(d.Why, "the directory itself may be created, renamed or removed") {
+			t.Errorf("%s %s on macos: %q, want the deeper protected directory named: %v", tc.op, tc.path, d.Why, deep)
+		}
+	}
+	found := false
+	for _, l := range e.Summary([]Target{MacOS}) {
+		if l.Subject == "/ (everything not listed)" && l.Allow {
+			t.Errorf("summary: everything not listed = allow (%s), want deny: the policy denies /", l.Why)
+		}
+		if l.Subject == "weaker network isolation" {
+			found = true
+			if !l.Allow || l.Rule.Key != "network.allowMachLookup" {
+				t.Errorf("weaker network isolation = %+v, want allowed by network.allowMachLookup (com.apple.* opens trustd)", l.Decision)
+			}
+		}
+	}
+	if !found {
+		t.Error("no weaker network isolation line")
+	}
+}
+
+// TestMacOSRootIsText: the directory behind ${CWD} is text in a pattern,
+// as the profile's CWD_REGEX makes it, never a set.
+func TestMacOSRootIsText(t *testing.T) {
+	e := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./*.pem"], "allowWrite": [], "denyWrite": []}}`).Evaluator("/h", "/h/[WIP] a+b")
+	for p, allow := range map[string]bool{"/h/[WIP] a+b/k.pem": false, "/h/W a+b/k.pem": true, "/h/[WIP] a+b/k.txt": true} {
+		if d := e.Read(p, MacOS); d.Allow != allow {
+			t.Errorf("read %s on macos = %v (%s), want %v", p, d.Allow, d.Why, allow)
+		}
 	}
 }

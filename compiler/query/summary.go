@@ -30,7 +30,13 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			out = append(out, Line{Target: t, Kind: kind, Subject: subject, Decision: d})
 		}
 		fs := &e.p.Filesystem
-		add("read", "/ (everything not listed)", e.Read("/", t))
+		everything := "/"
+		if t == MacOS {
+			// "/" itself stays readable on macOS under a deny of "/"
+			// (readMac); a path below it stands for the rest.
+			everything = "/nonexistent/srt-probe"
+		}
+		add("read", "/ (everything not listed)", e.Read(everything, t))
 		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
 			for _, r := range l {
 				add("read", r.Path, e.Read(e.expand(r.Path), t))
@@ -111,9 +117,20 @@ func (e *Evaluator) knobs(t Target) []knob {
 			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
 			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); the host's loopback is not reachable"}})
 	case MacOS:
+		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
+		if !pr.EnableWeakerNetworkIsolation {
+			// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
+			// too (found by the agreement test with the profile).
+			for _, m := range n.AllowMachLookup {
+				if prefix, ok := strings.CutSuffix(m, "*"); ok && strings.HasPrefix(trustdService, prefix) || m == trustdService {
+					trustd.d = Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(m) + ", as enableWeakerNetworkIsolation would make it"}
+					break
+				}
+			}
+		}
 		out = append(out,
 			sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
-			sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused"),
+			trustd,
 			sw("pseudo-terminals", "allowPty", pr.AllowPty, "the command may open ptys", "refused"),
 			local)
 		for _, m := range n.AllowMachLookup {
@@ -139,6 +156,10 @@ func (e *Evaluator) knobs(t Target) []knob {
 	}
 	return out
 }
+
+// trustdService is the Mach service enableWeakerNetworkIsolation opens
+// (spec macos-windows.md §1.4).
+const trustdService = "com.apple.trustd.agent"
 
 // FormatOrigin renders an Origin as "key file:line:col" or "key".
 func FormatOrigin(o policy.Origin) string {

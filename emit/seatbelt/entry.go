@@ -78,7 +78,22 @@ var privateDirs = []string{"/tmp", "/var", "/etc"}
 //     warns about absolute ones, and folds relative ones).
 //     The spelling as written is kept, in case the folded one is wrong
 //     because of a symlink.
+//
+// The folded spelling gets its /private form too: "/tmp/x/../y" is
+// "/private/tmp/y" to the kernel (found by the agreement test with
+// compiler/query; before, only "/tmp/y" was written, which Seatbelt never
+// sees).
 func spellings(e entry) []entry {
+	out := private(e)
+	if x, ok := folded(e); ok {
+		out = append(out, private(x)...)
+	}
+	return out
+}
+
+// private is e and, for an absolute path under /tmp, /var or /etc, its
+// /private form.
+func private(e entry) []entry {
 	out := []entry{e}
 	if e.root == "" {
 		full := e.lit + e.pat
@@ -94,6 +109,11 @@ func spellings(e entry) []entry {
 			}
 		}
 	}
+	return out
+}
+
+// folded is e with ".." folded, when it has one that stays under its root.
+func folded(e entry) (entry, bool) {
 	if !e.glob() && strings.Contains(e.lit+"/", "/../") {
 		x := e
 		if e.root == "" {
@@ -104,14 +124,14 @@ func spellings(e entry) []entry {
 				// Above the root: the profile cannot name it without the
 				// host's directories; srt on macOS refuses such a policy
 				// (sandbox.ClimbingHazard).
-				return out
+				return entry{}, false
 			}
 			x.lit = "/" + rel
 			if rel == "." {
 				x.lit = ""
 			}
 		}
-		out = append(out, x)
+		return x, true
 	}
 	if e.glob() && e.lit == "" && strings.Contains(e.pat+"/", "/../") {
 		x := e
@@ -120,13 +140,13 @@ func spellings(e entry) []entry {
 		} else if rel := path.Clean(strings.TrimPrefix(e.pat, "/")); rel != ".." && !strings.HasPrefix(rel, "../") {
 			x.pat = "/" + rel
 		} else {
-			return out // above the root, as for a literal path
+			return entry{}, false // above the root, as for a literal path
 		}
 		if x.pat != e.pat && strings.ContainsAny(x.pat, "*?[]") {
-			out = append(out, x)
+			return x, true
 		}
 	}
-	return out
+	return entry{}, false
 }
 
 // reading is the extra entry of a pattern whose spelling has a bracket

@@ -1,6 +1,8 @@
 package seatbelt
 
 import (
+	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,24 @@ type Host struct {
 	Home, Cwd           string
 	HTTPPort, SOCKSPort int
 	LogTag              string
+}
+
+// Check reports host facts a profile cannot be run with. HOME and CWD
+// must be absolute, clean (no "//", ".", ".." or trailing "/") and not "/":
+// every rule under them is the parameter followed by "/name", so "/" or
+// "/w/" would give "//name", a path the kernel never checks, and those
+// rules (the mandatory write denies, ./.env, ~/.ssh) would match nothing.
+// Found by the agreement test with compiler/query (CWD "/").
+func (h Host) Check() error {
+	for _, d := range []struct{ name, dir string }{{ParamHome, h.Home}, {ParamCwd, h.Cwd}} {
+		switch {
+		case d.dir == "/":
+			return fmt.Errorf("%s is \"/\": the profile names paths under it as \"/\" + \"/name\", which matches nothing; run from (or set HOME to) another directory", d.name)
+		case !strings.HasPrefix(d.dir, "/") || path.Clean(d.dir) != d.dir:
+			return fmt.Errorf("%s (%q) must be an absolute, clean path", d.name, d.dir)
+		}
+	}
+	return nil
 }
 
 // Defines returns the NAME=VALUE pairs for sandbox-exec -D, sorted by name.

@@ -244,12 +244,13 @@ func TestDotDot(t *testing.T) {
 		{Path: policy.Cwd + "/src/../*.pem", Pattern: true, Origin: o},
 		{Path: "/a/../b", Origin: o},
 		{Path: policy.Cwd + "/../secrets", Origin: o},
+		{Path: "/tmp/x/../y", Origin: o},
 	}
 	b, err := Emit(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`(subpath (string-append (param "CWD") "/.git"))`, `(regex (string-append "^" (param "CWD_REGEX") "/[^/]*\\.pem(/.*)?$"))`, `(subpath "/b")`} {
+	for _, want := range []string{`(subpath (string-append (param "CWD") "/.git"))`, `(regex (string-append "^" (param "CWD_REGEX") "/[^/]*\\.pem(/.*)?$"))`, `(subpath "/b")`, `(subpath "/private/tmp/y")`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("missing %s", want)
 		}

@@ -34,8 +34,8 @@ func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, 
 		// sandbox-exec would read it as one of its own options.
 		return nil, fmt.Errorf("a command may not start with %q under sandbox-exec: give its path (./%s)", "-", argv[0])
 	}
-	if host.Home == "" || host.Cwd == "" || host.Home[0] != '/' || host.Cwd[0] != '/' {
-		return nil, fmt.Errorf("HOME (%q) and the working directory (%q) must be absolute", host.Home, host.Cwd)
+	if err := host.Check(); err != nil {
+		return nil, err
 	}
 	full := []string{SandboxExec, "-p", string(profile)}
 	for _, d := range host.Defines() {
@@ -142,13 +142,31 @@ func CrossRootHazard(p *policy.Policy, home, cwd string) error {
 			if a.Pattern || rootOf(a.Path) == rootOf(d.Path) {
 				continue
 			}
-			dp, ap := expand(d.Path), expand(a.Path)
+			dp, ap := kernelPath(expand(d.Path)), kernelPath(expand(a.Path))
 			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
 				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
 			}
 		}
 	}
 	return nil
+}
+
+// kernelPath is p as Seatbelt compares it: ".." folded, and /tmp, /var
+// and /etc, symlinks into /private on macOS, in their /private form. A
+// working directory under /private/tmp meets a rule on /tmp only there
+// (found by emit/seatbelt's agreement test: CWD /private/tmp/build, deny
+// ./.git, allow /tmp was not refused, and the allow reopened .git).
+func kernelPath(p string) string {
+	if p == "" {
+		return "/" // a root of "/" with nothing after it
+	}
+	p = path.Clean(p)
+	for _, d := range []string{"/tmp", "/var", "/etc"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return "/private" + p
+		}
+	}
+	return p
 }
 
 // ClimbingHazard reports a path of the policy that climbs above its

@@ -55,8 +55,10 @@ func TestSeatbeltArgv(t *testing.T) {
 			t.Errorf("seatbeltArgv(%q) accepted", bad)
 		}
 	}
-	if _, err := seatbeltArgv(nil, seatbelt.Host{Home: "rel", Cwd: "/w"}, []string{"true"}); err == nil {
-		t.Error("a relative HOME was accepted")
+	for _, h := range []seatbelt.Host{{Home: "rel", Cwd: "/w"}, {Home: "/h", Cwd: "/"}, {Home: "/", Cwd: "/w"}, {Home: "/h", Cwd: "/w/"}, {Home: "/h//u", Cwd: "/w"}, {Home: "/h", Cwd: ""}} {
+		if _, err := seatbeltArgv(nil, h, []string{"true"}); err == nil {
+			t.Errorf("HOME %q, CWD %q accepted", h.Home, h.Cwd)
+		}
 	}
 	if got := (seatbelt.Host{Home: "/h", Cwd: "/"}).Defines(); !strings.Contains(strings.Join(got, " "), "CWD_PARENTS_REGEX=^$") {
 		t.Errorf("Defines for CWD=/ = %q, want CWD_PARENTS_REGEX=^$ (matches no path)", got)
@@ -130,6 +132,18 @@ func TestCrossRootHazard(t *testing.T) {
 	if err := CrossRootHazard(p, "/Users/u", "/"); err == nil {
 		t.Error("CWD at /: no hazard reported")
 	}
+	// /tmp is /private/tmp to Seatbelt: a working directory there lies
+	// inside an allow of /tmp.
+	p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.Cwd + "/.git", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/tmp", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
+		t.Error("CWD /private/tmp/build, deny ./.git, allow /tmp: no hazard reported")
+	}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/../tmp/", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
+		t.Error("CWD /private/tmp/build, deny ./.git, allow /var/../tmp: no hazard reported")
+	}
+	p.Filesystem.DenyRead = deny
 	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
 		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)

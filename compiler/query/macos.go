@@ -1,0 +1,234 @@
+package query
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"srt.dev/compiler/policy"
+)
+
+// The macOS reading of path rules, as the Seatbelt profile spells them
+// (spec macos-windows.md §1.5a, §1.6, §1.7, §1.7a; emit/seatbelt):
+//
+//   - Seatbelt matches the path the kernel resolved: /tmp, /var and /etc
+//     are /private/tmp, /private/var and /private/etc, so a rule and a
+//     question are compared in that form, and ".." in a rule is folded
+//     (the kernel's path has none);
+//   - a literal path is a subpath, in an allow as in a deny;
+//   - a pattern is a regex: a deny covers each match and its subtree, an
+//     allow only the exact matches (it does not open a matched
+//     directory's contents);
+//   - a pattern with a bracket set also names the path with the brackets
+//     read as text ("[WIP] proj"): the profile carries that reading too.
+//
+// These were found by comparing the evaluator with the emitted profiles
+// (emit/seatbelt/agree_test.go).
+
+// macPath is p as Seatbelt sees it: the fixed symlinks into /private
+// resolved.
+func macPath(p string) string {
+	for _, d := range []string{"/tmp", "/var", "/etc"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return "/private" + p
+		}
+	}
+	return p
+}
+
+// A macEntry is one spelling of a rule on macOS: literal text, then an
+// optional glob after it.
+type macEntry struct{ lit, pat string }
+
+// macEntries are the spellings of r on macOS, roots filled in.
+//
+// The directory a symbolic root stands for is literal text, never a
+// pattern: a working directory "[WIP] a" is not a set (the profile
+// passes it regex-escaped, CWD_REGEX).
+func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
+	root, p := "", r.Path
+	if rt := rootOf(r.Path); rt != "" {
+		root, p = strings.TrimSuffix(e.expand(rt), "/"), r.Path[len(rt):]
+	}
+	if strings.Contains(p+"/", "/../") {
+		trail := strings.HasSuffix(p, "/")
+		switch rel := path.Clean(strings.TrimPrefix(p, "/")); {
+		case root == "":
+			p = path.Clean(p)
+		case rel == ".." || strings.HasPrefix(rel, "../"):
+			// Above the root: srt refuses it on macOS
+			// (sandbox.ClimbingHazard); the answer is for what it names.
+			root, p = "", path.Clean(root+p)
+		case rel == ".":
+			p = ""
+		default:
+			p = "/" + rel
+		}
+		if trail && p != "/" {
+			p += "/" // an allow glob ending in "/" matches nothing, folded or not
+		}
+	}
+	if root == "" {
+		p = macPath(p)
+	} else {
+		root = macPath(root)
+	}
+	if !r.Pattern || r.Literal {
+		if root != "" && p == "" {
+			return []macEntry{{lit: root}}
+		}
+		return []macEntry{{lit: root + p}}
+	}
+	out := []macEntry{{lit: root, pat: p}}
+	if end := policy.LastSetEnd(p); end >= 0 {
+		// The reading with the brackets as text, up to the component
+		// holding the last set; the rest stays a glob if it has one.
+		if i := strings.IndexByte(p[end:], '/'); i >= 0 {
+			end += i
+		} else {
+			end = len(p)
+		}
+		x := macEntry{lit: root + p[:end], pat: p[end:]}
+		if !strings.ContainsAny(x.pat, "*?") && policy.LastSetEnd(x.pat) < 0 {
+			x = macEntry{lit: root + p}
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// match reports whether entry x matches p: as a deny (the path and its
+// subtree) or as an allow (a pattern's exact matches only).
+func (x macEntry) match(p string, deny bool) bool {
+	if x.pat == "" {
+		return p == x.lit || x.lit == "/" || strings.HasPrefix(p, x.lit+"/")
+	}
+	re := "^" + policy.RegexEscape(x.lit) + strings.TrimSuffix(strings.TrimPrefix(policy.GlobRegex(x.pat), "^"), "$")
+	if deny {
+		re += "(/.*)?"
+	}
+	return macRegexp(re + "$").MatchString(p)
+}
+
+// macRegexps caches compiled regexes: an evaluator asks the same rules
+// about many paths, possibly from several goroutines.
+var macRegexps sync.Map
+
+// macRegexp compiles re once. GlobRegex output always compiles; should one
+// not, it matches nothing, which for a deny is reported by the agreement
+// test with the emitted profile.
+func macRegexp(re string) *regexp.Regexp {
+	if v, ok := macRegexps.Load(re); ok {
+		return v.(*regexp.Regexp)
+	}
+	r, err := regexp.Compile(re)
+	if err != nil {
+		r = regexp.MustCompile(`^\x00$`)
+	}
+	macRegexps.Store(re, r)
+	return r
+}
+
+// macCovers reports whether r, as a deny, covers p on macOS.
+func (e *Evaluator) macCovers(r policy.PathRule, p string) bool {
+	p = macPath(p)
+	for _, x := range e.macEntries(r) {
+		if x.match(p, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// macAllows reports whether r, as an allow, matches p on macOS.
+func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
+	p = macPath(p)
+	for _, x := range e.macEntries(r) {
+		if x.match(p, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// macSample is a path r names (a pattern's glob characters replaced).
+func (e *Evaluator) macSample(r policy.PathRule) string {
+	x := e.macEntries(r)[0]
+	return x.lit + policy.GlobSample(x.pat)
+}
+
+// readMac answers a read on macOS by the profile's steps (spec §1.8):
+// everything readable; the denies; the allows; then again every pattern
+// deny minus the allows it covers, every literal deny that lies strictly
+// inside a literal allow, and every credential deny; the root directory
+// itself stays readable.
+func (e *Evaluator) readMac(p string) Decision {
+	fs := &e.p.Filesystem
+	var covering []policy.PathRule
+	for _, d := range fs.DenyRead {
+		if e.macCovers(d, p) {
+			covering = append(covering, d)
+		}
+	}
+	if len(covering) == 0 {
+		return Decision{Allow: true, Rule: policy.Default, Why: "everything is readable unless a read deny hides it"}
+	}
+	if macPath(p) == "/" {
+		return Decision{Allow: true, Rule: covering[0].Origin, Why: "the root directory itself stays readable (dyld needs it); what is below it stays denied"}
+	}
+	var allow *policy.PathRule
+	for _, a := range fs.AllowRead {
+		if e.macAllows(a, p) {
+			allow = &a
+			break
+		}
+	}
+	// The deny that decides: a credential deny, or one the late block
+	// repeats after the allows; else, with no allow, the most specific.
+	var hiding *policy.PathRule
+	for _, d := range covering {
+		late := allow == nil || isCredential(d)
+		if !late && d.Pattern && !d.Literal {
+			late = true
+			for _, a := range fs.AllowRead {
+				// The profile decides this without the host: an allow
+				// written from another root (${HOME}, ${CWD}, "/") than
+				// the deny is never carved out, wherever it lies.
+				if rootOf(a.Path) == rootOf(d.Path) && e.macCovers(d, e.macSample(a)) && e.macAllows(a, p) {
+					late = false // carved out: (require-not allow)
+					break
+				}
+			}
+		} else if !late {
+			for _, a := range fs.AllowRead {
+				if (!a.Pattern || a.Literal) && strictlyInside(e.macEntries(d)[0].lit, e.macEntries(a)[0].lit) {
+					late = true // re-emitted whole after the allows
+					break
+				}
+			}
+		}
+		if late && (hiding == nil || len(d.Path) > len(hiding.Path)) {
+			hiding = &d
+		}
+	}
+	if hiding != nil {
+		why := "hidden by a read deny"
+		if allow != nil {
+			why += " (it is repeated after the allows, so " + allow.Origin.Key + " does not reopen it)"
+		}
+		return Decision{Rule: hiding.Origin, Why: why}
+	}
+	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule"}
+}
+
+// rootOf is the symbolic root a policy path is written from: ${HOME},
+// ${CWD}, or "" for an absolute path.
+func rootOf(p string) string {
+	for _, r := range []string{policy.Home, policy.Cwd} {
+		if p == r || strings.HasPrefix(p, r+"/") {
+			return r
+		}
+	}
+	return ""
+}
