@@ -13,13 +13,19 @@ import (
 )
 
 // glob expands an srt pattern against the disk now (spec linux.md §2.9).
-// The walk starts at the pattern's literal directory; a pattern whose first
-// component is a wildcard cannot be expanded without walking the whole file
-// system, and is refused rather than left to hide nothing.
-func glob(pattern string) ([]string, error) {
+// root, when not "", is a directory taken as it is (the host's home or
+// working directory, whose name may hold *, ? or [) and pattern is
+// relative to it; otherwise pattern is absolute. The walk starts at the
+// pattern's literal directory; a pattern whose first component is a
+// wildcard cannot be expanded without walking the whole file system, and
+// is refused rather than left to hide nothing.
+func glob(root, pattern string) ([]string, error) {
 	ds := policy.Doublestar(pattern)
 	base, rest := doublestar.SplitPattern(ds)
 	base = unescape(base)
+	if root != "" {
+		base = filepath.Join(root, base)
+	}
 	if base == "/" || base == "" || base == "." {
 		return nil, errors.New("a pattern must start with a literal directory (such as ~/ or ./) to be enforced on Linux")
 	}

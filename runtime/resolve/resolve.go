@@ -136,7 +136,15 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 	if q != "pattern" {
 		return []string{p}, nil
 	}
-	matches, err := glob(p)
+	// The directory behind ${HOME} or ${CWD} is a name, whatever
+	// characters it has: only the rest of the operand is a pattern.
+	root, rel := "", s.Operand
+	for _, sym := range []struct{ sym, dir string }{{policy.Home, r.h.Home}, {policy.Cwd, r.h.Cwd}} {
+		if rest, ok := strings.CutPrefix(s.Operand, sym.sym+"/"); ok {
+			root, rel = filepath.Clean(sym.dir), rest
+		}
+	}
+	matches, err := glob(root, rel)
 	if err != nil {
 		return nil, fmt.Errorf("@%s %s: %w", s.Directive, s.Operand, err)
 	}

@@ -165,3 +165,31 @@ func TestResolveRefusesReplaceableSymlink(t *testing.T) {
 		t.Errorf("read-only cwd: %v", err)
 	}
 }
+
+// TestResolvePatternUnderMetacharacterRoot: the home or working directory
+// behind ${HOME} and ${CWD} is a name, not a pattern; a project directory
+// called "[x] proj*" must not turn "**/*.pem" into a pattern for other
+// directories (the deny would then hide nothing of the project).
+func TestResolvePatternUnderMetacharacterRoot(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "h?me")
+	cwd := filepath.Join(home, "[x] proj*")
+	decoy := filepath.Join(home, "x proj") // what "[x] proj*" means as a pattern
+	for _, d := range []string{cwd + "/keys", decoy + "/keys", home + "/.aws"} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, f := range []string{cwd + "/keys/a.pem", decoy + "/keys/b.pem", home + "/.aws/credentials"} {
+		os.WriteFile(f, []byte("x\n"), 0o644)
+	}
+	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["**/*.pem", "~/.a*/cred*"], "allowWrite": [], "denyWrite": []}}`, home, cwd)
+	args := strings.Join(res.Args, "\n")
+	for _, want := range []string{"--ro-bind\n/dev/null\n" + cwd + "/keys/a.pem", "--ro-bind\n/dev/null\n" + home + "/.aws/credentials"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q:\n%s", want, args)
+		}
+	}
+	if strings.Contains(args, decoy) {
+		t.Errorf("the pattern reached a directory outside the project:\n%s", args)
+	}
+}
