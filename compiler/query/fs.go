@@ -1,7 +1,6 @@
 package query
 
 import (
-	"path"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -87,7 +86,7 @@ func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.Path
 			if !e.covers(a, p, t) {
 				continue
 			}
-			if strictlyInside(e.expand(a.Path), unit) || t == MacOS && e.names(a, unit, t) {
+			if strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) || t == MacOS && e.names(a, unit, t) {
 				return a, true
 			}
 		}
@@ -107,14 +106,15 @@ func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
 }
 
 // unit is what read deny d hides of p: its path, or for a pattern the
-// shallowest ancestor of p (or p) that matches.
+// shallowest ancestor of p (or p) that matches; on Windows the nearest
+// (see nearestMatch).
 func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
 	var anc []string
-	for a := p; ; a = path.Dir(a) {
+	for a := p; a != ""; a = dirOf(a, t) {
 		anc = append(anc, a)
-		if a == "/" || a == "." {
-			break
-		}
+	}
+	if t == Windows {
+		return e.nearestMatch(d, anc)
 	}
 	for i := len(anc) - 1; i >= 0; i-- {
 		if e.names(d, anc[i], t) {
@@ -129,13 +129,14 @@ func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
 	if !e.covers(r, x, t) {
 		return false
 	}
-	return x == "/" || !e.covers(r, path.Dir(x), t) || e.expand(r.Path) == x
+	dir := dirOf(x, t)
+	return dir == "" || !e.covers(r, dir, t) || fold(e.expand(r.Path), t) == fold(x, t)
 }
 
 // strictlyInside reports whether a lies below dir.
 func strictlyInside(a, dir string) bool {
-	if dir == "/" {
-		return a != "/"
+	if strings.HasSuffix(dir, "/") { // "/", or a drive root "c:/"
+		return a != dir && strings.HasPrefix(a, dir)
 	}
 	return strings.HasPrefix(a, dir+"/")
 }
@@ -184,6 +185,13 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	if fs.Disabled {
 		if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok && t == Linux {
 			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+		}
+		if t == Windows {
+			// The command still runs under the write-restricted token,
+			// with no write root: nothing the settings name is writable
+			// (spec macos-windows.md §3.8, §4.2 W21). Found by the
+			// agreement test of emit/wfp.
+			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 		}
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
@@ -234,9 +242,15 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 				restored = true // nothing is mounted over it
 			}
 			for _, a := range e.userWriteRoots() {
-				if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
+				if e.covers(a, p, t) && strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
 					restored = true
 				}
+			}
+			if t == Windows && isCredential(d) {
+				// The helper drops a write root at or under a credential
+				// deny (spec macos-windows.md §3.6 rank), as it drops a
+				// read grant there. Found by the agreement test of emit/wfp.
+				restored = false
 			}
 			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
 				hiding = &d

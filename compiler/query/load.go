@@ -1,8 +1,6 @@
 package query
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"srt.dev/compiler"
@@ -49,12 +47,15 @@ func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagno
 	if diags != nil {
 		return nil, diags, nil
 	}
-	p, err := compiler.Compile(s)
-	if err != nil {
-		return nil, nil, err
+	// CompileFile, not Compile: Compile always reads paths the POSIX way,
+	// and the Windows answers must come from the Windows reading (the one
+	// windows/plan.json is built from: C:\x, no mandatory denies), or
+	// "srtc explain --os windows" answers about ${CWD}/C:\x. Found by the
+	// agreement test of emit/wfp.
+	p, diags, err := compiler.CompileFile(name, data, opts)
+	if err != nil || diags != nil {
+		return nil, diags, err
 	}
-	sum := sha256.Sum256(data)
-	p.SourceSHA256 = hex.EncodeToString(sum[:])
 	return &Source{Policy: p, Switches: Switches(s)}, nil, nil
 }
 

@@ -144,3 +144,61 @@ func TestWindowsGlobs(t *testing.T) {
 		t.Errorf("read /data/[ab]x on windows = allow, want deny")
 	}
 }
+
+// TestWindowsReading: the Windows answers for a policy from the Windows
+// reading compare names as NTFS and the ACL helper do. Each row is a
+// disagreement the agreement test of emit/wfp (its model of
+// windows/plan.json) found.
+func TestWindowsReading(t *testing.T) {
+	settings := `{
+  "network": {"allowedDomains": [], "deniedDomains": []},
+  "filesystem": {
+    "denyRead": ["C:\\proj\\.env", "C:\\", "C:\\a\\**\\vendor"],
+    "allowRead": ["C:\\tools", "C:\\a\\vendor\\keep", "C:\\**\\pub"],
+    "allowWrite": ["%HOMEDRIVE%\\data", "~\\.aws\\out", "C:\\proj"],
+    "denyWrite": []
+  },
+  "credentials": {"files": [{"path": "~\\.aws", "mode": "deny"}]}
+}`
+	src, diags, err := Load("s.json", []byte(settings), schema.Options{OS: schema.OSWindows})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	e := src.Evaluator(`C:\Users\me`, `C:\proj`)
+	tests := []struct {
+		op, path string
+		allow    bool
+		rule     string
+	}{
+		{"read", `C:\PROJ\.ENV`, false, "filesystem.denyRead[0]"},               // names ignore case
+		{"read", `C:\Windows\x`, false, "filesystem.denyRead[1]"},               // C:\ covers its drive
+		{"read", `C:\tools\bin`, true, "filesystem.allowRead[0]"},               // an allow below C:\ reopens
+		{"write", `C:\data\x`, true, "filesystem.allowWrite[0]"},                // %HOMEDRIVE% from Home
+		{"write", `C:\Users\me\.aws\out\x`, false, "credentials.files[0].path"}, // no write root under a credential deny
+		{"read", `C:\a\vendor\keep\y`, true, "filesystem.allowRead[1]"},
+		{"read", `C:\a\vendor\keep\vendor\y`, false, "filesystem.denyRead[2]"}, // each match has its own deny
+		{"read", `C:\a\pub\y`, true, "filesystem.allowRead[2]"},                // a pattern allow sits at its match
+		{"read", `D:\x`, true, "default"},
+	}
+	for _, tc := range tests {
+		p := e.Path(tc.path)
+		d := e.Read(p, Windows)
+		if tc.op == "write" {
+			d = e.Write(p, Windows)
+		}
+		if d.Allow != tc.allow || d.Rule.Key != tc.rule {
+			t.Errorf("%s %s (%s) on windows = %v by %s (%s), want %v by %s", tc.op, tc.path, p, d.Allow, d.Rule.Key, d.Why, tc.allow, tc.rule)
+		}
+	}
+	if p := e.Path(`c:\proj\x`); p != "c:/proj/x" && p != "C:/proj/x" {
+		t.Errorf(`Path(c:\proj\x) = %q, want C:/proj/x`, p)
+	}
+	off, diags, err := Load("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"disabled": true, "denyRead": [], "allowWrite": ["C:\\proj"], "denyWrite": []}}`), schema.Options{OS: schema.OSWindows})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	oe := off.Evaluator(`C:\Users\me`, `C:\proj`)
+	if d := oe.Write(oe.Path(`C:\proj\x`), Windows); d.Allow {
+		t.Errorf("write under filesystem.disabled on windows = allow (%s), want deny: no write roots under the write-restricted token", d.Why)
+	}
+}
