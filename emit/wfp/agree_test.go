@@ -288,20 +288,20 @@ func exception(p *policy.Policy, h host, probe string, plan bool, q query.Decisi
 }
 
 // targetOf returns the path rule r puts its ACE on that covers probe: its
-// path, or for a pattern the probe's shallowest ancestor that matches.
+// path, or for a pattern the probe's nearest ancestor that matches (each
+// match has its own ACE; the nearest decides).
 func targetOf(r policy.PathRule, probe string) (string, bool) {
 	if !r.Pattern {
 		x := instantiate(r.Path)
 		return x, atOrUnder(probe, x)
 	}
 	pat := (host{Home: agreeHome, Cwd: agreeCwd}).concrete(winPath(fill(r.Path)))
-	target := ""
 	for a := probe; a != ""; a = parentOf(a) {
 		if matchGlob(pat, a) {
-			target = a
+			return a, true
 		}
 	}
-	return target, target != ""
+	return "", false
 }
 
 // ruleOf finds the path rule an answer names.
