@@ -195,7 +195,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		}
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
-	if d, ok := e.firstCovering(fs.DenyWrite, p, t); ok {
+	if d, ok := e.firstCovering(e.writeDenies(t), p, t); ok {
 		why := "write deny: wins over allowWrite, even at or above a write root"
 		if d.Origin == policy.Mandatory {
 			why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
@@ -279,8 +279,8 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 // mandatoryBelow reports the mandatory deny that protects p below the
 // working directory: on Linux what the start-up scan finds (to
 // mandatoryDenySearchDepth, existing names only), on macOS any depth (the
-// profile's regexes also cover names created later). Windows has only the
-// ones directly in the working directory, which are in DenyWrite.
+// profile's regexes also cover names created later). Windows has none
+// (see writeDenies).
 func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 	scan := e.p.Filesystem.MandatoryScan
 	if scan == nil || t == Windows {

@@ -53,7 +53,9 @@ func TestFilesystem(t *testing.T) {
 		{"write", "./src/x", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {true, "filesystem.allowWrite[0]"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		{"write", "./locked/x", map[Target]want{Linux: {false, "filesystem.denyWrite[0]"}, MacOS: {false, "filesystem.denyWrite[0]"}, Windows: {false, "filesystem.denyWrite[0]"}}},
 		{"write", "~/notes", map[Target]want{Linux: {false, "default"}, MacOS: {false, "default"}, Windows: {false, "default"}}},
-		{"write", "./.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {false, "mandatory"}}},
+		// Windows has no mandatory write denies (the plan lists that as a
+		// residual risk).
+		{"write", "./.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		// Below cwd: Linux's scan to depth 3, macOS at any depth, Windows not.
 		{"write", "./a/b/.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		{"write", "./a/b/c/.bashrc", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},

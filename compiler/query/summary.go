@@ -50,7 +50,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("write", r.Path, e.Write(e.expand(r.Path), t))
 			}
 		}
-		if len(mandatory) > 0 && !fs.Disabled {
+		if len(mandatory) > 0 && !fs.Disabled && t != Windows {
 			why := "always write-protected in the working directory"
 			switch t {
 			case Linux:

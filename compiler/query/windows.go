@@ -149,3 +149,24 @@ func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
 	}
 	return e.nearestMatch(a, anc)
 }
+
+// writeDenies are the write denies that apply on t. Windows has no
+// mandatory write denies (spec macos-windows.md §3.6: the session's
+// denyWrite list is the settings' own; the reference adds none, and
+// windows/plan.json lists that as a residual risk), whichever reading the
+// policy comes from: a portable file explained with the POSIX reading
+// must answer for Windows as its Windows plan enforces. Found by the
+// agreement test of emit/wfp (TestAgreePortable).
+func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
+	l := e.p.Filesystem.DenyWrite
+	if t != Windows {
+		return l
+	}
+	var out []policy.PathRule
+	for _, r := range l {
+		if r.Origin != policy.Mandatory {
+			out = append(out, r)
+		}
+	}
+	return out
+}

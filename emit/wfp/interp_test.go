@@ -211,15 +211,35 @@ func matchName(pat, name string) bool {
 	case '?':
 		return name != "" && matchName(pat[1:], name[1:])
 	case '[':
-		if end := strings.IndexByte(pat[1:], ']'); end > 0 {
-			set := pat[1 : 1+end]
+		if set, ok := classAt(pat); ok {
 			if name == "" || !inClass(set, name[0]) {
 				return false
 			}
-			return matchName(pat[2+end:], name[1:])
+			return matchName(pat[2+len(set):], name[1:])
 		}
 	}
 	return name != "" && pat[0] == name[0] && matchName(pat[1:], name[1:])
+}
+
+// classAt returns the set of the class pat starts with, the spec's way
+// (macos-windows.md §5.1 item 5, shared by the glob walk): the set ends
+// at the first ], ! and ^ do not negate, and an empty set or a backwards
+// range makes the brackets literal text (ok false).
+func classAt(pat string) (string, bool) {
+	end := strings.IndexByte(pat[1:], ']')
+	if end <= 0 {
+		return "", false
+	}
+	set := pat[1 : 1+end]
+	for i := 0; i+2 < len(set); i++ {
+		if set[i+1] == '-' {
+			if set[i] > set[i+2] {
+				return "", false
+			}
+			i += 2
+		}
+	}
+	return set, true
 }
 
 func inClass(set string, c byte) bool {
