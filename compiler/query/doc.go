@@ -20,9 +20,13 @@
 //     stay); allowWrite does not reopen reads; write denies and the
 //     mandatory names apply at any depth below the working directory;
 //     allowUnixSockets are allowed by subpath.
-//   - Windows: ACEs; only * and ? make a pattern; credential masks are
-//     read denies; a read deny (FILE_ALL_ACCESS) also denies writes;
-//     AF_UNIX sockets are not filtered (the socket file's ACL decides).
+//   - Windows: ACEs; only * and ? make a pattern; names compare ignoring
+//     case; the nearest ACE decides (each match of a pattern carries its
+//     own); credential masks are read denies; a read deny
+//     (FILE_ALL_ACCESS) also denies writes; there are no mandatory write
+//     denies, and without write roots (filesystem.disabled) nothing is
+//     writable under the write-restricted token; AF_UNIX sockets are not
+//     filtered (the socket file's ACL decides).
 //
 // Paths are compared as written: the evaluator does not follow symlinks
 // or fold "..", which only the host can do (the resolve step binds a write
@@ -32,7 +36,9 @@
 // The Linux answers are checked against real bubblewrap in a test. The
 // macOS and Windows answers follow the specs and cannot be checked here
 // (no macOS or Windows machine): they are the specs' semantics, not
-// measurements.
+// measurements. The Windows answers are cross-checked against
+// windows/plan.json by emit/wfp's agreement test, which evaluates the
+// plan's ACEs and filters with its own model of Windows.
 //
 // Network answers use policy.HostList through runtime/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.
