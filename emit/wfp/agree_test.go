@@ -186,7 +186,7 @@ func agreeWith(t *testing.T, tl *tally, src *query.Source, win *policy.Policy, p
 				verb  string
 				model func(string) (bool, *modelACE)
 				query func(string, query.Target) query.Decision
-			}{{"read", m.Read, e.Read}, {"write", m.Write, e.Write}, {"unix-socket", m.UnixSocket, e.UnixSocket}} {
+			}{{"read", m.Read, e.Read}, {"write", m.Write, e.Write}, {"delete", m.Delete, e.Write}, {"unix-socket", m.UnixSocket, e.UnixSocket}} {
 				got, by := c.model(pr)
 				want := c.query(q, query.Windows)
 				tl.answers++

@@ -527,6 +527,21 @@ func (m *model) Read(p string) (bool, *modelACE) { return m.access(p, fileGeneri
 // Write answers whether the command may change p.
 func (m *model) Write(p string) (bool, *modelACE) { return m.access(p, fileGenericWrite) }
 
+// Delete answers whether the command may remove p: Windows allows it with
+// DELETE on p, or FILE_DELETE_CHILD on its directory.
+func (m *model) Delete(p string) (bool, *modelACE) {
+	ok, by := m.access(p, wfp.MaskDelete)
+	if ok {
+		return true, by
+	}
+	if d := parentOf(p); d != "" {
+		if ok, by2 := m.access(d, wfp.MaskDeleteChild); ok {
+			return true, by2
+		}
+	}
+	return false, by
+}
+
 // UnixSocket answers whether the command may connect to the AF_UNIX socket
 // at p. The plan does not filter AF_UNIX; connecting needs write access
 // to the socket file (Windows' AF_UNIX rule; an assumption of the model).
