@@ -501,7 +501,7 @@ func absentRoots(p *policy.Policy) []string {
 
 // genSettings writes a random settings file in the Windows spelling.
 func genSettings(rng *rand.Rand) []byte {
-	roots := []string{`C:\proj`, `C:\p`, `%USERPROFILE%`, `~`, `.`, `C:\`, `\\srv\share`, `%HOMEDRIVE%\data`, `%HOMEDRIVE%%HOMEPATH%`, `D:\w`, `c:\PROJ`, `C:\Users\me`}
+	roots := []string{`C:\proj`, `C:\p`, `%USERPROFILE%`, `~`, `.`, `C:\`, `\\srv\share`, `%HOMEDRIVE%\data`, `%HOMEDRIVE%%HOMEPATH%`, `D:\w`, `c:\PROJ`, `C:\Users\me`, `\\?\C:\p`, `c:/proj`, `%userprofile%`, `\\?\UNC\srv\share`}
 	names := []string{`a`, `b`, `.env`, `secret`, `src`, `vendor`, `out`, `.ssh`, `*.pem`, `**`, `x?`, `[ab]`, `[x].txt`, `A`, `Src`, `keys`}
 	path := func() string {
 		s := roots[rng.Intn(len(roots))]
