@@ -273,6 +273,9 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	if root.Pattern && t == Linux {
 		why += " (a glob: expanded when srt starts)"
 	}
+	if t == Windows && e.dangerousName(p) {
+		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
+	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
 }
 

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"strings"
 	"testing"
 
 	"srt.dev/schema"
@@ -191,6 +192,9 @@ func TestWindowsReading(t *testing.T) {
 		if d.Allow != tc.allow || d.Rule.Key != tc.rule {
 			t.Errorf("%s %s (%s) on windows = %v by %s (%s), want %v by %s", tc.op, tc.path, p, d.Allow, d.Rule.Key, d.Why, tc.allow, tc.rule)
 		}
+	}
+	if d := e.Write(e.Path(`C:\proj\.git\hooks\pre-commit`), Windows); !d.Allow || !strings.Contains(d.Why, "no mandatory write denies") {
+		t.Errorf("write .git/hooks/pre-commit on windows = %v (%s), want allow, saying that Windows has no mandatory write denies", d.Allow, d.Why)
 	}
 	if p := e.Path(`c:\proj\x`); p != "c:/proj/x" && p != "C:/proj/x" {
 		t.Errorf(`Path(c:\proj\x) = %q, want C:/proj/x`, p)
