@@ -26,9 +26,13 @@
 //     at any depth below the working directory (a deeper .vscode, .idea,
 //     .git/hooks or .claude/commands directory is protected inside, not
 //     itself); allowUnixSockets are allowed by subpath.
-//   - Windows: ACEs; only * and ? make a pattern; credential masks are
-//     read denies; a read deny (FILE_ALL_ACCESS) also denies writes;
-//     AF_UNIX sockets are not filtered (the socket file's ACL decides).
+//   - Windows: ACEs; only * and ? make a pattern; names compare ignoring
+//     case; the nearest ACE decides (each match of a pattern carries its
+//     own); credential masks are read denies; a read deny
+//     (FILE_ALL_ACCESS) also denies writes; there are no mandatory write
+//     denies, and without write roots (filesystem.disabled) nothing is
+//     writable under the write-restricted token; AF_UNIX sockets are not
+//     filtered (the socket file's ACL decides).
 //
 // Paths are compared as written: the evaluator does not follow symlinks
 // or fold "..", which only the host can do (the resolve step binds a write
@@ -40,8 +44,10 @@
 // The Linux answers are checked against real bubblewrap in a test. The
 // macOS answers are checked against the emitted Seatbelt profiles, read by
 // an independent interpreter of the spec's Seatbelt semantics
-// (emit/seatbelt/agree_test.go), not against a real Mac. The Windows
-// answers follow the spec. Neither macOS nor Windows is a measurement.
+// (emit/seatbelt/agree_test.go); the Windows answers against
+// windows/plan.json, whose ACEs and filters emit/wfp's agreement test
+// evaluates with its own model of Windows. Neither is a measurement on a
+// real Mac or Windows machine.
 //
 // Network answers use policy.HostList through runtime/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.

@@ -1,7 +1,6 @@
 package query
 
 import (
-	"path"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -83,7 +82,10 @@ func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.Path
 	// grant is an explicit ACE with read access.
 	for _, l := range [][]policy.PathRule{e.p.Filesystem.AllowRead, e.userWriteRoots()} {
 		for _, a := range l {
-			if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
+			if !e.covers(a, p, t) {
+				continue
+			}
+			if strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
 				return a, true
 			}
 		}
@@ -103,14 +105,15 @@ func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
 }
 
 // unit is what read deny d hides of p: its path, or for a pattern the
-// shallowest ancestor of p (or p) that matches.
+// shallowest ancestor of p (or p) that matches; on Windows the nearest
+// (see nearestMatch).
 func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
 	var anc []string
-	for a := p; ; a = path.Dir(a) {
+	for a := p; a != ""; a = dirOf(a, t) {
 		anc = append(anc, a)
-		if a == "/" || a == "." {
-			break
-		}
+	}
+	if t == Windows {
+		return e.nearestMatch(d, anc)
 	}
 	for i := len(anc) - 1; i >= 0; i-- {
 		if e.names(d, anc[i], t) {
@@ -125,13 +128,14 @@ func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
 	if !e.covers(r, x, t) {
 		return false
 	}
-	return x == "/" || !e.covers(r, path.Dir(x), t) || e.expand(r.Path) == x
+	dir := dirOf(x, t)
+	return dir == "" || !e.covers(r, dir, t) || fold(e.expand(r.Path), t) == fold(x, t)
 }
 
 // strictlyInside reports whether a lies below dir.
 func strictlyInside(a, dir string) bool {
-	if dir == "/" {
-		return a != "/"
+	if strings.HasSuffix(dir, "/") { // "/", or a drive root "c:/"
+		return a != dir && strings.HasPrefix(a, dir)
 	}
 	return strings.HasPrefix(a, dir+"/")
 }
@@ -181,9 +185,16 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok && t == Linux {
 			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
 		}
+		if t == Windows {
+			// The command still runs under the write-restricted token,
+			// with no write root: nothing the settings name is writable
+			// (spec macos-windows.md §3.8, §4.2 W21). Found by the
+			// agreement test of emit/wfp.
+			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
+		}
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
-	if d, ok := e.firstCovering(fs.DenyWrite, p, t); ok {
+	if d, ok := e.firstCovering(e.writeDenies(t), p, t); ok {
 		why := "write deny: wins over allowWrite, even at or above a write root"
 		if d.Origin == policy.Mandatory {
 			why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
@@ -231,9 +242,15 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 				restored = true // nothing is mounted over it
 			}
 			for _, a := range e.userWriteRoots() {
-				if e.covers(a, p, t) && strictlyInside(e.expand(a.Path), unit) {
+				if e.covers(a, p, t) && strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
 					restored = true
 				}
+			}
+			if t == Windows && isCredential(d) {
+				// The helper drops a write root at or under a credential
+				// deny (spec macos-windows.md §3.6 rank), as it drops a
+				// read grant there. Found by the agreement test of emit/wfp.
+				restored = false
 			}
 			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
 				hiding = &d
@@ -258,6 +275,9 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	}
 	if t == MacOS && e.macDeepProtectedDir(p) {
 		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
+	}
+	if t == Windows && e.dangerousName(p) {
+		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
 	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
 }
@@ -287,8 +307,8 @@ func (e *Evaluator) macDeepProtectedDir(p string) bool {
 // mandatoryBelow reports the mandatory deny that protects p below the
 // working directory: on Linux what the start-up scan finds (to
 // mandatoryDenySearchDepth, existing names only), on macOS any depth (the
-// profile's regexes also cover names created later). Windows has only the
-// ones directly in the working directory, which are in DenyWrite.
+// profile's regexes also cover names created later). Windows has none
+// (see writeDenies).
 func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 	scan := e.p.Filesystem.MandatoryScan
 	if scan == nil || t == Windows {

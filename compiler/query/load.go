@@ -1,8 +1,6 @@
 package query
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 
 	"srt.dev/compiler"
@@ -53,8 +51,6 @@ func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagno
 	if err != nil || diags != nil {
 		return nil, diags, err
 	}
-	sum := sha256.Sum256(data)
-	p.SourceSHA256 = hex.EncodeToString(sum[:])
 	return &Source{Policy: p, Switches: Switches(s)}, nil, nil
 }
 

@@ -108,18 +108,18 @@ func (e *Evaluator) switchOrigin(key string) policy.Origin {
 // rules are compared in: symbolic, or concrete when Options name the
 // directories. It never reads it as a pattern.
 func (e *Evaluator) Path(spelling string) string {
-	p, _ := compiler.Normalize(spelling, true)
 	if e.p.Windows != nil {
-		// A policy read the Windows way is asked the Windows way.
-		if w, err := compiler.NormalizeWindows(spelling, true); err == nil {
-			p = w.Path
-		}
+		return e.windowsPath(spelling)
 	}
+	p, _ := compiler.Normalize(spelling, true)
 	return e.expand(p)
 }
 
 // expand fills in the symbolic roots the options name.
 func (e *Evaluator) expand(p string) string {
+	if e.p.Windows != nil {
+		return e.expandWindows(p)
+	}
 	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
 		if r.dir == "" {
 			continue
@@ -147,6 +147,7 @@ func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
 			return false
 		}
 		r.Pattern = r.Pattern && has
+		return coversWindows(r, p)
 	}
 	return compiler.Covers(r, p)
 }

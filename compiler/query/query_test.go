@@ -54,7 +54,9 @@ func TestFilesystem(t *testing.T) {
 		{"write", "./src/x", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {true, "filesystem.allowWrite[0]"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		{"write", "./locked/x", map[Target]want{Linux: {false, "filesystem.denyWrite[0]"}, MacOS: {false, "filesystem.denyWrite[0]"}, Windows: {false, "filesystem.denyWrite[0]"}}},
 		{"write", "~/notes", map[Target]want{Linux: {false, "default"}, MacOS: {false, "default"}, Windows: {false, "default"}}},
-		{"write", "./.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {false, "mandatory"}}},
+		// Windows has no mandatory write denies (the plan lists that as a
+		// residual risk).
+		{"write", "./.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		// Below cwd: Linux's scan to depth 3, macOS at any depth, Windows not.
 		{"write", "./a/b/.bashrc", map[Target]want{Linux: {false, "mandatory"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
 		{"write", "./a/b/c/.bashrc", map[Target]want{Linux: {true, "filesystem.allowWrite[0]"}, MacOS: {false, "mandatory"}, Windows: {true, "filesystem.allowWrite[0]"}}},
@@ -231,5 +233,66 @@ func TestMacOSRootIsText(t *testing.T) {
 		if d := e.Read(p, MacOS); d.Allow != allow {
 			t.Errorf("read %s on macos = %v (%s), want %v", p, d.Allow, d.Why, allow)
 		}
+	}
+}
+
+// TestWindowsReading: the Windows answers for a policy from the Windows
+// reading compare names as NTFS and the ACL helper do. Each row is a
+// disagreement the agreement test of emit/wfp (its model of
+// windows/plan.json) found.
+func TestWindowsReading(t *testing.T) {
+	settings := `{
+  "network": {"allowedDomains": [], "deniedDomains": []},
+  "filesystem": {
+    "denyRead": ["C:\\proj\\.env", "C:\\", "C:\\a\\**\\vendor"],
+    "allowRead": ["C:\\tools", "C:\\a\\vendor\\keep", "C:\\**\\pub"],
+    "allowWrite": ["%HOMEDRIVE%\\data", "~\\.aws\\out", "C:\\proj"],
+    "denyWrite": []
+  },
+  "credentials": {"files": [{"path": "~\\.aws", "mode": "deny"}]}
+}`
+	src, diags, err := Load("s.json", []byte(settings), schema.Options{OS: schema.OSWindows})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	e := src.Evaluator(`C:\Users\me`, `C:\proj`)
+	tests := []struct {
+		op, path string
+		allow    bool
+		rule     string
+	}{
+		{"read", `C:\PROJ\.ENV`, false, "filesystem.denyRead[0]"},               // names ignore case
+		{"read", `C:\Windows\x`, false, "filesystem.denyRead[1]"},               // C:\ covers its drive
+		{"read", `C:\tools\bin`, true, "filesystem.allowRead[0]"},               // an allow below C:\ reopens
+		{"write", `C:\data\x`, true, "filesystem.allowWrite[0]"},                // %HOMEDRIVE% from Home
+		{"write", `C:\Users\me\.aws\out\x`, false, "credentials.files[0].path"}, // no write root under a credential deny
+		{"read", `C:\a\vendor\keep\y`, true, "filesystem.allowRead[1]"},
+		{"read", `C:\a\vendor\keep\vendor\y`, false, "filesystem.denyRead[2]"}, // each match has its own deny
+		{"read", `C:\a\pub\y`, true, "filesystem.allowRead[2]"},                // a pattern allow sits at its match
+		{"read", `D:\x`, true, "default"},
+	}
+	for _, tc := range tests {
+		p := e.Path(tc.path)
+		d := e.Read(p, Windows)
+		if tc.op == "write" {
+			d = e.Write(p, Windows)
+		}
+		if d.Allow != tc.allow || d.Rule.Key != tc.rule {
+			t.Errorf("%s %s (%s) on windows = %v by %s (%s), want %v by %s", tc.op, tc.path, p, d.Allow, d.Rule.Key, d.Why, tc.allow, tc.rule)
+		}
+	}
+	if d := e.Write(e.Path(`C:\proj\.git\hooks\pre-commit`), Windows); !d.Allow || !strings.Contains(d.Why, "no mandatory write denies") {
+		t.Errorf("write .git/hooks/pre-commit on windows = %v (%s), want allow, saying that Windows has no mandatory write denies", d.Allow, d.Why)
+	}
+	if p := e.Path(`c:\proj\x`); p != "c:/proj/x" && p != "C:/proj/x" {
+		t.Errorf(`Path(c:\proj\x) = %q, want C:/proj/x`, p)
+	}
+	off, diags, err := Load("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"disabled": true, "denyRead": [], "allowWrite": ["C:\\proj"], "denyWrite": []}}`), schema.Options{OS: schema.OSWindows})
+	if err != nil || diags != nil {
+		t.Fatalf("Load: %v %v", err, diags)
+	}
+	oe := off.Evaluator(`C:\Users\me`, `C:\proj`)
+	if d := oe.Write(oe.Path(`C:\proj\x`), Windows); d.Allow {
+		t.Errorf("write under filesystem.disabled on windows = allow (%s), want deny: no write roots under the write-restricted token", d.Why)
 	}
 }

@@ -56,7 +56,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("write", r.Path, e.Write(e.expand(r.Path), t))
 			}
 		}
-		if len(mandatory) > 0 && !fs.Disabled {
+		if len(mandatory) > 0 && !fs.Disabled && t != Windows {
 			why := "always write-protected in the working directory"
 			switch t {
 			case Linux:
@@ -137,7 +137,14 @@ func (e *Evaluator) knobs(t Target) []knob {
 			out = append(out, knob{"mach-lookup " + m, Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "a listed Mach service"}})
 		}
 	case Windows:
-		out = append(out, local)
+		// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
+		// listening: what allowLocalBinding changes is whether the
+		// command reaches loopback ports outside the proxy range. The
+		// agreement test of emit/wfp checks the verdict against the
+		// plan's filters.
+		out = append(out, sw(local.name, "network.allowLocalBinding", n.AllowLocalBinding,
+			"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
+			"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)"))
 	}
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
 		// srt does not terminate TLS or inject yet: the command's requests

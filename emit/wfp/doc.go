@@ -18,4 +18,10 @@
 // ranked on their spellings, ignoring case, as far as spellings tell; what
 // depends on the disk (globs, absent paths, junctions) becomes a condition
 // of the operation, evaluated at session start.
+//
+// The tests hold an independent model of what the plan makes Windows
+// enforce (interp_test.go: DACL evaluation of the set-ace operations under
+// the write-restricted token, the WFP filters), and compare its answers
+// with compiler/query's over the golden corpus and generated settings
+// (agree_test.go).
 package wfp

@@ -1,0 +1,187 @@
+package query
+
+import (
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
+)
+
+// The Windows answers compare paths the way NTFS and the ACL helper do,
+// which the agreement test of emit/wfp (interpreting windows/plan.json)
+// showed the POSIX comparisons getting wrong:
+//
+//   - names compare ignoring case: a deny on C:\proj\.env is a deny on
+//     C:\PROJ\.ENV, one file;
+//   - C:/ is a root that covers C:/x (the POSIX walk stopped at "C:");
+//   - the parent of C:/x is C:/, and C:/ and //server/share have none;
+//   - a policy from the Windows reading has ${HOMEDRIVE} and
+//     ${HOMEPATH} roots, which Options.Home fills in too.
+//
+// These apply only on the Windows target.
+
+// fold is the identity of p on t: on Windows, names ignore case.
+func fold(p string, t Target) string {
+	if t == Windows {
+		return strings.ToLower(p)
+	}
+	return p
+}
+
+// dirOf returns the directory holding p on t, or "" when p is a root.
+func dirOf(p string, t Target) string {
+	if t != Windows {
+		if p == "/" || p == "." {
+			return ""
+		}
+		return path.Dir(p)
+	}
+	if len(p) == 3 && p[1] == ':' && p[2] == '/' {
+		return "" // C:/
+	}
+	if strings.HasPrefix(p, "//") && strings.Count(p, "/") <= 3 {
+		return "" // //server/share
+	}
+	i := strings.LastIndexByte(p, '/')
+	switch {
+	case i < 0 || p == "/":
+		return ""
+	case i == 2 && p[1] == ':':
+		return p[:3] // C:/x → C:/
+	case i == 0:
+		return "/"
+	}
+	return p[:i]
+}
+
+// coversWindows is compiler.Covers for the Windows target: case folded,
+// and a drive root covering what lies on its drive.
+func coversWindows(r policy.PathRule, p string) bool {
+	r.Path, p = strings.ToLower(r.Path), strings.ToLower(p)
+	if !r.Pattern && len(r.Path) == 3 && strings.HasSuffix(r.Path, ":/") {
+		return strings.HasPrefix(p, r.Path) || p+"/" == r.Path
+	}
+	return compiler.Covers(r, p)
+}
+
+// windowsRoots are the symbolic roots of a Windows reading that Home
+// fills in, longest first.
+func (e *Evaluator) windowsRoots() []struct{ sym, dir string } {
+	home := strings.ReplaceAll(e.opts.Home, `\`, "/")
+	if len(home) < 2 || home[1] != ':' {
+		return nil
+	}
+	return []struct{ sym, dir string }{
+		{policy.HomeDrive + policy.HomePath, home},
+		{policy.HomePath, home[2:]},
+		{policy.HomeDrive, home[:2]},
+	}
+}
+
+// expandWindows is expand for a policy from the Windows reading: the
+// options may spell directories with \, the %HOMEDRIVE% roots are filled
+// in from Home, and a UNC root keeps its leading //.
+func (e *Evaluator) expandWindows(p string) string {
+	roots := append(e.windowsRoots(), struct{ sym, dir string }{policy.Home, e.opts.Home}, struct{ sym, dir string }{policy.Cwd, e.opts.Cwd})
+	for _, r := range roots {
+		if r.dir == "" {
+			continue
+		}
+		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
+			dir := strings.TrimSuffix(strings.ReplaceAll(r.dir, `\`, "/"), "/")
+			p = dir + strings.TrimPrefix(p, r.sym)
+			if len(p) == 2 && p[1] == ':' {
+				p += "/"
+			}
+			break
+		}
+	}
+	return p
+}
+
+// windowsPath reads a path as a user writes it on Windows (C:\x, ~\x,
+// %USERPROFILE%\x, \\server\share\x) into the policy's form.
+func (e *Evaluator) windowsPath(spelling string) string {
+	wp, err := compiler.NormalizeWindows(spelling, true)
+	if err != nil {
+		// Not a Windows path at all: compare it as written.
+		return spelling
+	}
+	return e.expand(wp.Path)
+}
+
+// nearestMatch is the unit of deny d on Windows: the nearest of anc (p
+// first, then its ancestors) that d puts a deny ACE on. Every match of a
+// pattern gets its own ACE, and on one object the deny comes before an
+// allow (spec macos-windows.md §3.7), so an allow between two nested
+// matches (C:/a/vendor/keep/vendor under **/vendor) reopens only down to
+// the deeper match. Linux hides the shallowest match as one tmpfs. Found
+// by the agreement test of emit/wfp.
+func (e *Evaluator) nearestMatch(d policy.PathRule, anc []string) string {
+	path := strings.ToLower(e.expand(d.Path))
+	pattern := d.Pattern && strings.ContainsAny(path, "*?")
+	for _, a := range anc {
+		x := strings.ToLower(a)
+		if pattern {
+			if ok, err := doublestar.Match(policy.Doublestar(path), x); err == nil && ok {
+				return a
+			}
+		} else if x == path {
+			return a
+		}
+	}
+	return anc[0]
+}
+
+// at is where grant a, which covers p, sits: its path, or on Windows for
+// a pattern the nearest match at or above p, which is where its allow ACE
+// is (the pattern's text lies inside nothing).
+func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
+	if t != Windows {
+		return e.expand(a.Path)
+	}
+	var anc []string
+	for x := p; x != ""; x = dirOf(x, t) {
+		anc = append(anc, x)
+	}
+	return e.nearestMatch(a, anc)
+}
+
+// writeDenies are the write denies that apply on t. Windows has no
+// mandatory write denies (spec macos-windows.md §3.6: the session's
+// denyWrite list is the settings' own; the reference adds none, and
+// windows/plan.json lists that as a residual risk), whichever reading the
+// policy comes from: a portable file explained with the POSIX reading
+// must answer for Windows as its Windows plan enforces. Found by the
+// agreement test of emit/wfp (TestAgreePortable).
+func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
+	l := e.p.Filesystem.DenyWrite
+	if t != Windows {
+		return l
+	}
+	var out []policy.PathRule
+	for _, r := range l {
+		if r.Origin != policy.Mandatory {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// dangerousName reports whether p is, or lies in, one of the names Linux
+// and macOS protect in the working directory (policy.MandatoryFiles and
+// MandatoryDirs, .git/hooks and .git/config), so that a Windows answer
+// can say that nothing protects it there.
+func (e *Evaluator) dangerousName(p string) bool {
+	cwd := e.expand(policy.Cwd)
+	names := append(append([]string{".git/hooks", ".git/config"}, policy.MandatoryFiles...), policy.MandatoryDirs...)
+	for _, n := range names {
+		if coversWindows(policy.PathRule{Path: cwd + "/" + n}, p) {
+			return true
+		}
+	}
+	return false
+}
