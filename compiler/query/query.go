@@ -138,6 +138,25 @@ func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
 	if t == MacOS {
 		return e.macCovers(r, p) // see macos.go
 	}
+	if t == Linux && r.Pattern {
+		// The directory behind ${HOME} or ${CWD} is a name, whatever its
+		// characters (the resolve step walks it as it is): compare in
+		// the symbolic form, where the root holds no metacharacter.
+		for _, root := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
+			if root.dir == "" || !strings.HasPrefix(r.Path, root.sym+"/") {
+				continue
+			}
+			dir := path.Clean(root.dir)
+			rel, ok := strings.CutPrefix(p, dir)
+			if dir == "/" {
+				rel, ok = p, true
+			}
+			if !ok || rel != "" && rel[0] != '/' {
+				return false // a pattern under the root covers nothing outside it
+			}
+			return compiler.Covers(r, root.sym+rel)
+		}
+	}
 	r.Path = e.expand(r.Path)
 	if t == Windows {
 		// Windows: only * and ? make a pattern; [ and ] are then a set,

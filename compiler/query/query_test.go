@@ -296,3 +296,27 @@ func TestWindowsReading(t *testing.T) {
 		t.Errorf("write under filesystem.disabled on windows = allow (%s), want deny: no write roots under the write-restricted token", d.Why)
 	}
 }
+
+// TestMetacharacterRoots: the directory behind ${HOME} or ${CWD} is a
+// name in a pattern, never a set or a wildcard, on every target (as the
+// resolve step and the profile take it).
+func TestMetacharacterRoots(t *testing.T) {
+	src := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["**/*.pem", "~/.a*/cred*"], "allowWrite": ["."], "denyWrite": []}}`)
+	e := src.Evaluator("/h?me", "/h?me/[x] proj*")
+	for _, tt := range []struct {
+		path  string
+		allow bool
+	}{
+		{"/h?me/[x] proj*/keys/a.pem", false},
+		{"/h?me/x proj/keys/b.pem", true}, // what the root would mean as a pattern
+		{"/h?me/.aws/credentials", false},
+		{"/hXme/.aws/credentials", true},
+	} {
+		for _, tg := range []Target{Linux, MacOS} {
+			if d := e.Read(tt.path, tg); d.Allow != tt.allow {
+				t.Errorf("%s read %s = %v (%s), want %v", tg, tt.path, d.Allow, d.Why, tt.allow)
+			}
+		}
+	}
+}
