@@ -41,7 +41,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, errors.New("no command")
 	}
 	p := m.Policy()
-	if err := darwinDefaults(&o); err != nil {
+	if err := o.hostDefaults(); err != nil {
 		return nil, err
 	}
 	profile := o.SeatbeltProfile
@@ -200,33 +200,6 @@ wait:
 		return out, werr
 	}
 	return out, nil
-}
-
-func darwinDefaults(o *Options) error {
-	var err error
-	if o.Home == "" {
-		if o.Home, err = os.UserHomeDir(); err != nil {
-			return err
-		}
-	}
-	if o.Cwd == "" {
-		if o.Cwd, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	if o.Stdin == nil {
-		o.Stdin = os.Stdin
-	}
-	if o.Stdout == nil {
-		o.Stdout = os.Stdout
-	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
-	}
-	if o.Env == nil {
-		o.Env = os.Environ()
-	}
-	return nil
 }
 
 // errLinuxOnly: the helper roles below belong to the Linux runtime.

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	goruntime "runtime"
 	"strconv"
 	"sync"
@@ -242,33 +241,7 @@ func (o *Options) defaults() error {
 		}
 		o.Bwrap = path
 	}
-	var err error
-	if o.Home == "" {
-		if o.Home, err = os.UserHomeDir(); err != nil {
-			return err
-		}
-	}
-	if o.Cwd == "" {
-		if o.Cwd, err = os.Getwd(); err != nil {
-			return err
-		}
-	}
-	if o.Home, err = filepath.Abs(o.Home); err != nil {
-		return err
-	}
-	if o.Stdin == nil {
-		o.Stdin = os.Stdin
-	}
-	if o.Stdout == nil {
-		o.Stdout = os.Stdout
-	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
-	}
-	if o.Env == nil {
-		o.Env = os.Environ()
-	}
-	return nil
+	return o.hostDefaults()
 }
 
 func (o *Options) debug(msg string) {

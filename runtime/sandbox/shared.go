@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,4 +88,37 @@ func envValue(env []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// hostDefaults fills in what Options leave to this process: the home and
+// working directories (the home made absolute), the standard streams and
+// the environment.
+func (o *Options) hostDefaults() error {
+	var err error
+	if o.Home == "" {
+		if o.Home, err = os.UserHomeDir(); err != nil {
+			return err
+		}
+	}
+	if o.Cwd == "" {
+		if o.Cwd, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if o.Home, err = filepath.Abs(o.Home); err != nil {
+		return err
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return nil
 }
