@@ -46,38 +46,45 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			have := existing(t, dir)
-			if rewrite {
-				for _, n := range have {
-					os.Remove(filepath.Join(dir, filepath.FromSlash(n)))
-				}
-				for _, n := range files.Names() {
-					path := filepath.Join(dir, filepath.FromSlash(n))
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, files[n], 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			if diff := cmp.Diff(files.Names(), have); diff != "" {
-				t.Errorf("artifact files (-compiled +golden):\n%s", diff)
-			}
-			for _, n := range files.Names() {
-				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
-				if err != nil {
-					continue // reported above
-				}
-				if got := files[n]; !bytes.Equal(got, want) {
-					if strings.HasSuffix(n, ".bpf") {
-						got, want = []byte(hex.Dump(got)), []byte(hex.Dump(want))
-					}
-					t.Errorf("%s differs (-golden +compiled):\n%s", n, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
-				}
-			}
+			check(t, dir, files, rewrite)
 		})
+	}
+}
+
+// check compares a case directory's artifact files with files, or
+// rewrites them.
+func check(t *testing.T, dir string, files emit.Files, rewrite bool) {
+	t.Helper()
+	have := existing(t, dir)
+	if rewrite {
+		for _, n := range have {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(n)))
+		}
+		for _, n := range files.Names() {
+			path := filepath.Join(dir, filepath.FromSlash(n))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, files[n], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	if diff := cmp.Diff(files.Names(), have); diff != "" {
+		t.Errorf("artifact files (-compiled +golden):\n%s", diff)
+	}
+	for _, n := range files.Names() {
+		want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
+		if err != nil {
+			continue // reported above
+		}
+		if got := files[n]; !bytes.Equal(got, want) {
+			if strings.HasSuffix(n, ".bpf") {
+				got, want = []byte(hex.Dump(got)), []byte(hex.Dump(want))
+			}
+			t.Errorf("%s differs (-golden +compiled):\n%s", n, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
+		}
 	}
 }
 

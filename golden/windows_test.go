@@ -1,13 +1,10 @@
 package golden
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"srt.dev/compiler"
 	"srt.dev/emit"
@@ -31,34 +28,7 @@ func TestGoldenWindows(t *testing.T) {
 		dir := filepath.Dir(settings)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			files := compileWindows(t, settings)
-			have := existing(t, dir)
-			if rewrite {
-				for _, n := range have {
-					os.Remove(filepath.Join(dir, filepath.FromSlash(n)))
-				}
-				for n, b := range files {
-					path := filepath.Join(dir, filepath.FromSlash(n))
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				return
-			}
-			if diff := cmp.Diff(files.Names(), have); diff != "" {
-				t.Errorf("artifact files (-compiled +golden):\n%s", diff)
-			}
-			for n, got := range files {
-				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
-				if err != nil {
-					continue // reported above
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("%s differs (-golden +compiled):\n%s", n, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
-				}
-			}
+			check(t, dir, files, rewrite)
 		})
 	}
 }
