@@ -189,6 +189,25 @@ func TestLiveConformance(t *testing.T) {
 					{"write cwd", "echo x > f", false},
 				})
 			})
+			t.Run("patterns under a working directory named with metacharacters", func(t *testing.T) {
+				home, _ := liveProject(t, uid)
+				cwd := filepath.Join(home, "[x] proj*")
+				decoy := filepath.Join(home, "x proj")
+				for _, d := range []string{cwd + "/keys", decoy + "/keys"} {
+					os.MkdirAll(d, 0o755)
+					os.WriteFile(d+"/a.pem", []byte("k\n"), 0o644)
+					if uid != 0 {
+						os.Lchown(filepath.Dir(d), uid, uid)
+						os.Lchown(d, uid, uid)
+						os.Lchown(d+"/a.pem", uid, uid)
+					}
+				}
+				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
+					"filesystem": {"denyRead": ["**/*.pem"], "allowWrite": ["."], "denyWrite": []}}`, home, cwd, []check{
+					{"read the project key", "cat keys/a.pem", false},
+					{"write in the project", "echo x > keys/new", true},
+				})
+			})
 			t.Run("allowRead inside denyRead", func(t *testing.T) {
 				home, cwd := liveProject(t, uid)
 				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
