@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/emit"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/violations"
@@ -19,7 +20,7 @@ import (
 
 const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
-       srt run --plan DIR [--dry-run] [--] command [args...]
+       srt run --plan DIR [--dry-run] [options] [--] command [args...]
        srt doctor
 
 Runs the command in a sandbox: it can read, write and reach only what the
@@ -45,7 +46,8 @@ Options (recognised before the first command word or "--"):
   -V, --version         the version
 
 srt run runs a directory written by 'srtc compile' (it checks the files'
-checksums first); --dry-run prints the bubblewrap command line instead.
+checksums first), with the options above but --settings; --dry-run prints
+the bubblewrap command line instead.
 srt doctor checks what this host allows and says how to fix what it does not.
 To run a program called run or doctor, write srt -- run.
 
@@ -61,10 +63,15 @@ type options struct {
 	violations bool
 	auditLog   string
 	argv       []string
+	// srt run: the artifact directory, and --dry-run.
+	plan   string
+	dryRun bool
 }
 
-// parse reads srt's own options up to "--" or the first command word.
-func parse(args []string) (*options, error, bool) {
+// parse reads srt's own options up to "--" or the first command word;
+// plan is set for "srt run", whose options are --plan and --dry-run
+// instead of --settings.
+func parse(args []string, plan bool) (*options, error, bool) {
 	o := &options{debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -87,10 +94,18 @@ func parse(args []string) (*options, error, bool) {
 			return nil, nil, true
 		case a == "-d" || a == "--debug":
 			o.debug = true
+		case plan && (a == "-s" || a == "--settings" || strings.HasPrefix(a, "--settings=")):
+			return nil, errors.New("srt run runs the policy compiled in the plan; --settings does not apply (compile the settings with srtc compile)"), false
 		case a == "-s" || a == "--settings":
 			o.settings, err = value()
 		case strings.HasPrefix(a, "--settings="):
 			o.settings = strings.TrimPrefix(a, "--settings=")
+		case plan && a == "--plan":
+			o.plan, err = value()
+		case plan && strings.HasPrefix(a, "--plan="):
+			o.plan = strings.TrimPrefix(a, "--plan=")
+		case plan && a == "--dry-run":
+			o.dryRun = true
 		case a == "-c":
 			o.shellCmd, err = value()
 		case a == "--control-fd" || strings.HasPrefix(a, "--control-fd="):
@@ -121,15 +136,16 @@ func parse(args []string) (*options, error, bool) {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	plan := false
 	if len(args) > 0 {
 		switch args[0] {
 		case "doctor":
 			return doctor(stdout)
 		case "run":
-			return runPlan(args[1:], stdin, stdout, stderr)
+			plan, args = true, args[1:]
 		}
 	}
-	o, err, exit := parse(args)
+	o, err, exit := parse(args, plan)
 	if exit {
 		if o != nil {
 			fmt.Fprint(stdout, usage)
@@ -144,21 +160,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.debug {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	name, data, err := loadSettings(o.settings, log)
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.\n", name)
-		return 1
-	}
-	p, err := compilePolicy(name, data, stderr)
-	if errors.Is(err, errInvalid) {
-		fmt.Fprintf(stderr, "Error: %s does not hold a valid config (above).\n", name)
-		fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules of %s.\n", name)
-		return 1
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
+	var p *policy.Policy
+	if plan {
+		if p, err = readPlan(o.plan, &so); err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return 1
+		}
+	} else {
+		name, data, err := loadSettings(o.settings, log)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.\n", name)
+			return 1
+		}
+		p, err = compilePolicy(name, data, stderr)
+		if errors.Is(err, errInvalid) {
+			fmt.Fprintf(stderr, "Error: %s does not hold a valid config (above).\n", name)
+			fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules of %s.\n", name)
+			return 1
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return 1
+		}
 	}
 	argv := o.argv
 	if o.shellCmd != "" {
@@ -168,7 +193,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: No command specified. Use -c <command> or provide command arguments.")
 		return 1
 	}
-	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true}
 	if p.Process.BwrapPath != "" {
 		so.Bwrap = p.Process.BwrapPath
 		if _, err := os.Stat(so.Bwrap); err != nil {
@@ -176,7 +200,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// readPlan reads an artifact directory written by srtc compile (its
+// checksums checked); on macOS its reviewed profile runs as it is.
+func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
+	if dir == "" {
+		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
+	}
+	p, err := emit.ReadPlan(dir)
+	if err != nil {
+		return nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb")); err == nil {
+		so.SeatbeltProfile = b
+	}
+	return p, nil
+}
+
+// execute runs argv under p with the options that concern the run: the
+// control descriptor, the audit log, the violations block, a dry run.
+func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) int {
+	log := so.Log
 	var control *os.File
+	var err error
 	if o.controlFD != 0 {
 		if control, err = openControl(o.controlFD); err != nil {
 			fmt.Fprintf(stderr, "Error: --control-fd %d is not usable: %v. Refusing to run the command without the control channel it asks for.\n", o.controlFD, err)
@@ -224,6 +272,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return 1
+	}
+	if so.DryRun {
+		for _, a := range res.Argv {
+			fmt.Fprintln(stdout, a)
+		}
+		return 0
 	}
 	if o.violations {
 		if block := violations.Block(res.Violations); block != "" {
@@ -292,61 +346,4 @@ func doctor(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL  %s: %s\n      fix: %s\n", c.Name, c.Detail, c.Remedy)
 	}
 	return code
-}
-
-// runPlan runs a compiled artifact directory.
-func runPlan(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var dir string
-	dry := false
-	var argv []string
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == "--plan" && i+1 < len(args):
-			i++
-			dir = args[i]
-		case strings.HasPrefix(a, "--plan="):
-			dir = strings.TrimPrefix(a, "--plan=")
-		case a == "--dry-run":
-			dry = true
-		case a == "--":
-			argv = args[i+1:]
-			i = len(args)
-		case strings.HasPrefix(a, "-"):
-			fmt.Fprintf(stderr, "Error: unknown option %s\n", a)
-			return 1
-		default:
-			argv = args[i:]
-			i = len(args)
-		}
-	}
-	if dir == "" {
-		fmt.Fprintln(stderr, "Error: srt run needs --plan DIR (a directory written by srtc compile)")
-		return 1
-	}
-	p, err := emit.ReadPlan(dir)
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
-	}
-	if len(argv) == 0 {
-		fmt.Fprintln(stderr, "Error: No command specified.")
-		return 1
-	}
-	so := sandbox.Options{Stdin: stdin, Stdout: stdout, Stderr: stderr, DryRun: dry}
-	// On macOS the reviewed profile runs as it is (ReadPlan checked it).
-	if b, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb")); err == nil {
-		so.SeatbeltProfile = b
-	}
-	res, err := sandbox.Run(context.Background(), p, argv, so)
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
-	}
-	if dry {
-		for _, a := range res.Argv {
-			fmt.Fprintln(stdout, a)
-		}
-		return 0
-	}
-	return res.ExitCode
 }

@@ -288,6 +288,17 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	if code != 0 || out != "hidden\n" {
 		t.Errorf("run --plan: %d %q %s", code, out, errOut)
 	}
+	// The run options apply to a plan as to a settings file.
+	code, _, errOut = srt(t, dir, "", "run", "--plan", plan, "--violations", "--audit-log", "audit.jsonl", "-c", "curl -s -o /dev/null http://denied.test/")
+	if code != 0 || !strings.HasSuffix(errOut, "<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n</sandbox_violations>\n") {
+		t.Errorf("run --plan --violations: %d %q", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl")); err != nil || !strings.Contains(string(b), `"host":"denied.test"`) {
+		t.Errorf("run --plan --audit-log: %v %q", err, b)
+	}
+	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--settings", "s.json", "true"); code != 1 || !strings.Contains(errOut, "--settings does not apply") {
+		t.Errorf("run --plan --settings: %d %q", code, errOut)
+	}
 	code, out, _ = srt(t, dir, "", "run", "--plan", plan, "--dry-run", "--", "true")
 	if code != 0 || !strings.Contains(out, "--unshare-net\n") || !strings.Contains(out, "\n--seccomp\n3\n") {
 		t.Errorf("dry run: %d %q", code, out)
