@@ -69,8 +69,9 @@ func (c *compileCmd) all(s streams, name string, data []byte) (emit.Files, error
 
 // windowsSpelled matches what the POSIX reading makes of a Windows
 // spelling: a drive letter or %USERPROFILE%-style root that became a
-// relative name, or a backslash.
-var windowsSpelled = regexp.MustCompile(`(?i)^\$\{CWD\}/([a-z]:|%(userprofile|homedrive|homepath)%)|\\`)
+// relative name, or a backslash in a path read as relative (~\x, src\x).
+// In an absolute POSIX path a backslash is only a character of a name.
+var windowsSpelled = regexp.MustCompile(`(?i)^\$\{CWD\}/(([a-z]:|%(userprofile|homedrive|homepath)%)|.*\\)`)
 
 // noteWindowsSpellings prints a note for every path of a POSIX reading that
 // looks spelled for Windows, so that a Linux plan never misreads one

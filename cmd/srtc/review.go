@@ -56,6 +56,10 @@ func loadSource(s streams, name string, rules schema.OS) (*query.Source, string,
 		}
 		return nil, "", exitError(exitFailure)
 	}
+	// Answers about "${CWD}/C:\x" would look like answers: say so.
+	if rules == schema.OSPosix && noteWindowsSpellings(s, src.Policy, "the answers read ") {
+		fmt.Fprintln(s.stderr, "  (review a file written for Windows with --target windows)")
+	}
 	return src, label, nil
 }
 
