@@ -270,3 +270,25 @@ func TestControlLineWeaker(t *testing.T) {
 		t.Errorf("%q", errb.String())
 	}
 }
+
+// TestInheritedDescriptors: a descriptor srt inherits (here one open on a
+// file the settings hide) does not reach the command.
+func TestInheritedDescriptors(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./secret.env"], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	secret, err := os.Open(filepath.Join(dir, "secret.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer secret.Close()
+	cmd := exec.Command(os.Args[0], "--settings", "s.json", "-c", `cat secret.env 2>/dev/null || echo hidden; { cat <&7; } 2>/dev/null || echo "fd 7 closed"; ls /proc/self/fd | tr '\n' ' '`)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+	cmd.ExtraFiles = []*os.File{nil, nil, nil, nil, secret} // fd 7
+	out, err := cmd.CombinedOutput()
+	// ls sees 0-2 and its own directory descriptor, nothing else.
+	if err != nil || string(out) != "hidden\nfd 7 closed\n0 1 2 3 " {
+		t.Errorf("%v\n%s", err, out)
+	}
+}

@@ -189,6 +189,12 @@ wait:
 	for {
 		select {
 		case pid = <-initPID:
+			if pid <= 0 {
+				// bubblewrap ended without naming its child: there is no
+				// one to signal (kill(0) would signal srt's own group).
+				pid = 0
+				continue
+			}
 			for _, s := range pending {
 				syscall.Kill(pid, s.(syscall.Signal))
 			}
@@ -316,7 +322,9 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 func receiveListeners(f *os.File) ([]net.Listener, error) {
 	buf := make([]byte, 16)
 	oob := make([]byte, unix.CmsgSpace(2*4))
-	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, 0)
+	// Close-on-exec from the start: a bubblewrap another run starts
+	// meanwhile must not inherit this sandbox's listeners.
+	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
 		return nil, err
 	}
@@ -375,6 +383,9 @@ func Init(args []string) error {
 	}
 	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
 		unix.Close(fd)
+	}
+	if err := closeInherited(); err != nil {
+		return err
 	}
 	// PID 1 ignores signals it has no handler for, so the command runs as
 	// its child; this process forwards signals and ends with its status.
@@ -440,4 +451,22 @@ func Reap(args []string) error {
 	reg := &placeholders.Registry{Dir: args[0]}
 	reg.WaitEnded(args[1]) // the kernel drops srt's lock a moment later
 	return reg.Sweep()
+}
+
+// closeInherited marks every descriptor above 2 close-on-exec, so that
+// what srt or bubblewrap inherited (a file the settings hide, a socket)
+// never reaches the command: Go and bubblewrap close only what they
+// opened themselves. It fails, and the command does not run, when the
+// descriptors cannot be listed.
+func closeInherited() error {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("listing inherited descriptors: %w", err)
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+	return nil
 }
