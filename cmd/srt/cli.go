@@ -161,6 +161,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
+	// The policy cache must not be writable from a sandbox: a command
+	// could otherwise rewrite the policy a later run uses.
+	if d, err := cacheDir(); err == nil {
+		so.Protect = append(so.Protect, filepath.Dir(d))
+	}
 	var p *policy.Policy
 	if plan {
 		if p, err = readPlan(o.plan, &so); err != nil {

@@ -292,3 +292,26 @@ func TestInheritedDescriptors(t *testing.T) {
 		t.Errorf("%v\n%s", err, out)
 	}
 }
+
+// TestStateProtected: srt's policy cache (and its placeholder registry)
+// are read-only in the sandbox even when the settings allow writing where
+// they are, so a command cannot rewrite the policy a later run uses.
+func TestStateProtected(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	cache := os.Getenv("XDG_CACHE_HOME") // set by TestMain, under /tmp
+	for _, fs := range []string{`"denyRead": [], "allowWrite": ["/tmp", "."], "denyWrite": []`, `"denyRead": [], "allowWrite": [], "denyWrite": [], "disabled": true`} {
+		os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+fs+`}}`), 0o644)
+		script := `ls "$XDG_CACHE_HOME"/srt/policies-v*/ | grep -q json && echo "cache readable"
+for f in "$XDG_CACHE_HOME"/srt/policies-v*/*.json; do echo '{}' > "$f" 2>/dev/null && echo "rewrote $f"; done
+touch "$XDG_CACHE_HOME"/srt/new 2>/dev/null && echo "created in the cache"
+echo x > /tmp/srt-state-test-$$ && echo "wrote /tmp" && rm /tmp/srt-state-test-$$`
+		code, out, errOut := srt(t, dir, "", "--settings", "s.json", "-c", script)
+		if code != 0 || out != "cache readable\nwrote /tmp\n" {
+			t.Errorf("%s: exit %d\n%s\n%s", fs, code, out, errOut)
+		}
+	}
+	if cache == "" {
+		t.Fatal("XDG_CACHE_HOME is not set")
+	}
+}

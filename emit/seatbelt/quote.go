@@ -58,3 +58,19 @@ func quote(s string, o policy.Origin) (string, error) {
 	b.WriteByte('"')
 	return b.String(), nil
 }
+
+// ProtectRules are rules to append to a profile (later rules win in SBPL)
+// that keep the command from writing host paths, whatever the profile
+// allows: srt protects its own state this way when it runs a reviewed
+// profile. Each path is a concrete absolute path.
+func ProtectRules(paths []string) ([]byte, error) {
+	var b strings.Builder
+	for _, p := range paths {
+		q, err := quote(p, policy.Origin{Key: "srt state"})
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", q)
+	}
+	return []byte(b.String()), nil
+}

@@ -53,6 +53,11 @@ type Options struct {
 	// Started, if set, is called once the command's sandbox is up and
 	// its proxies serve (the srt CLI starts reading --control-fd then).
 	Started func()
+	// Protect are host directories the command may not write, whatever
+	// the policy says: srt's own state (its policy cache), which a
+	// sandboxed command could otherwise rewrite to weaken a later run. The
+	// runtime adds its placeholder registry itself.
+	Protect []string
 	// SeatbeltProfile is the macOS profile to run (a reviewed
 	// macos/profile.sb); nil means the one emitted from the policy. Linux
 	// ignores it.

@@ -44,13 +44,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err := o.hostDefaults(); err != nil {
 		return nil, err
 	}
+	// srt's own state stays read-only whatever the profile allows: rules
+	// appended to the profile (later rules win in SBPL).
+	guard, err := seatbelt.ProtectRules(o.Protect)
+	if err != nil {
+		return nil, err
+	}
 	profile := o.SeatbeltProfile
 	if profile == nil {
-		var err error
 		if profile, err = seatbelt.Emit(p); err != nil {
 			return nil, err
 		}
 	}
+	profile = append(append([]byte(nil), profile...), guard...)
 	// Seatbelt matches the path the kernel resolved (/tmp is
 	// /private/tmp): the roots go in without symlinks.
 	home, err := filepath.EvalSymlinks(o.Home)

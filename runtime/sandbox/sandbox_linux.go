@@ -77,7 +77,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	plan := bwrap.Emit(p)
+	// srt's own state is read-only in the sandbox (a command that could
+	// rewrite the policy cache or the placeholder registry could weaken
+	// or disturb a later run).
+	protect := append(append([]string(nil), o.Protect...), reg.Dir)
+	plan := bwrap.Emit(protected(p, protect))
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
 		ProxyEnv:  proxyEnv(m.token, key, self, HTTPPort, SOCKSPort),
@@ -93,6 +97,14 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
+	}
+	if p.Filesystem.Disabled {
+		// Everything is writable: srt's state is bound read-only over it.
+		for _, d := range protect {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				res.Args = append(res.Args, "--ro-bind", d, d)
+			}
+		}
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
