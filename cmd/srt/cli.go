@@ -257,7 +257,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	if control != nil {
 		// Lines are read once the sandbox is up; earlier ones wait in
 		// the descriptor (settings.md §7.4), so none is lost.
-		c := &controller{m: m, fd: o.controlFD, stderr: stderr, log: log}
+		c := &controller{m: m, start: p, fd: o.controlFD, stderr: stderr, log: log}
 		so.Started = func() {
 			go func() {
 				if c.read(control) != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema/builtin"
 )
@@ -26,7 +27,10 @@ func parseFD(v string) (int, error) {
 // A controller applies the settings lines of --control-fd (settings.md
 // §7.4, network.md §6.1) to a running Manager.
 type controller struct {
-	m      *sandbox.Manager
+	m *sandbox.Manager
+	// start is the policy the sandbox started with: what a line cannot
+	// change is compared with it, not with the last line.
+	start  *policy.Policy
 	fd     int
 	stderr io.Writer
 	log    *slog.Logger
@@ -102,7 +106,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 		refuse(err.Error())
 		return
 	}
-	if sandbox.FixedPartsDiffer(c.m.Policy(), p) {
+	if sandbox.FixedPartsDiffer(c.start, p) {
 		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules are updated; file-system, credential and process rules cannot change in a running sandbox and stay as they were\n", c.fd, n)
 	}
 	if err := c.m.Update(p); err != nil {

@@ -109,6 +109,10 @@ while read x; do curl -s --noproxy "" -o /dev/null -w "%{http_code}\n" http://12
 	// part only, and said so.
 	io.WriteString(w, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/etc"], "allowWrite": [], "denyWrite": []}}`+"\r\n")
 	probe("403")
+	// Said again for a repeat: the sandbox still has the rules it started
+	// with, not those of the last line.
+	io.WriteString(w, `{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": []}, "filesystem": {"denyRead": ["/etc"], "allowWrite": [], "denyWrite": []}}`+"\n")
+	probe("200")
 	in.Close()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -125,6 +129,7 @@ while read x; do curl -s --noproxy "" -o /dev/null -w "%{http_code}\n" http://12
 		"srt: invalid config on control fd 9 (line 2): not a valid settings document (run with --debug to see why); ignored, the previous config is still in force",
 		"srt: invalid config on control fd 9 (line 5): not a valid settings document",
 		"srt: control fd 9 (line 6): the network rules are updated; file-system, credential and process rules cannot change in a running sandbox",
+		"srt: control fd 9 (line 7): the network rules are updated;",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
@@ -263,7 +268,7 @@ func TestControlLineWeaker(t *testing.T) {
 		t.Fatal(err)
 	}
 	var errb bytes.Buffer
-	c := &controller{m: m, fd: 5, stderr: &errb}
+	c := &controller{m: m, start: p, fd: 5, stderr: &errb}
 	line := `{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], "mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
 	c.read(strings.NewReader(line + "\n"))
 	if !strings.Contains(errb.String(), "(line 1): network.mitmProxy: not supported by this srt yet") || m.Policy() != p {

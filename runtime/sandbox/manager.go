@@ -56,7 +56,6 @@ type ManagerOptions struct {
 // to the user name the client sends (which a command could forge).
 type Manager struct {
 	o      ManagerOptions
-	token  string
 	rules  atomic.Pointer[netpolicy.Rules]
 	listed atomic.Pointer[[]netip.Prefix]
 	store  violations.Store
@@ -69,11 +68,7 @@ type Manager struct {
 
 // NewManager returns a Manager enforcing p.
 func NewManager(p *policy.Policy, o ManagerOptions) (*Manager, error) {
-	token, err := randomHex(16)
-	if err != nil {
-		return nil, err
-	}
-	m := &Manager{o: o, token: token, lists: map[string]policy.HostList{}}
+	m := &Manager{o: o, lists: map[string]policy.HostList{}}
 	if o.Audit != nil {
 		m.audit = violations.NewAuditLog(o.Audit)
 	}
@@ -263,13 +258,15 @@ func (m *Manager) AuditErr() error {
 	return m.audit.Err()
 }
 
-// egress returns the proxy logic for one command: its connections are
-// attributed to key, whatever user name they send; each decision also
-// goes to onEvent.
-func (m *Manager) egress(key, command string, onViolation func(violations.Entry)) *proxy.Egress {
+// egress returns the proxy logic for one command: clients must present
+// token, a secret of that run alone (on macOS every run's proxies listen
+// on the host's loopback, where another run could reach them); its
+// connections are attributed to key, whatever user name they send; kept
+// refusals also go to onViolation.
+func (m *Manager) egress(key, command, token string, onViolation func(violations.Entry)) *proxy.Egress {
 	m.store.Register(key, command)
 	return &proxy.Egress{
-		Token:     m.token,
+		Token:     token,
 		Command:   key,
 		Rules:     func() *netpolicy.Rules { return m.rules.Load() },
 		Listed:    func() []netip.Prefix { return *m.listed.Load() },

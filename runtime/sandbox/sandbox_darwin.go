@@ -74,6 +74,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	id, text, key := o.attribution(argv)
+	token, err := randomHex(16) // this run's proxy password
+	if err != nil {
+		return nil, err
+	}
 	httpL, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -99,7 +103,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	env := darwinEnv(o.Env, p, proxyEnv(m.token, key, self, host.HTTPPort, host.SOCKSPort),
+	env := darwinEnv(o.Env, p, proxyEnv(token, key, self, host.HTTPPort, host.SOCKSPort),
 		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
 	full, err := seatbeltArgv(profile, host, argv)
 	if err != nil {
@@ -122,7 +126,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// listener it reached (the token keeps other local programs out).
 	var mu sync.Mutex
 	var refused []violations.Entry
-	egress := m.egress(key, text, func(e violations.Entry) {
+	egress := m.egress(key, text, token, func(e violations.Entry) {
 		mu.Lock()
 		refused = append(refused, e)
 		mu.Unlock()

@@ -57,6 +57,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		defer signal.Stop(sigs)
 	}
 	_, text, key := o.attribution(argv)
+	token, err := randomHex(16) // this run's proxy password
+	if err != nil {
+		return nil, err
+	}
 	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
@@ -84,7 +88,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	plan := bwrap.Emit(protected(p, protect))
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(m.token, key, self, HTTPPort, SOCKSPort),
+		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -174,7 +178,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// Serve the proxies on the listeners the init role hands over.
 	var mu sync.Mutex
 	var refused []violations.Entry
-	egress := m.egress(key, text, func(e violations.Entry) {
+	egress := m.egress(key, text, token, func(e violations.Entry) {
 		mu.Lock()
 		refused = append(refused, e)
 		mu.Unlock()
