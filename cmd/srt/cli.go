@@ -214,11 +214,13 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if dir == "" {
 		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
 	}
-	p, err := emit.ReadPlan(dir)
+	p, files, err := emit.ReadPlanFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb")); err == nil {
+	// The profile as checked, and only if the plan lists it; otherwise
+	// the macOS runtime emits one from the plan's policy.
+	if b, ok := files["macos/profile.sb"]; ok {
 		so.SeatbeltProfile = b
 	}
 	return p, nil

@@ -1,0 +1,41 @@
+package emit
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"srt.dev/compiler"
+	"srt.dev/schema"
+)
+
+// TestReadPlanFiles: the runtime gets the bytes that were checked, and no
+// file the plan does not list (a profile dropped into a linux-only plan
+// is not run).
+func TestReadPlanFiles(t *testing.T) {
+	p, diags, err := compiler.CompileFile("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": [], "denyWrite": []}}`), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatal(err, diags)
+	}
+	files, err := Artifacts(p, []Target{Linux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for n, b := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
+		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+	}
+	os.MkdirAll(filepath.Join(dir, "macos"), 0o755)
+	os.WriteFile(filepath.Join(dir, "macos", "profile.sb"), []byte("(version 1)\n(allow default)\n"), 0o644)
+	_, got, err := ReadPlanFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got["macos/profile.sb"]; ok {
+		t.Error("a file the plan does not list was returned")
+	}
+	if string(got["linux/bwrap.args"]) != string(files["linux/bwrap.args"]) || len(got) != len(files)-1 {
+		t.Errorf("got %v, want the %d listed files", got.Names(), len(files)-1)
+	}
+}
