@@ -62,6 +62,15 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 	}
 	switch {
 	case root != "":
+		// The roots that name a directory: %USERPROFILE%, %HOMEDRIVE%
+		// (a drive) and %HOMEDRIVE%%HOMEPATH%; any other run of them
+		// (%USERPROFILE%%USERPROFILE%) names no path and would protect
+		// nothing.
+		switch root {
+		case policy.Home, policy.HomeDrive, policy.HomeDrive + policy.HomePath, policy.HomePath:
+		default:
+			return WindowsPath{}, fmt.Errorf("%q starts with %%VAR%% roots that name no directory together: write %%USERPROFILE%%\\..., %%HOMEDRIVE%%\\... or %%HOMEDRIVE%%%%HOMEPATH%%\\...", spelling)
+		}
 		if root == policy.HomePath {
 			return WindowsPath{}, fmt.Errorf("%%HOMEPATH%% has no drive: write %%HOMEDRIVE%%%%HOMEPATH%% or %%USERPROFILE%%")
 		}

@@ -44,6 +44,8 @@ func TestNormalizeWindows(t *testing.T) {
 		{name: "drive relative", in: `C:x`, err: "relative to the current directory of drive C"},
 		{name: "bare drive", in: `d:`, err: "drive D"},
 		{name: "homepath alone", in: `%HOMEPATH%\x`, err: "%HOMEPATH% has no drive"},
+		{name: "a root twice", in: `%USERPROFILE%%USERPROFILE%\secret`, err: "name no directory together"},
+		{name: "drive then profile", in: `%HOMEDRIVE%%USERPROFILE%\y`, err: "name no directory together"},
 		{name: "homedrive alone", in: `%HOMEDRIVE%`, err: "is a drive"},
 		{name: "var in the middle", in: `C:\x\%USERPROFILE%`, err: "may only start a path"},
 		{name: "var glued", in: `%USERPROFILE%x`, err: "must be followed by"},
