@@ -78,6 +78,10 @@ type Egress struct {
 	Command string
 	// Log receives debug lines; nil means none.
 	Log *slog.Logger
+	// Context, when set, bounds what a SOCKS connection waits for (the
+	// ask callback): srt ends it with the run. HTTP requests use their
+	// own, which ends when the client goes.
+	Context context.Context
 }
 
 // guardError carries the guard's reason.

@@ -97,7 +97,11 @@ func (p *SOCKS) handle(c net.Conn) {
 		p.unauthenticated(c, host, port)
 		return
 	}
-	upstream, d, err := p.Egress.connect(context.Background(), "socks", host, port, commandID)
+	ctx := p.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	upstream, d, err := p.Egress.connect(ctx, "socks", host, port, commandID)
 	var ge *guardError
 	switch {
 	case !d.Allow, errors.As(err, &ge):

@@ -330,3 +330,39 @@ func TestCancel(t *testing.T) {
 		t.Errorf("%v %+v %q after %v", err, res, out.String(), time.Since(start))
 	}
 }
+
+// TestAskEndsWithTheRun: a SOCKS connection waiting for the ask callback
+// does not outlive its run: the callback's context ends with it.
+func TestAskEndsWithTheRun(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	asked := make(chan struct{})
+	ended := make(chan error, 1)
+	m, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": []`), ManagerOptions{
+		Ask: func(ctx context.Context, host string, port int) (bool, string, error) {
+			close(asked)
+			<-ctx.Done()
+			ended <- ctx.Err()
+			return true, "", nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command starts a SOCKS request in the background and leaves
+	// once the callback has been asked (the request is still pending).
+	script := `T=$(echo "$HTTP_PROXY" | sed 's/.*:\(.*\)@.*/\1/'); curl -s --socks5-hostname localhost:1080 -U "srt:$T" http://ask.test/ >/dev/null & read x`
+	pr, pw := io.Pipe()
+	go func() { <-asked; pw.Write([]byte("go\n")); pw.Close() }()
+	dir := t.TempDir()
+	if _, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, Options{Stdin: pr, Stdout: io.Discard, Stderr: io.Discard, Home: dir, Cwd: dir}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Error("the callback's context ended without an error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the ask callback still waits after its run ended")
+	}
+}

@@ -183,6 +183,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		refused = append(refused, e)
 		mu.Unlock()
 	})
+	// Whatever a connection still waits for (an ask callback) ends with
+	// the run.
+	runCtx, endRun := context.WithCancel(ctx)
+	defer endRun()
+	egress.Context = runCtx
 	listeners, herr := receiveListeners(hostEnd)
 	if herr == nil {
 		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
