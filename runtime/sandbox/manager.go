@@ -310,3 +310,31 @@ func unsupported(p *policy.Policy) error {
 	}
 	return nil
 }
+
+// A runRecord keeps what the proxies refused one run, for its Result.
+type runRecord struct {
+	mu      sync.Mutex
+	refused []violations.Entry
+}
+
+func (r *runRecord) add(e violations.Entry) {
+	r.mu.Lock()
+	r.refused = append(r.refused, e)
+	r.mu.Unlock()
+}
+
+// entries are the refusals so far (later ones are not added to them).
+func (r *runRecord) entries() []violations.Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]violations.Entry(nil), r.refused...)
+}
+
+// runEgress is the proxy logic of one run (see egress), its refusals
+// recorded in rec, and whatever a connection still waits for (an ask
+// callback) ended by end, which the run calls when it returns.
+func (m *Manager) runEgress(ctx context.Context, key, command, token string, rec *runRecord) (e *proxy.Egress, end context.CancelFunc) {
+	e = m.egress(key, command, token, rec.add)
+	e.Context, end = context.WithCancel(ctx)
+	return e, end
+}

@@ -27,7 +27,6 @@ import (
 
 	"srt.dev/emit/seatbelt"
 	"srt.dev/runtime/proxy"
-	"srt.dev/runtime/violations"
 )
 
 // Run runs argv under the Seatbelt profile of the Manager's policy. There
@@ -124,18 +123,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// Each run has its own two ports, and its profile lets it reach only
 	// those: as on Linux, a connection is attributed to the run whose
 	// listener it reached (the token keeps other local programs out).
-	var mu sync.Mutex
-	var refused []violations.Entry
-	egress := m.egress(key, text, token, func(e violations.Entry) {
-		mu.Lock()
-		refused = append(refused, e)
-		mu.Unlock()
-	})
-	// Whatever a connection still waits for (an ask callback) ends with
-	// the run.
-	runCtx, endRun := context.WithCancel(ctx)
+	var rec runRecord
+	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	egress.Context = runCtx
 	go (&proxy.HTTP{Egress: egress}).Serve(httpL)
 	go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
 
@@ -147,11 +137,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	stream := exec.Command(LogStreamArgs(suffix)[0], LogStreamArgs(suffix)[1:]...)
 	if pipe, err := stream.StdoutPipe(); err == nil && stream.Start() == nil {
 		go func() {
-			m.readSeatbeltLog(pipe, func(e violations.Entry) {
-				mu.Lock()
-				refused = append(refused, e)
-				mu.Unlock()
-			})
+			m.readSeatbeltLog(pipe, rec.add)
 			close(logDone)
 		}()
 		stopLog = sync.OnceFunc(func() {
@@ -206,9 +192,7 @@ wait:
 		}
 	}
 	stopLog()
-	mu.Lock()
-	out.Violations = append([]violations.Entry(nil), refused...)
-	mu.Unlock()
+	out.Violations = rec.entries()
 	out.ExitCode = exitCode(cmd.ProcessState)
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {

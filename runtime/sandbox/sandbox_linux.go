@@ -15,7 +15,6 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -27,7 +26,6 @@ import (
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/resolve"
-	"srt.dev/runtime/violations"
 )
 
 // Descriptors the init role inherits.
@@ -176,18 +174,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}()
 
 	// Serve the proxies on the listeners the init role hands over.
-	var mu sync.Mutex
-	var refused []violations.Entry
-	egress := m.egress(key, text, token, func(e violations.Entry) {
-		mu.Lock()
-		refused = append(refused, e)
-		mu.Unlock()
-	})
-	// Whatever a connection still waits for (an ask callback) ends with
-	// the run.
-	runCtx, endRun := context.WithCancel(ctx)
+	var rec runRecord
+	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	egress.Context = runCtx
 	listeners, herr := receiveListeners(hostEnd)
 	if herr == nil {
 		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
@@ -246,9 +235,7 @@ wait:
 	}
 	// The listeners close on return; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
-	mu.Lock()
-	out.Violations = append([]violations.Entry(nil), refused...)
-	mu.Unlock()
+	out.Violations = rec.entries()
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && out.ExitCode == 0 {
 		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
