@@ -108,6 +108,14 @@ func (c *compiler) network() (policy.Network, error) {
 		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
 	}
 	out.TLSTerminate = n.TLSTerminate != nil
+	if t := n.TLSTerminate; t != nil {
+		out.TLS = &policy.TLSTerminate{
+			CACertPath: deref(t.CACertPath), CAKeyPath: deref(t.CAKeyPath),
+			ExcludeDomains: t.ExcludeDomains, ExtraCACertPaths: t.ExtraCACertPaths,
+			MaxTunnels: deref(t.MaxTunnels), HandshakeTimeoutMs: deref(t.HandshakeTimeoutMs),
+			Origin: c.origin("network", "tlsTerminate"),
+		}
+	}
 	if pp := n.ParentProxy; pp != nil {
 		out.ParentProxy = &policy.ParentProxy{HTTP: deref(pp.HTTP), HTTPS: deref(pp.HTTPS), NoProxy: deref(pp.NoProxy)}
 	}
@@ -316,9 +324,11 @@ func (c *compiler) process() policy.Process {
 func (c *compiler) env() policy.Env {
 	var e policy.Env
 	if cr := c.s.Credentials; cr != nil {
+		e.AllowPlaintextInject = is(cr.AllowPlaintextInject)
 		for i, v := range cr.EnvVars {
 			r := policy.EnvRule{Name: v.Name, Origin: c.origin("credentials", "envVars", i)}
 			if v.Mode == "mask" {
+				r.InjectHosts = v.InjectHosts
 				e.Mask = append(e.Mask, r)
 			} else {
 				e.Unset = append(e.Unset, r)

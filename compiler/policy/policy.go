@@ -80,8 +80,23 @@ type Network struct {
 	MitmProxy *MitmProxy `json:"mitmProxy,omitempty"`
 	// TLSTerminate is set when network.tlsTerminate is present.
 	TLSTerminate bool `json:"tlsTerminate,omitempty"`
+	// TLS holds network.tlsTerminate's options when it is present.
+	TLS *TLSTerminate `json:"tls,omitempty"`
 	// ParentProxy is the upstream proxy srt itself must use, if set.
 	ParentProxy *ParentProxy `json:"parentProxy,omitempty"`
+}
+
+// TLSTerminate is network.tlsTerminate: the run's CA (both paths, or
+// neither for an ephemeral one), the hosts tunnelled opaquely, the extra
+// trusted CAs, and the limits (0 means the default).
+type TLSTerminate struct {
+	CACertPath         string   `json:"caCertPath,omitempty"`
+	CAKeyPath          string   `json:"caKeyPath,omitempty"`
+	ExcludeDomains     []string `json:"excludeDomains,omitempty"`
+	ExtraCACertPaths   []string `json:"extraCaCertPaths,omitempty"`
+	MaxTunnels         int      `json:"maxTunnels,omitempty"`
+	HandshakeTimeoutMs int      `json:"handshakeTimeoutMs,omitempty"`
+	Origin             Origin   `json:"origin"`
 }
 
 // MitmProxy is network.mitmProxy.
@@ -190,6 +205,9 @@ type Env struct {
 	// Mask are credentials.envVars in mask mode: the command sees a
 	// sentinel, the proxy swaps in the real value on egress.
 	Mask []EnvRule `json:"mask,omitempty"`
+	// AllowPlaintextInject lets the proxy swap masked values into plain
+	// HTTP requests (credentials.allowPlaintextInject).
+	AllowPlaintextInject bool `json:"allowPlaintextInject,omitempty"`
 	// GitSafeDirectories are marked safe.directory through GIT_CONFIG_*
 	// variables; the runtime numbers them after any inherited
 	// GIT_CONFIG_COUNT (spec linux.md §2.1).
@@ -198,8 +216,11 @@ type Env struct {
 
 // EnvRule names one environment variable.
 type EnvRule struct {
-	Name   string `json:"name"`
-	Origin Origin `json:"origin"`
+	Name string `json:"name"`
+	// InjectHosts, for a masked variable, are the host patterns the
+	// proxy may send the real value to; nil means the allowed hosts.
+	InjectHosts []string `json:"injectHosts,omitempty"`
+	Origin      Origin   `json:"origin"`
 }
 
 // GitSafeValues are the safe.directory values for dirs (spec linux.md

@@ -82,6 +82,12 @@ type Egress struct {
 	// ask callback): srt ends it with the run. HTTP requests use their
 	// own, which ends when the client goes.
 	Context context.Context
+	// TLS, when set, terminates the TLS of allowed tunnels (see
+	// Terminator); nil leaves every tunnel opaque.
+	TLS *Terminator
+	// Inject swaps masked credentials into requests that may carry
+	// them, and back out of responses; nil swaps nothing.
+	Inject *Injector
 }
 
 // guardError carries the guard's reason.
@@ -302,8 +308,18 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		return
 	}
 	defer client.Close()
-	buf.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n")
-	if err := buf.Flush(); err != nil {
+	established := func() error {
+		buf.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n")
+		return buf.Flush()
+	}
+	if p.terminate(client, buf.Reader, upstream, d.Host, port, commandID, established, func() {
+		buf.WriteString(tooManyTunnels)
+		buf.Flush()
+		closeWrite(client)
+	}) {
+		return
+	}
+	if err := established(); err != nil {
 		return
 	}
 	// Bytes the client sent after the CONNECT head are in buf's reader;
@@ -397,6 +413,9 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	removeHopHeaders(out.Header)
 	out.Host = authority(d.Host, port, r.URL.Scheme)
 	out.Close = true
+	if p.Inject != nil && (r.URL.Scheme == "https" || p.Inject.Plaintext) {
+		swapRequest(out, p.Inject.outbound(d.Host))
+	}
 	if err := out.Write(upstream); err != nil {
 		http.Error(w, "Bad Gateway", http.StatusBadGateway)
 		return
@@ -407,6 +426,9 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		return
 	}
 	defer resp.Body.Close()
+	if p.Inject != nil {
+		swapResponse(resp, p.Inject.inbound())
+	}
 	removeHopHeaders(resp.Header)
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs

@@ -1,0 +1,460 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"srt.dev/compiler/policy"
+)
+
+// A CA signs the leaf certificates of terminated tunnels. Its key stays in
+// this process's memory.
+type CA struct {
+	Cert *x509.Certificate
+	Key  crypto.Signer
+	// PEM is the certificate, for the command's trust bundle.
+	PEM []byte
+}
+
+// NewCA makes an ephemeral CA: an ECDSA P-256 key (fast to generate and to
+// sign with) and a self-signed certificate valid from an hour ago for 30
+// days, constrained to sign leaves only.
+func NewCA() (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber:          randomSerial(),
+		Subject:               pkix.Name{CommonName: "srt ephemeral CA " + now.UTC().Format(time.RFC3339), Organization: []string{"srt sandbox"}},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(30 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, Key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}, nil
+}
+
+// LoadCA reads a CA from PEM: the first CERTIFICATE block of certPEM and
+// the private key of keyPEM (PKCS#8, PKCS#1 or SEC 1), which must belong to
+// the certificate.
+func LoadCA(certPEM, keyPEM []byte) (*CA, error) {
+	var certDER []byte
+	for rest := certPEM; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+		if b.Type == "CERTIFICATE" {
+			certDER = b.Bytes
+			break
+		}
+	}
+	if certDER == nil {
+		return nil, errors.New("the certificate file holds no PEM CERTIFICATE block")
+	}
+	cert, err := x509.ParseCertificate(certDER)
+	if err != nil {
+		return nil, fmt.Errorf("the certificate does not parse: %w", err)
+	}
+	if !cert.IsCA {
+		return nil, errors.New("the certificate is not a CA certificate (basicConstraints CA:TRUE is missing)")
+	}
+	pair, err := tls.X509KeyPair(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certDER}), keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("the key does not belong to the certificate, or is not a PEM private key: %w", err)
+	}
+	signer, ok := pair.PrivateKey.(crypto.Signer)
+	if !ok {
+		return nil, errors.New("the key cannot sign")
+	}
+	return &CA{Cert: cert, Key: signer, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certDER})}, nil
+}
+
+func randomSerial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	return n.Add(n, big.NewInt(1))
+}
+
+// Defaults of network.tlsTerminate.
+const (
+	DefaultMaxTunnels       = 256
+	DefaultHandshakeTimeout = 10 * time.Second
+	leafCacheSize           = 256
+)
+
+// A Terminator terminates the TLS of allowed tunnels: it answers the
+// command's ClientHello with a leaf certificate for the name it asked for,
+// signed by the run's CA, reads the HTTP requests inside, and forwards them
+// over its own TLS connection to the real server, verified against Roots.
+type Terminator struct {
+	CA *CA
+	// Roots verify the upstream servers (the system roots plus extras).
+	Roots *x509.CertPool
+	// Exclude lists the hosts tunnelled opaquely; it is called once per
+	// tunnel, so a new list applies to the next one.
+	Exclude func() policy.HostList
+	// MaxTunnels bounds the terminated tunnels open at once; 0 means 256.
+	MaxTunnels func() int
+	// HandshakeTimeout runs from the CONNECT to the end of the TLS
+	// handshake; 0 means 10 s.
+	HandshakeTimeout func() time.Duration
+
+	once    sync.Once
+	leafKey *ecdsa.PrivateKey
+	keyErr  error
+	mu      sync.Mutex
+	leaves  map[string]*tls.Certificate
+	order   []string // oldest first, for eviction
+	active  atomic.Int64
+}
+
+func (t *Terminator) excluded(host string) bool {
+	if t.Exclude == nil {
+		return false
+	}
+	_, ok := t.Exclude().Match(host, 0)
+	return ok
+}
+
+func (t *Terminator) acquire() bool {
+	limit := DefaultMaxTunnels
+	if t.MaxTunnels != nil && t.MaxTunnels() > 0 {
+		limit = t.MaxTunnels()
+	}
+	if t.active.Add(1) > int64(limit) {
+		t.active.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (t *Terminator) release() { t.active.Add(-1) }
+
+func (t *Terminator) handshakeTimeout() time.Duration {
+	if t.HandshakeTimeout != nil && t.HandshakeTimeout() > 0 {
+		return t.HandshakeTimeout()
+	}
+	return DefaultHandshakeTimeout
+}
+
+// Leaf returns the certificate for name (a DNS name or an IP literal),
+// minting it on first use. Every leaf shares one ECDSA P-256 key made once
+// per Terminator: a new name costs one signature, not a key generation.
+func (t *Terminator) Leaf(name string) (*tls.Certificate, error) {
+	name = strings.ToLower(strings.TrimSuffix(name, "."))
+	t.mu.Lock()
+	c := t.leaves[name]
+	t.mu.Unlock()
+	if c != nil && time.Until(c.Leaf.NotAfter) > time.Hour {
+		return c, nil
+	}
+	t.once.Do(func() { t.leafKey, t.keyErr = ecdsa.GenerateKey(elliptic.P256(), rand.Reader) })
+	if t.keyErr != nil {
+		return nil, t.keyErr
+	}
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: name},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(7 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if tmpl.NotAfter.After(t.CA.Cert.NotAfter) {
+		tmpl.NotAfter = t.CA.Cert.NotAfter
+	}
+	if a, err := netip.ParseAddr(name); err == nil {
+		tmpl.IPAddresses = []net.IP{a.AsSlice()}
+	} else {
+		tmpl.DNSNames = []string{name}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, t.CA.Cert, t.leafKey.Public(), t.CA.Key)
+	if err != nil {
+		return nil, err
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	c = &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: t.leafKey, Leaf: leaf}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.leaves == nil {
+		t.leaves = map[string]*tls.Certificate{}
+	}
+	if _, ok := t.leaves[name]; !ok {
+		t.order = append(t.order, name)
+		if len(t.order) > leafCacheSize {
+			delete(t.leaves, t.order[0])
+			t.order = t.order[1:]
+		}
+	}
+	t.leaves[name] = c
+	return c, nil
+}
+
+// isClientHello reports whether b (at least 3 bytes) begins a TLS
+// handshake record of TLS 1.0-1.3 (record version 3.0-3.3).
+func isClientHello(b []byte) bool {
+	return len(b) >= 3 && b[0] == 0x16 && b[1] == 0x03 && b[2] <= 0x03
+}
+
+// tooManyTunnels answers a CONNECT over the cap of terminated tunnels.
+const tooManyTunnels = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nX-Proxy-Error: too-many-tunnels\r\n\r\ntoo many TLS-terminated tunnels at once"
+
+// errSNIMismatch refuses a ClientHello whose server name is not the host
+// the tunnel was allowed for.
+var errSNIMismatch = errors.New("the TLS server name does not match the CONNECT host")
+
+// terminate takes over an allowed tunnel to host:port when termination
+// applies to host: it reserves a tunnel (or refuses with over), sends ok,
+// and serves the connection. It returns false, having done nothing, when
+// the host is excluded.
+func (e *Egress) terminate(client net.Conn, pending *bufio.Reader, upstream net.Conn, host string, port int, commandID string, ok func() error, over func()) bool {
+	t := e.TLS
+	if t == nil || t.excluded(host) {
+		return false
+	}
+	if !t.acquire() {
+		over()
+		return true
+	}
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			t.release()
+		}
+	}
+	defer release()
+	if ok() != nil {
+		return true
+	}
+	deadline := time.Now().Add(t.handshakeTimeout())
+	client.SetDeadline(deadline)
+	if pending == nil {
+		pending = bufio.NewReader(client)
+	}
+	var conn net.Conn = &bufferedConn{Conn: client, r: pending}
+	// A TLS client speaks first. Whichever side speaks first decides: a
+	// server that greets (SSH, SMTP) makes the tunnel opaque at once.
+	upBuf := bufio.NewReader(upstream)
+	upstream = &bufferedConn{Conn: upstream, r: upBuf}
+	upSpoke := make(chan struct{})
+	go func() {
+		upBuf.Peek(1)
+		close(upSpoke)
+	}()
+	clientSpoke := make(chan []byte, 1)
+	go func() {
+		head, _ := pending.Peek(3)
+		clientSpoke <- head
+	}()
+	var head []byte
+	select {
+	case head = <-clientSpoke:
+		upstream.SetReadDeadline(time.Now())
+		<-upSpoke
+		upstream.SetReadDeadline(time.Time{})
+	case <-upSpoke:
+		client.SetReadDeadline(time.Now())
+		<-clientSpoke
+		head = nil
+	}
+	client.SetDeadline(deadline)
+	if !isClientHello(head) {
+		// Not TLS: an opaque tunnel, which the cap does not count.
+		release()
+		client.SetDeadline(time.Time{})
+		tunnel(conn, upstream)
+		return true
+	}
+	ctx, cancel := context.WithDeadline(e.ctx(), deadline)
+	defer cancel()
+	// The upstream handshake runs while the command's does.
+	type result struct {
+		c   *tls.Conn
+		err error
+	}
+	up := make(chan result, 1)
+	go func() {
+		uc := tls.Client(upstream, &tls.Config{ServerName: host, RootCAs: t.Roots, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
+		up <- result{uc, uc.HandshakeContext(ctx)}
+	}()
+	tc := tls.Server(conn, &tls.Config{
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
+		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if hello.ServerName != "" && !strings.EqualFold(strings.TrimSuffix(hello.ServerName, "."), host) {
+				e.debug("tls refused", "host", host, "sni", hello.ServerName)
+				return nil, errSNIMismatch
+			}
+			return t.Leaf(host)
+		},
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		e.debug("tls handshake with the command failed", "host", host, "err", err)
+		upstream.Close()
+		<-up
+		return true
+	}
+	client.SetDeadline(time.Time{})
+	u := <-up
+	if u.err != nil {
+		e.debug("tls handshake with the upstream failed", "host", host, "err", u.err)
+	}
+	e.serveTerminated(tc, u.c, u.err, host, port, commandID)
+	return true
+}
+
+func (e *Egress) ctx() context.Context {
+	if e.Context != nil {
+		return e.Context
+	}
+	return context.Background()
+}
+
+// serveTerminated reads HTTP/1.1 requests from the command's side of a
+// terminated tunnel and forwards them. The first request goes over the
+// connection made at CONNECT time; later ones redial through the policy
+// when the upstream has closed it.
+func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr error, host string, port int, commandID string) {
+	var used atomic.Bool
+	if firstErr != nil && first != nil {
+		first.Close()
+	}
+	tr := &http.Transport{
+		Proxy:               nil,
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     6 * time.Second,
+		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
+		DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			if !used.Swap(true) {
+				if firstErr != nil {
+					return nil, firstErr
+				}
+				return first, nil
+			}
+			raw, d, derr := e.connect(ctx, "connect", host, port, commandID)
+			if derr != nil {
+				return nil, derr
+			}
+			if !d.Allow {
+				return nil, fmt.Errorf("%s: %s", host, d.Reason)
+			}
+			uc := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: e.TLS.Roots, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
+			if err := uc.HandshakeContext(ctx); err != nil {
+				raw.Close()
+				return nil, err
+			}
+			return uc, nil
+		},
+	}
+	defer tr.CloseIdleConnections()
+	h := &terminated{e: e, tr: tr, host: host, port: port}
+	l := newOneConnListener(client)
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       6 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ConnState: func(_ net.Conn, s http.ConnState) {
+			if s == http.StateClosed || s == http.StateHijacked {
+				l.close()
+			}
+		},
+		ErrorLog: nil,
+	}
+	srv.Serve(l)
+}
+
+// terminated forwards the requests of one terminated tunnel.
+type terminated struct {
+	e    *Egress
+	tr   *http.Transport
+	host string
+	port int
+}
+
+func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme = "https"
+	out.URL.Host = authority(h.host, h.port, "https")
+	removeHopHeaders(out.Header)
+	if r.ContentLength == 0 {
+		out.Body = nil
+	}
+	swapRequest(out, h.e.Inject.outbound(h.host))
+	resp, err := h.tr.RoundTrip(out)
+	if err != nil {
+		h.e.debug("terminated request failed", "host", h.host, "err", err)
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusBadGateway)
+		fmt.Fprintf(w, "srt could not reach %s over TLS: %v\n", h.host, err)
+		return
+	}
+	defer resp.Body.Close()
+	swapResponse(resp, h.e.Inject.inbound())
+	w.Header().Set("Keep-Alive", "timeout=5")
+	copyResponse(w, resp)
+}
+
+// oneConnListener hands out one connection, then waits for it to close.
+type oneConnListener struct {
+	c    chan net.Conn
+	done chan struct{}
+	once sync.Once
+	addr net.Addr
+}
+
+func newOneConnListener(c net.Conn) *oneConnListener {
+	l := &oneConnListener{c: make(chan net.Conn, 1), done: make(chan struct{}), addr: c.LocalAddr()}
+	l.c <- c
+	return l
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.c:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *oneConnListener) close()         { l.once.Do(func() { close(l.done) }) }
+func (l *oneConnListener) Close() error   { l.close(); return nil }
+func (l *oneConnListener) Addr() net.Addr { return l.addr }
