@@ -59,7 +59,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	arch, ok := seccomp.ForGOARCH(goruntime.GOARCH)
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
 	}

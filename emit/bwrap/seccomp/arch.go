@@ -78,3 +78,15 @@ func (a Arch) syscallName(nr uint32) string {
 	}
 	return ""
 }
+
+// ForGOARCH returns the architecture of a Go GOARCH value ("amd64",
+// "arm64"), or false when no program is generated for it.
+func ForGOARCH(goarch string) (Arch, bool) {
+	switch goarch {
+	case "amd64":
+		return X86_64, true
+	case "arm64":
+		return AArch64, true
+	}
+	return "", false
+}

@@ -119,11 +119,11 @@ func runInBwrap(t *testing.T, bwrap, victim string, uid int, op string, progs ..
 // as the unprivileged user nobody, and checks the errno of real system
 // calls, against a run of the same call without the programs.
 func TestLive(t *testing.T) {
-	if goruntime.GOARCH != "amd64" && goruntime.GOARCH != "arm64" {
+	arch, ok := ForGOARCH(goruntime.GOARCH)
+	if !ok {
 		t.Skipf("no programs for %s", goruntime.GOARCH)
 	}
 	bwrap := testenv.Require(t, "bwrap")[0]
-	arch := map[string]Arch{"amd64": X86_64, "arm64": AArch64}[goruntime.GOARCH]
 	v := testenv.PublicCopy(t, "victim")
 	eperm, enosys := fmt.Sprintf("errno=%d", EPERM), fmt.Sprintf("errno=%d", ENOSYS)
 	tests := []struct {
