@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"srt.dev/compiler/policy"
-	"srt.dev/runtime/netpolicy"
+	"srt.dev/compiler/netpolicy"
 )
 
 const (
