@@ -21,6 +21,9 @@ type Step struct {
 	Params bool
 	// Origin is the setting behind the step, if any.
 	Origin *policy.Origin
+	// Line is the line of linux/bwrap.args the step was read from (Parse);
+	// 0 for a step made in memory.
+	Line int
 }
 
 // Directive names a step that depends on the host.
@@ -61,6 +64,9 @@ const (
 type Plan struct {
 	Source string
 	Steps  []Step
+	// Home and Cwd, when set, are the directories a concrete plan was
+	// written for (Concrete); "" leaves the root symbolic.
+	Home, Cwd string
 }
 
 // Emit returns the plan of p (spec linux.md §2.3 for the order).
@@ -143,14 +149,24 @@ func Emit(p *policy.Policy) Plan {
 func (pl Plan) Render() []byte {
 	var b strings.Builder
 	b.WriteString("# bubblewrap plan compiled by srtc from " + pl.Source + "\n")
-	b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
-	b.WriteString("# this run's home and working directories. @step lines are resolved\n")
+	if pl.Home != "" || pl.Cwd != "" {
+		b.WriteString("# A concrete plan: it runs only where the home directory is " + orSymbolic(pl.Home) + "\n")
+		b.WriteString("# and the working directory is " + orSymbolic(pl.Cwd) + ".\n")
+		b.WriteString("# --option lines are bubblewrap arguments. @step lines are resolved\n")
+	} else {
+		b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
+		b.WriteString("# this run's home and working directories. @step lines are resolved\n")
+	}
 	b.WriteString("# against the host at run time, in this order. # comments name the\n")
 	b.WriteString("# setting behind each step.\n")
 	for _, s := range pl.Steps {
 		var line string
 		if s.Args != nil {
-			line = strings.Join(s.Args, " ")
+			words := make([]string, len(s.Args))
+			for i, a := range s.Args {
+				words[i] = quoteIfNeeded(a)
+			}
+			line = strings.Join(words, " ")
 		} else {
 			line = "@" + string(s.Directive)
 			switch {
@@ -175,10 +191,55 @@ func (pl Plan) Render() []byte {
 // quoteIfNeeded leaves plain operands alone and quotes the rest, so that
 // every line reads back unambiguously.
 func quoteIfNeeded(s string) string {
+	if s == "" {
+		return `""`
+	}
 	for _, r := range s {
 		if r <= ' ' || r == '#' || r == '"' || r == '\\' || r >= 0x7f {
 			return strconv.Quote(s)
 		}
 	}
 	return s
+}
+
+func orSymbolic(dir string) string {
+	if dir == "" {
+		return "any (still symbolic)"
+	}
+	return quoteIfNeeded(dir)
+}
+
+// Concrete returns the plan with the symbolic roots filled in for one host:
+// ${HOME} by home and ${CWD} by cwd, where they are not "". Only a word
+// or operand that starts with a root is changed.
+func (pl Plan) Concrete(home, cwd string) Plan {
+	out := pl
+	out.Home, out.Cwd = home, cwd
+	out.Steps = make([]Step, len(pl.Steps))
+	fill := func(s string) string {
+		for _, r := range []struct{ sym, dir string }{{policy.Home, home}, {policy.Cwd, cwd}} {
+			if r.dir == "" {
+				continue
+			}
+			if s == r.sym {
+				return r.dir
+			}
+			if rest, ok := strings.CutPrefix(s, r.sym+"/"); ok {
+				return strings.TrimSuffix(r.dir, "/") + "/" + rest
+			}
+		}
+		return s
+	}
+	for i, s := range pl.Steps {
+		if s.Args != nil {
+			s.Args = append([]string(nil), s.Args...)
+			for j := range s.Args {
+				s.Args[j] = fill(s.Args[j])
+			}
+		} else if !s.Params {
+			s.Operand = fill(s.Operand)
+		}
+		out.Steps[i] = s
+	}
+	return out
 }
