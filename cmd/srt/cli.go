@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -214,7 +216,7 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if dir == "" {
 		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
 	}
-	p, files, err := emit.ReadPlanFiles(dir)
+	m, files, err := emit.ReadPlanFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +225,32 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if b, ok := files["macos/profile.sb"]; ok {
 		so.SeatbeltProfile = b
 	}
-	return p, nil
+	if goruntime.GOOS == "linux" {
+		if so.LinuxPlan, err = linuxPlan(dir, m, files); err != nil {
+			return nil, err
+		}
+	}
+	return &m.Policy, nil
+}
+
+// linuxPlan is the directory's Linux plan as checked: linux/bwrap.args and
+// the seccomp programs, run as they are.
+func linuxPlan(dir string, m *emit.Manifest, files emit.Files) (*sandbox.LinuxPlan, error) {
+	name := filepath.Join(dir, "linux", "bwrap.args")
+	args, ok := files["linux/bwrap.args"]
+	if !ok {
+		return nil, fmt.Errorf("%s holds no Linux plan (%s): compile it with srtc compile --target linux (or all)", dir, name)
+	}
+	lp := &sandbox.LinuxPlan{Name: name, Args: args, Seccomp: map[string][]byte{}}
+	for n, b := range files {
+		if arch, ok := strings.CutPrefix(n, "linux/seccomp."); ok && strings.HasSuffix(arch, ".bpf") {
+			lp.Seccomp[strings.TrimSuffix(arch, ".bpf")] = b
+		}
+	}
+	if m.Concrete != nil {
+		lp.Home, lp.Cwd = m.Concrete.Home, m.Concrete.Cwd
+	}
+	return lp, nil
 }
 
 // execute runs argv under p with the options that concern the run: the
@@ -281,9 +308,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		return 1
 	}
 	if so.DryRun {
-		for _, a := range res.Argv {
-			fmt.Fprintln(stdout, a)
-		}
+		dryRun(stdout, res, len(argv), so.LinuxPlan)
 		return 0
 	}
 	if o.violations {
@@ -353,4 +378,34 @@ func doctor(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL  %s: %s\n      fix: %s\n", c.Name, c.Detail, c.Remedy)
 	}
 	return code
+}
+
+// dryRun prints the bubblewrap command line one word a line, each with the
+// line of linux/bwrap.args it came from, or what else added it.
+func dryRun(w io.Writer, res *sandbox.Result, command int, lp *sandbox.LinuxPlan) {
+	name := "bwrap.args"
+	if lp != nil {
+		name = lp.Name
+	}
+	for i, a := range res.Argv {
+		from := "srt"
+		switch {
+		case i >= len(res.Argv)-command:
+			from = "the command"
+		case i < len(res.ArgvLines) && res.ArgvLines[i] > 0:
+			from = name + ":" + strconv.Itoa(res.ArgvLines[i])
+		case len(res.ArgvLines) == 0:
+			fmt.Fprintln(w, a) // no lines known (not Linux)
+			continue
+		}
+		fmt.Fprintf(w, "%-40s # %s\n", quoteWord(a), from)
+	}
+}
+
+// quoteWord quotes a word that a line could not show plainly.
+func quoteWord(a string) string {
+	if a == "" || strings.ContainsAny(a, " \t\n\r\"#\\") || strings.ContainsFunc(a, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return strconv.Quote(a)
+	}
+	return a
 }

@@ -58,10 +58,31 @@ type Options struct {
 	// sandboxed command could otherwise rewrite to weaken a later run. The
 	// runtime adds its placeholder registry itself.
 	Protect []string
+	// LinuxPlan is the compiled Linux plan to run as it is (srt run
+	// --plan); nil means the plan compiled from the Manager's policy. The
+	// policy still decides the network (what the proxies allow); the plan
+	// decides the sandbox. macOS ignores it.
+	LinuxPlan *LinuxPlan
 	// SeatbeltProfile is the macOS profile to run (a reviewed
 	// macos/profile.sb); nil means the one emitted from the policy. Linux
 	// ignores it.
 	SeatbeltProfile []byte
+}
+
+// LinuxPlan is an artifact directory's Linux plan, as it was reviewed.
+type LinuxPlan struct {
+	// Name is the path Args was read from, for messages.
+	Name string
+	// Args is linux/bwrap.args: its --option lines are passed to bubblewrap
+	// word for word, its @ steps resolved for this host.
+	Args []byte
+	// Seccomp are the programs (linux/seccomp.<arch>.bpf) by architecture
+	// name ("x86_64", "aarch64"); the one of this machine is handed to
+	// bubblewrap byte for byte.
+	Seccomp map[string][]byte
+	// Home and Cwd, when set, are the host a concrete plan was written
+	// for: it runs only with the same home and working directories.
+	Home, Cwd string
 }
 
 // Result is how the command ended.
@@ -71,6 +92,10 @@ type Result struct {
 	ExitCode int
 	// Argv is the bubblewrap command line (set for DryRun, and always).
 	Argv []string
+	// ArgvLines are, for each of Argv, the line of linux/bwrap.args it
+	// came from; 0 for what srt adds (the bubblewrap binary, srt's own
+	// state, the init step and the command). Linux only.
+	ArgvLines []int
 	// Violations are the connections the proxies refused this command,
 	// after ignoreViolations.
 	Violations []violations.Entry

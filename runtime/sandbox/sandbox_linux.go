@@ -13,16 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	goruntime "runtime"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
-	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/resolve"
@@ -59,9 +57,15 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
-	if !ok && len(p.Process.Seccomp) > 0 {
-		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
+	lp := o.LinuxPlan
+	if lp == nil {
+		if lp, err = compiledPlan(p); err != nil {
+			return nil, err
+		}
+	}
+	steps, prog, err := lp.read(o.Home, o.Cwd)
+	if err != nil {
+		return nil, err
 	}
 	// Placeholders and scratch space are recorded before bubblewrap makes
 	// them, so that they are removed however this run ends.
@@ -83,7 +87,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// rewrite the policy cache or the placeholder registry could weaken
 	// or disturb a later run).
 	protect := append(append([]string(nil), o.Protect...), reg.Dir)
-	plan := bwrap.Emit(protected(p, protect))
+	for _, d := range protect {
+		steps = append(steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
+	}
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
 		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
@@ -92,7 +98,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		host.GitConfigCount = n
 	}
-	res, err := resolve.Resolve(plan.Steps, host)
+	res, err := resolve.Resolve(steps, host)
 	if err != nil {
 		os.Remove(empty)
 		return nil, err
@@ -100,11 +106,12 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
 	}
-	if p.Filesystem.Disabled {
+	if rootWritable(steps) {
 		// Everything is writable: srt's state is bound read-only over it.
 		for _, d := range protect {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				res.Args = append(res.Args, "--ro-bind", d, d)
+				res.Lines = append(res.Lines, 0, 0, 0)
 			}
 		}
 	}
@@ -112,7 +119,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
 		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
 	full = append(full, argv...)
-	out := &Result{Argv: full}
+	lines := append([]int{0}, res.Lines...)
+	lines = append(lines, make([]int, len(full)-len(lines))...)
+	out := &Result{Argv: full, ArgvLines: lines}
 	if o.DryRun {
 		os.Remove(empty)
 		return out, nil
@@ -143,7 +152,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	defer func() { (<-reaper)() }()
 
-	files, closeAll, err := childFiles(p, arch, self)
+	files, closeAll, err := childFiles(prog, self)
 	if err != nil {
 		return nil, err
 	}
@@ -277,9 +286,9 @@ func (c *childFileSet) closeChildEnds() {
 	}
 }
 
-// childFiles prepares fd 3 (the seccomp program), fd 4 (the hand-off
-// socket) and fd 5 (this binary).
-func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet, func(), error) {
+// childFiles prepares fd 3 (the seccomp program, nil for none), fd 4 (the
+// hand-off socket) and fd 5 (this binary).
+func childFiles(prog []byte, self string) (*childFileSet, func(), error) {
 	set := &childFileSet{}
 	closeAll := func() {
 		for _, f := range append(set.child, set.hostEnd, set.info) {
@@ -289,18 +298,6 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 		}
 	}
 	// The seccomp program through a pipe (bwrap reads it to EOF).
-	var prog []byte
-	rules := seccomp.Rules{}
-	for _, n := range p.Process.Seccomp {
-		rules.Unix = rules.Unix || n == "unix"
-		rules.Namespaces = rules.Namespaces || n == "namespaces"
-	}
-	if rules != (seccomp.Rules{}) {
-		var err error
-		if prog, err = seccomp.Build(arch, rules).Marshal(); err != nil {
-			return nil, closeAll, err
-		}
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, closeAll, err

@@ -83,6 +83,23 @@ func (r Rules) Name() string {
 	return strings.Join(names, "+")
 }
 
+// RulesFor returns the rule sets a policy names (process.seccomp: "unix",
+// "namespaces").
+func RulesFor(names []string) (Rules, error) {
+	var r Rules
+	for _, name := range names {
+		switch name {
+		case "unix":
+			r.Unix = true
+		case "namespaces":
+			r.Namespaces = true
+		default:
+			return Rules{}, fmt.Errorf("unknown seccomp program %q", name)
+		}
+	}
+	return r, nil
+}
+
 // Build returns one program with the selected rule sets, so that the
 // sandbox needs a single filter. Rules{} gives a program that only checks
 // the architecture; callers install none instead.
