@@ -308,7 +308,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		return 1
 	}
 	if so.DryRun {
-		dryRun(stdout, res, len(argv), so.LinuxPlan)
+		dryRun(stdout, res, len(argv))
 		return 0
 	}
 	if o.violations {
@@ -382,11 +382,8 @@ func doctor(stdout io.Writer) int {
 
 // dryRun prints the bubblewrap command line one word a line, each with the
 // line of linux/bwrap.args it came from, or what else added it.
-func dryRun(w io.Writer, res *sandbox.Result, command int, lp *sandbox.LinuxPlan) {
+func dryRun(w io.Writer, res *sandbox.Result, command int) {
 	name := "bwrap.args"
-	if lp != nil {
-		name = lp.Name
-	}
 	for i, a := range res.Argv {
 		from := "srt"
 		switch {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -300,7 +301,7 @@ func TestRunPlanAndDoctor(t *testing.T) {
 		t.Errorf("run --plan --settings: %d %q", code, errOut)
 	}
 	code, out, _ = srt(t, dir, "", "run", "--plan", plan, "--dry-run", "--", "true")
-	if code != 0 || !strings.Contains(out, "--unshare-net\n") || !strings.Contains(out, "\n--seccomp\n3\n") {
+	if code != 0 || !regexp.MustCompile(`(?m)^--unshare-net +# bwrap.args:\d+\n`).MatchString(out) || !regexp.MustCompile(`\n--seccomp +# bwrap.args:(\d+)\n3 +# bwrap.args:\d+\n`).MatchString(out) {
 		t.Errorf("dry run: %d %q", code, out)
 	}
 	os.WriteFile(filepath.Join(plan, "linux", "bwrap.args"), []byte("tampered"), 0o644)
