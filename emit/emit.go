@@ -128,7 +128,7 @@ func linux(p *policy.Policy, files Files, o Options) error {
 		pl = pl.Concrete(o.Home, o.Cwd)
 	}
 	files["linux/bwrap.args"] = pl.Render()
-	rules, err := seccomp.RulesFor(p.Process.Seccomp)
+	rules, err := seccomp.ParseRules(p.Process.Seccomp)
 	if err != nil {
 		return err
 	}

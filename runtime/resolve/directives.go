@@ -33,13 +33,16 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.MaskEnv:          {emit: maskEnv},
 	bwrap.GitSafeDirectory: {emit: gitSafeDirectory},
 	bwrap.ProxyEnv:         {emit: proxyEnv},
-	bwrap.Seccomp:          {emit: seccompStep},
-	bwrap.AllowWrite:       {qualifiers: pathQualifiers},
-	bwrap.DenyRead:         {qualifiers: pathQualifiers},
-	bwrap.AllowRead:        {qualifiers: pathQualifiers},
-	bwrap.MaskFile:         {qualifiers: pathQualifiers},
-	bwrap.DenyWrite:        {qualifiers: pathQualifiers},
-	bwrap.MandatoryScan:    {},
+	bwrap.KernelMask: {emit: func(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
+		return r.kernelMask(s.Operand)
+	}},
+	bwrap.Seccomp:       {emit: seccompStep},
+	bwrap.AllowWrite:    {qualifiers: pathQualifiers},
+	bwrap.DenyRead:      {qualifiers: pathQualifiers},
+	bwrap.AllowRead:     {qualifiers: pathQualifiers},
+	bwrap.MaskFile:      {qualifiers: pathQualifiers},
+	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
+	bwrap.MandatoryScan: {},
 }
 
 // checkSteps refuses a plan with a step this runtime does not know.

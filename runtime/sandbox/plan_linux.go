@@ -14,7 +14,7 @@ import (
 )
 
 // hostArch is this machine's seccomp architecture, "" when none is built.
-var hostArch = map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+var hostArch, _ = seccomp.ForGOARCH(goruntime.GOARCH)
 
 // compiledPlan is the Linux plan of p as srtc compile writes it: the
 // rendered bwrap.args and this machine's seccomp program. A settings file
@@ -22,7 +22,7 @@ var hostArch = map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp
 // resolve, run.
 func compiledPlan(p *policy.Policy) (*LinuxPlan, error) {
 	lp := &LinuxPlan{Name: "linux/bwrap.args of " + p.Source, Args: bwrap.Emit(p).Render()}
-	rules, err := seccomp.RulesFor(p.Process.Seccomp)
+	rules, err := seccomp.ParseRules(p.Process.Seccomp)
 	if err != nil {
 		return nil, err
 	}
