@@ -270,8 +270,18 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	} else if root.Origin == policy.Default {
 		why = "a default writable path"
 	}
-	if root.Pattern && t == Linux {
+	switch {
+	case t != Linux:
+	case root.Pattern:
 		why += " (a glob: expanded when srt starts)"
+	case root.Path == "/dev" || strings.HasPrefix(root.Path, "/dev/"):
+		if !bwrapDevices[strings.TrimPrefix(p, "/dev/")] {
+			return Decision{Rule: root.Origin, Why: "not a device of the sandbox's /dev (bubblewrap's --dev makes its own, with null, zero, full, random, urandom, tty, ptmx and the std streams): what is written there stays in the sandbox"}
+		}
+		why += " (the sandbox's own /dev, which bubblewrap's --dev makes; writes to a device reach that device)"
+	case root.Path != policy.Cwd && root.Path != policy.Home:
+		// The resolve step binds a write root only if it exists.
+		why += "; only if " + root.Path + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
 	}
 	if t == MacOS && e.macDeepProtectedDir(p) {
 		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
@@ -398,4 +408,10 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 	w := e.Write(p, t)
 	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"
 	return w
+}
+
+// bwrapDevices are the names below /dev that bubblewrap's --dev provides.
+var bwrapDevices = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true, "tty": true,
+	"ptmx": true, "stdin": true, "stdout": true, "stderr": true,
 }

@@ -46,7 +46,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 		var mandatory []string
 		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
 			for _, r := range l {
-				if r.Origin == policy.Default && !r.Convenience && t != Windows {
+				if r.Origin == policy.Default && !r.Convenience && t == MacOS {
 					continue // /dev and /tmp/claude names, the same in every policy
 				}
 				if r.Origin == policy.Mandatory {
@@ -137,7 +137,7 @@ func (e *Evaluator) knobs(t Target) []knob {
 		out = append(out,
 			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
 			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
-			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); the host's loopback is not reachable"}})
+			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); " + e.hostLoopbackWhy()}})
 		out = append(out, linuxKernelKnobs()...)
 	case MacOS:
 		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
@@ -185,6 +185,17 @@ func (e *Evaluator) knobs(t Target) []knob {
 		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel; srt does not swap the real value in yet"}})
 	}
 	return out
+}
+
+// hostLoopbackWhy says whether the command reaches the host's loopback:
+// never directly, and through the proxies only for what allowedDomains
+// lists of it.
+func (e *Evaluator) hostLoopbackWhy() string {
+	via := e.HostLoopback()
+	if len(via) == 0 {
+		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)"
+	}
+	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ")
 }
 
 // trustdService is the Mach service enableWeakerNetworkIsolation opens
