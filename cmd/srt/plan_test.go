@@ -23,7 +23,7 @@ import (
 
 // writePlan compiles settings into an artifact directory dir/plan, for a
 // concrete host when o names one.
-func writePlan(t *testing.T, dir, settings string, o emit.Options) string {
+func writePlan(t testing.TB, dir, settings string, o emit.Options) string {
 	t.Helper()
 	p, diags, err := compiler.CompileFile("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
