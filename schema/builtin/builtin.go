@@ -3,7 +3,7 @@
 package builtin
 
 // SettingsJSON is what srt runs with when no settings file exists at the
-// default path (settings.md §7.2): no network destination is allowed,
+// default path (docs/reference.md#settings-loading): no network destination is allowed,
 // nothing is writable beyond the always-writable paths, and every path is
 // readable. package schema checks that it passes the grammar.
 const SettingsJSON = `{
