@@ -15,8 +15,8 @@ const (
 )
 
 // MandatoryFiles and MandatoryDirs are always write-protected in the working
-// directory and, up to mandatoryDenySearchDepth, below it (settings.md
-// §6.4.6): shell start-up files, git and editor configuration, agent
+// directory and, up to mandatoryDenySearchDepth, below it
+// (docs/reference.md#mandatory-denies): shell start-up files, git and editor configuration, agent
 // commands.
 var (
 	MandatoryFiles = []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"}
@@ -56,7 +56,7 @@ var (
 	Mandatory = Origin{Key: "mandatory"}
 )
 
-// Network is what the proxies enforce (spec network.md §1-3).
+// Network is what the proxies enforce (docs/reference.md#grammar, docs/reference.md#resolved-address-guard).
 type Network struct {
 	Allowed HostList `json:"allowed"`
 	Denied  HostList `json:"denied"`
@@ -104,7 +104,7 @@ type AddressRule struct {
 	Origin Origin `json:"origin"`
 }
 
-// Filesystem is the file-system policy (spec settings.md §6.4).
+// Filesystem is the file-system policy (docs/reference.md#fs-precedence).
 type Filesystem struct {
 	// Disabled turns the file-system policy off: everything is readable
 	// and writable, and no mandatory deny applies.
@@ -129,7 +129,7 @@ type Filesystem struct {
 }
 
 // MandatoryScan describes the search for dangerous names below the working
-// directory (spec linux.md §2.8).
+// directory (docs/reference.md#mandatory-denies).
 type MandatoryScan struct {
 	// Depth is mandatoryDenySearchDepth: a dangerous file counts if its
 	// directory is at most Depth-1 levels below the working directory, a
@@ -161,8 +161,8 @@ type PathRule struct {
 	Convenience bool `json:"convenience,omitempty"`
 	// TrailingSeparator records, for a Windows reading only, that the
 	// entry was written with a trailing \ or /: a deny on a path that does
-	// not exist then creates a directory placeholder, not a file (spec
-	// macos-windows.md §5.2 item 3). POSIX readings never set it.
+	// not exist then creates a directory placeholder, not a file
+	// (docs/reference.md#windows-paths). POSIX readings never set it.
 	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
 	Origin            Origin `json:"origin"`
 }
@@ -192,7 +192,7 @@ type Env struct {
 	Mask []EnvRule `json:"mask,omitempty"`
 	// GitSafeDirectories are marked safe.directory through GIT_CONFIG_*
 	// variables; the runtime numbers them after any inherited
-	// GIT_CONFIG_COUNT (spec linux.md §2.1).
+	// GIT_CONFIG_COUNT (docs/reference.md#linux-environment).
 	GitSafeDirectories []string `json:"gitSafeDirectories,omitempty"`
 }
 
@@ -202,8 +202,8 @@ type EnvRule struct {
 	Origin Origin `json:"origin"`
 }
 
-// GitSafeValues are the safe.directory values for dirs (spec linux.md
-// §2.1): each directory and everything below it, or "*" for more than
+// GitSafeValues are the safe.directory values for dirs
+// (docs/reference.md#linux-environment): each directory and everything below it, or "*" for more than
 // eight. Both runtimes number them after any inherited GIT_CONFIG_COUNT.
 func GitSafeValues(dirs []string) []string {
 	if len(dirs) > 8 {
