@@ -188,7 +188,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows {
 			// The command still runs under the write-restricted token,
 			// with no write root: nothing the settings name is writable
-			// (spec macos-windows.md §3.8, §4.2 W21). Found by the
+			// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21). Found by the
 			// agreement test of emit/wfp.
 			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 		}
@@ -248,7 +248,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 			}
 			if t == Windows && isCredential(d) {
 				// The helper drops a write root at or under a credential
-				// deny (spec macos-windows.md §3.6 rank), as it drops a
+				// deny (docs/reference.md#windows-session), as it drops a
 				// read grant there. Found by the agreement test of emit/wfp.
 				restored = false
 			}
@@ -274,7 +274,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		why += " (a glob: expanded when srt starts)"
 	}
 	if t == MacOS && e.macDeepProtectedDir(p) {
-		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, docs/reference.md#mandatory-denies)"
 	}
 	if t == Windows && e.dangerousName(p) {
 		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
@@ -364,7 +364,7 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 // macDirBelow reports whether a protected directory whose name ends at
 // segment end (its parent at level i) covers a path of n segments on t.
 // macOS protects one directly in the working directory with a subpath, and
-// one deeper with the pattern CWD/**/NAME/** (spec §1.9a), which matches
+// one deeper with the pattern CWD/**/NAME/** (docs/reference.md#mandatory-denies), which matches
 // what is inside it, not the directory itself: a deeper .vscode may be
 // created, removed or renamed, its contents may not be written.
 func macDirBelow(t Target, i, end, n int) bool {
@@ -387,7 +387,7 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
 		}
 		for _, r := range n.AllowUnixSockets {
-			// Always a subpath, never a glob (spec macos-windows.md §1.5).
+			// Always a subpath, never a glob (docs/reference.md#macos-network).
 			r.Pattern = false
 			if e.covers(r, p, t) {
 				return Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile"}
