@@ -164,7 +164,7 @@ func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.Pa
 	return out
 }
 
-// Paths every sandboxed command may write (settings.md §6.4.5).
+// Paths every sandboxed command may write (docs/reference.md#default-writable).
 var defaultWritable = []string{
 	"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper", "/dev/autofs_nowait",
 	"/tmp/claude", "/private/tmp/claude",
