@@ -63,7 +63,7 @@ type Plan struct {
 	Steps  []Step
 }
 
-// Emit returns the plan of p (spec linux.md §2.3 for the order).
+// Emit returns the plan of p (docs/reference.md#bwrap-order for the order).
 func Emit(p *policy.Policy) Plan {
 	var pl Plan
 	pl.Source = p.Source
