@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The spec's macOS golden cases (macos-windows.md §4.1), checked against
+// The spec's macOS golden cases (docs/reference.md#macos-cases), checked against
 // the golden profiles. The spec writes host paths (CWD=/w/proj,
 // HOME=/Users/u); srt's profiles write them as parameters, so the strings
 // below are the spec's rules in that form. Where srt deliberately differs,
@@ -161,7 +161,7 @@ func macCases() map[string]macCase {
 	}
 }
 
-// notProfileCases are §4.1 cases that are not about a profile srtc emits,
+// notProfileCases are docs/reference.md#macos-cases cases that are not about a profile srtc emits,
 // and where they are tested instead.
 var notProfileCases = map[string]string{
 	"M1":  "no restriction at all: a settings file always restricts the network (allowedDomains is required), so srt always wraps",

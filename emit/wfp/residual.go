@@ -2,8 +2,8 @@ package wfp
 
 import "srt.dev/compiler/policy"
 
-// residualRisks are the known limitations (spec macos-windows.md §3.13 and
-// §3.4), plus what this project's plan cannot establish by itself.
+// residualRisks are the known limitations (docs/reference.md#windows-residual-risks and
+// docs/reference.md#windows-install), plus what this project's plan cannot establish by itself.
 func (e *emitter) residualRisks() []ResidualRisk {
 	user := []policy.Origin{e.w.SandboxUser.Origin}
 	r := []ResidualRisk{
