@@ -47,7 +47,7 @@ type Decision struct {
 	Rule *policy.HostRule
 }
 
-// Decide applies the decision order of spec network.md §2.1 to a host as
+// Decide applies the decision order of docs/reference.md#network-decision to a host as
 // the client spelled it: malformed → deny; canonicalise; deny list; allow
 // list; strict → deny; the command's own list; ask; deny.
 func Decide(ctx context.Context, r *Rules, rawHost string, port int, commandID string) Decision {

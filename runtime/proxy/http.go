@@ -1,6 +1,6 @@
 // Package proxy is srt's egress: an HTTP proxy (CONNECT and absolute-form
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
-// what the network policy allows (spec network.md §2-5). Both ask the same
+// what the network policy allows (docs/reference.md#refusal-responses, docs/reference.md#socks5). Both ask the same
 // decision function (runtime/netpolicy), resolve an allowed name once, vet
 // the addresses, and dial a survivor.
 package proxy
@@ -227,7 +227,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorize checks Proxy-Authorization: Basic user:token with a non-empty
-// user (spec network.md §4) and returns the user.
+// user (docs/reference.md#http-proxy) and returns the user.
 func (p *HTTP) authorize(r *http.Request) (string, bool) {
 	if p.Token == "" {
 		return "", true

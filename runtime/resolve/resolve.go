@@ -1,7 +1,7 @@
 // Package resolve turns a symbolic bubblewrap plan (package emit/bwrap) into
 // the concrete bubblewrap arguments for this host: it fills in the home and
 // working directories, and decides each @ step against the file system as
-// it is now (spec linux.md §2.3-2.11): which paths exist, whether they are
+// it is now (docs/reference.md#bwrap-order, docs/reference.md#write-roots): which paths exist, whether they are
 // files or directories, where symlinks lead, what globs match, and what the
 // mandatory-deny scan finds below the working directory.
 //
@@ -312,7 +312,7 @@ func (r *resolver) addReadDeny(p string) {
 }
 
 // standIn hides the nearest inspectable ancestor of p (never "/"), with no
-// restores below it (spec linux.md §2.6).
+// restores below it (docs/reference.md#read-denies).
 func (r *resolver) standIn(p string, why error) {
 	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -493,7 +493,7 @@ func (r *resolver) expandArg(a string) string {
 }
 
 // gitSafe marks directories safe.directory through GIT_CONFIG_* variables
-// (spec linux.md §2.1): each directory and everything below it, or "*" for
+// (docs/reference.md#linux-environment): each directory and everything below it, or "*" for
 // more than eight.
 func (r *resolver) gitSafe(dirs []string) {
 	n := r.h.GitConfigCount
@@ -506,7 +506,7 @@ func (r *resolver) gitSafe(dirs []string) {
 }
 
 // emitFilesystem writes the file-system mounts after "--ro-bind / /"
-// (spec linux.md §2.3): ancestor pins, write roots, the read-deny section
+// (docs/reference.md#bwrap-order): ancestor pins, write roots, the read-deny section
 // with its restores, write denies, the re-application pass, and the
 // placeholder source, read-only, last.
 func (r *resolver) emitFilesystem() {
@@ -538,7 +538,7 @@ func (r *resolver) emitFilesystem() {
 	} else {
 		// A writable "/" would bury pins made before it: pin after the
 		// write roots, then cover each pinned top-level directory with a
-		// writable bind of itself (spec linux.md §2.4.2).
+		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
 			r.add("--bind", w, w)
 		}

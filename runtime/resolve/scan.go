@@ -14,8 +14,8 @@ import (
 // more entries within the search depth is refused rather than half scanned.
 const maxScanEntries = 2_000_000
 
-// scan finds the dangerous names below the working directory (spec
-// linux.md §2.8): with depth d, a dangerous file counts if its directory is
+// scan finds the dangerous names below the working directory
+// (docs/reference.md#mandatory-denies): with depth d, a dangerous file counts if its directory is
 // at most d-1 levels below the working directory; a dangerous directory or
 // a repository (.git) if its parent is at most d-2 levels below. Directly in
 // the working directory, .git/hooks and (unless allowed) .git/config are

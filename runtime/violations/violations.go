@@ -1,5 +1,5 @@
-// Package violations keeps what the sandbox refused (spec network.md
-// §6.2): the last 100 refusals with their command attribution and time, a
+// Package violations keeps what the sandbox refused
+// (docs/reference.md#violations): the last 100 refusals with their command attribution and time, a
 // running total, the ignoreViolations suppression, and the
 // <sandbox_violations> block. It also writes the audit log: every decision
 // of the proxies, allowed or refused, as one JSON object per line.
@@ -46,7 +46,7 @@ type Store struct {
 
 // Key is the attribution key of a command id (or, without one, of the
 // command text): its first 100 UTF-16 code units, standard base64
-// (spec network.md §6.2). A surrogate pair is never split.
+// (docs/reference.md#violations). A surrogate pair is never split.
 func Key(idOrText string) string {
 	return base64.StdEncoding.EncodeToString([]byte(First100(idOrText)))
 }
@@ -115,7 +115,7 @@ func (s *Store) Add(line, key string, t time.Time) (Entry, bool) {
 	return e, true
 }
 
-// suppressed applies ignoreViolations (spec network.md §6.2): under "*",
+// suppressed applies ignoreViolations (docs/reference.md#violations): under "*",
 // a pattern that is a substring of the line; under another key that is a
 // substring of the command text, likewise.
 func suppressed(rules map[string][]string, command, line string) bool {
