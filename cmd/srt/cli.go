@@ -258,7 +258,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	controlFailed := make(chan struct{})
 	if control != nil {
 		// Lines are read once the sandbox is up; earlier ones wait in
-		// the descriptor (settings.md §7.4), so none is lost.
+		// the descriptor (docs/reference.md#live-updates), so none is lost.
 		c := &controller{m: m, start: p, fd: o.controlFD, stderr: stderr, log: log}
 		so.Started = func() {
 			go func() {
@@ -306,7 +306,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	return code
 }
 
-// loadSettings reads the settings file (settings.md §7): an explicit path
+// loadSettings reads the settings file (docs/reference.md#settings-loading): an explicit path
 // as given, else ~/.srt-settings.json, whose absence alone means the
 // built-in defaults.
 func loadSettings(path string, log *slog.Logger) (string, []byte, error) {

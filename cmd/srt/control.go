@@ -24,8 +24,8 @@ func parseFD(v string) (int, error) {
 	return n, nil
 }
 
-// A controller applies the settings lines of --control-fd (settings.md
-// §7.4, network.md §6.1) to a running Manager.
+// A controller applies the settings lines of --control-fd
+// (docs/reference.md#live-updates) to a running Manager.
 type controller struct {
 	m *sandbox.Manager
 	// start is the policy the sandbox started with: what a line cannot
