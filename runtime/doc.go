@@ -7,9 +7,9 @@
 //   - placeholders records the mount points made for absent protected
 //     names and removes them once no run relies on them, also after srt was
 //     killed;
-//   - netpolicy decides whether a connection may go out and vets the
-//     addresses an allowed name resolves to;
-//   - proxy serves the HTTP and SOCKS5 proxies on that decision;
+//   - proxy serves the HTTP and SOCKS5 proxies on the decision of
+//     compiler/netpolicy (whether a connection may go out, and which of the
+//     addresses an allowed name resolves to may be dialled);
 //   - violations keeps the refusals and writes the audit log;
 //   - sandbox runs commands: the Manager, bubblewrap and the init step on
 //     Linux, sandbox-exec on macOS (never run on a real Mac), doctor.
