@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,9 +22,9 @@ import (
 	"srt.dev/internal/testenv"
 )
 
-// wait bounds every wait of these tests: generous, since a missed signal
-// shows as a wait of 30 s, not as a slow one.
-const wait = 10 * time.Second
+// wait bounds every wait of these tests: generous for a loaded machine,
+// and still shorter than the sleep 30 that a missed signal would let run.
+const wait = 20 * time.Second
 
 // A ptySession is srt started on a real pseudo-terminal, as from a
 // terminal emulator: the test holds the master side and types into it.
@@ -67,6 +68,13 @@ func openPTY(t *testing.T, rows, cols uint16) (master, slave *os.File) {
 // of rows x cols, as its session leader, as uid (0: the caller).
 func startPTY(t *testing.T, bin, dir string, uid int, env []string, args ...string) *ptySession {
 	t.Helper()
+	return startPTYStdin(t, bin, dir, uid, env, nil, args...)
+}
+
+// startPTYStdin is startPTY with stdin as srt's standard input (nil: the
+// terminal).
+func startPTYStdin(t *testing.T, bin, dir string, uid int, env []string, stdin io.Reader, args ...string) *ptySession {
+	t.Helper()
 	master, slave := openPTY(t, 30, 100)
 	if uid != 0 {
 		// A user's terminal is the user's.
@@ -81,6 +89,9 @@ func startPTY(t *testing.T, bin, dir string, uid int, env []string, args ...stri
 	s.cmd.Env = env
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = slave, slave, slave
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if stdin != nil {
+		s.cmd.Stdin, s.cmd.SysProcAttr.Ctty = stdin, 1
+	}
 	if uid != 0 {
 		s.cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}
 	}
@@ -383,5 +394,25 @@ func TestInterruptOnTerminal(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTerminalOutputOnly: when only the output is a terminal, the command
+// writes to a terminal of its own too (the outer one stays out of the
+// sandbox), reads its standard input as it is, and the outer terminal is
+// left in its mode.
+func TestTerminalOutputOnly(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "stty")
+	dir := project(t)
+	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	s := startPTYStdin(t, os.Args[0], dir, 0, cliEnv(dir), strings.NewReader("ping\n"),
+		"-c", `read x; echo "got:$x"; test -t 0 || echo stdin-not-a-terminal; readlink /proc/self/fd/1; test -e /dev/console || echo no-console`)
+	s.expect(`got:ping\r\nstdin-not-a-terminal\r\n/dev/pts/\d+\r\nno-console\r\n$`)
+	if code := s.exit(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	if after := s.sttyG(); after != s.before {
+		t.Errorf("the outer terminal's settings changed:\nbefore %s\nafter  %s", s.before, after)
 	}
 }

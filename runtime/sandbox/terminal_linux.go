@@ -134,7 +134,13 @@ func (t *hostTerminal) attach(fd int) error {
 	if t.saved != nil {
 		// On a master, TCSETS sets the terminal the command sees: it
 		// edits and signals as the user's own (erase key, UTF-8).
-		if err := unix.IoctlSetTermios(fd, unix.TCSETS, t.saved); err != nil {
+		inner := *t.saved
+		if t.in == nil {
+			// The outer terminal, not in raw mode, processes the
+			// output (newline to CR LF) as for any program.
+			inner.Oflag &^= unix.OPOST
+		}
+		if err := unix.IoctlSetTermios(fd, unix.TCSETS, &inner); err != nil {
 			unix.Close(fd)
 			return fmt.Errorf("setting up the sandbox's terminal: %w", err)
 		}
