@@ -6,6 +6,12 @@
 // 127.0.0.1:3128 and 127.0.0.1:1080 there, hands the listening sockets to
 // the host process over an inherited socket pair (SCM_RIGHTS), and execs
 // the command. No relay process, no socket file on disk.
+//
+// When one of the command's standard streams is a terminal, the init step
+// opens a pseudo-terminal inside the sandbox for it and hands the master
+// side over too; this process relays between it and the outer terminal,
+// which never enters the sandbox. Signals for the command go to its whole
+// process group (docs/terminal-and-signals.md).
 package sandbox
 
 import (
