@@ -416,3 +416,22 @@ func TestTerminalOutputOnly(t *testing.T) {
 		t.Errorf("the outer terminal's settings changed:\nbefore %s\nafter  %s", s.before, after)
 	}
 }
+
+// TestTerminalOutputComplete: everything the command wrote to its terminal
+// reaches the outer one before srt exits, and so does its status.
+func TestTerminalOutputComplete(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "stty")
+	dir := project(t)
+	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), "-c", "seq 1 100000; exit 5")
+	if code := s.exit(); code != 5 {
+		t.Errorf("exit %d, want 5", code)
+	}
+	s.expect(`\r\n99999\r\n100000\r\n$`)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, want := s.out.Len(), 588895+100000; n != want {
+		t.Errorf("%d bytes on the terminal, want %d", n, want)
+	}
+}
