@@ -14,6 +14,12 @@
 // file on disk. A reaper (ReapArg) removes the run's placeholders if this
 // process dies. See docs/srt.md.
 //
+// When one of the command's standard streams is a terminal, the init step
+// opens a pseudo-terminal inside the sandbox for it and hands the master
+// side over too; this process relays between it and the outer terminal,
+// which never enters the sandbox. Signals for the command go to its whole
+// process group (docs/terminal-and-signals.md).
+//
 // On macOS a run opens the proxies on ephemeral loopback ports and execs
 // sandbox-exec with the Seatbelt profile and its parameters; this has never
 // run on a real Mac. On Windows Run refuses: the plan is for review only.

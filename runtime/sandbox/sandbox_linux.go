@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,12 +48,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	p := m.Policy()
-	// From here on, SIGINT, SIGTERM and SIGHUP are for the command: they
-	// are forwarded to it once it runs, never left to kill srt.
+	// From here on, SIGINT, SIGTERM, SIGHUP and SIGQUIT are for the
+	// command: they are forwarded to it once it runs, never left to kill
+	// srt (which would leave a terminal in raw mode).
 	sigs := make(chan os.Signal, 8)
 	if o.ForwardSignals {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		defer signal.Stop(sigs)
+	}
+	// A command run from a terminal gets one of its own (terminal_linux.go).
+	tty := newHostTerminal(o.Stdin, o.Stdout, o.Stderr)
+	initArgs := []string{InitArg}
+	if tty != nil {
+		initArgs = append(initArgs, tty.initArg())
 	}
 	_, text, key := o.attribution(argv)
 	token, err := randomHex(16) // this run's proxy password
@@ -110,7 +118,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
-		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
+		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
+	full = append(full, initArgs...)
+	full = append(full, "--")
 	full = append(full, argv...)
 	out := &Result{Argv: full}
 	if o.DryRun {
@@ -153,11 +163,34 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	cmd := exec.Command(o.Bwrap, full[1:]...)
 	cmd.Env = o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if tty != nil {
+		// bubblewrap gets no descriptor of the outer terminal: the command
+		// uses the sandbox's own, and what bubblewrap or the init step
+		// say goes through a pipe. (bubblewrap would also bind a terminal
+		// on its stdout to /dev/console inside.)
+		for _, fd := range tty.fds {
+			switch fd {
+			case 0:
+				cmd.Stdin = nil
+			case 1:
+				cmd.Stdout = struct{ io.Writer }{o.Stdout}
+			case 2:
+				cmd.Stderr = struct{ io.Writer }{o.Stderr}
+			}
+		}
+		cmd.WaitDelay = 2 * time.Second
+	}
 	cmd.ExtraFiles = files.extra
 	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
 	// group, so that a terminal's ^C reaches srt, which forwards it to the
 	// command, rather than killing bubblewrap and the sandbox with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if tty != nil {
+		defer tty.finish()
+		if err := tty.makeRaw(); err != nil {
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting bubblewrap: %w", err)
 	}
@@ -177,7 +210,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var rec runRecord
 	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	listeners, herr := receiveListeners(hostEnd)
+	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)
+	if herr == nil && tty != nil {
+		// The command starts once its terminal is set up (without this
+		// byte, the init step ends when the socket closes, below).
+		if herr = tty.attach(master); herr == nil {
+			_, herr = hostEnd.Write([]byte{1})
+		}
+		if herr != nil {
+			listeners[0].Close()
+			listeners[1].Close()
+		}
+	}
+	hostEnd.Close()
 	if herr == nil {
 		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
 		go (&proxy.SOCKS{Egress: egress}).Serve(listeners[1])
@@ -195,6 +240,12 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var pending []os.Signal // arrived before the init step's PID was known
 	var kill <-chan time.Time
 	cancelled := ctx.Done()
+	winch := make(chan os.Signal, 1)
+	if tty != nil {
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		tty.resize() // a change before the line above
+	}
 wait:
 	for {
 		select {
@@ -229,9 +280,14 @@ wait:
 			} else {
 				pending = append(pending, s)
 			}
+		case <-winch:
+			tty.resize()
 		case werr = <-done:
 			break wait
 		}
+	}
+	if tty != nil {
+		tty.finish()
 	}
 	// The listeners close on return; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
@@ -324,47 +380,81 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 	return set, closeAll, nil
 }
 
-// receiveListeners waits for the init role's two listening sockets.
-func receiveListeners(f *os.File) ([]net.Listener, error) {
+// receiveHandoff waits for the init role's two listening sockets and,
+// with tty, the master side of the command's terminal.
+func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error) {
+	want := 2
+	if tty {
+		want = 3
+	}
 	buf := make([]byte, 16)
-	oob := make([]byte, unix.CmsgSpace(2*4))
+	oob := make([]byte, unix.CmsgSpace(3*4))
 	// Close-on-exec from the start: a bubblewrap another run starts
 	// meanwhile must not inherit this sandbox's listeners.
 	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	if n == 0 && oobn == 0 {
-		return nil, errors.New("the init step ended without handing over")
+		return nil, -1, errors.New("the init step ended without handing over")
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return nil, fmt.Errorf("bad hand-off message: %v", err)
+		return nil, -1, fmt.Errorf("bad hand-off message: %v", err)
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 2 {
-		return nil, fmt.Errorf("bad hand-off rights: %v", err)
+	if err != nil || len(fds) != want {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, -1, fmt.Errorf("bad hand-off rights: %d descriptors, want %d (%v)", len(fds), want, err)
+	}
+	master = -1
+	if tty {
+		master = fds[2]
 	}
 	var out []net.Listener
-	for i, fd := range fds {
+	for i, fd := range fds[:2] {
 		lf := os.NewFile(uintptr(fd), "listener-"+strconv.Itoa(i))
 		l, err := net.FileListener(lf)
 		lf.Close()
 		if err != nil {
-			return nil, err
+			for _, l := range out {
+				l.Close()
+			}
+			if master >= 0 {
+				unix.Close(master)
+			}
+			return nil, -1, err
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return out, master, nil
 }
 
 // Init is the init role: it runs as the first process in the sandbox
-// (PID 1; argv: InitArg -- command...), under the seccomp program already.
-// It opens the proxy listeners in the sandbox's network namespace, hands
-// them to the host process, closes everything the command must not
-// inherit, runs the command as its child, forwards signals to it, and
-// exits with its status. It returns only on failure.
+// (PID 1; argv: InitArg [--tty=FDS] -- command...), under the seccomp
+// program already. It opens the proxy listeners in the sandbox's network
+// namespace and, with --tty, a pseudo-terminal for the standard
+// descriptors FDS; hands them (the terminal's master side) to the host
+// process; closes everything the command must not inherit; runs the
+// command as its child, in a process group of its own (a session of its
+// own, on the terminal, with --tty); forwards signals to that group; and
+// exits with the command's status. It returns only on failure.
 func Init(args []string) error {
+	// PID 1 ignores signals it has no handler for, so the command runs as
+	// its child; signals are caught from the start and delivered once it
+	// runs.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	var ttyFDs []int
+	if len(args) > 0 && strings.HasPrefix(args[0], ttyArg) {
+		var err error
+		if ttyFDs, err = parseTTYArg(strings.TrimPrefix(args[0], ttyArg)); err != nil {
+			return err
+		}
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -384,8 +474,23 @@ func Init(args []string) error {
 		l.Close()
 		fds = append(fds, int(f.Fd()))
 	}
+	var master, slave *os.File
+	if ttyFDs != nil {
+		var err error
+		if master, slave, err = openInnerTerminal(); err != nil {
+			return err
+		}
+		fds = append(fds, int(master.Fd()))
+	}
 	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
+	}
+	if master != nil {
+		// The host sets the terminal up (modes, window size) and says so.
+		if n, err := unix.Read(fdHandoff, make([]byte, 1)); n != 1 {
+			return fmt.Errorf("the host did not take the terminal: %v", err)
+		}
+		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
 	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
 		unix.Close(fd)
@@ -393,12 +498,17 @@ func Init(args []string) error {
 	if err := closeInherited(); err != nil {
 		return err
 	}
-	// PID 1 ignores signals it has no handler for, so the command runs as
-	// its child; this process forwards signals and ends with its status.
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if slave != nil {
+		std := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+		for _, fd := range ttyFDs {
+			std[fd] = slave
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = std[0], std[1], std[2]
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: ttyFDs[0]}
+	}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
@@ -406,14 +516,29 @@ func Init(args []string) error {
 		}
 		return err
 	}
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
+	if slave != nil {
+		slave.Close()
+	}
+	go forwardSignals(sigs, cmd.Process.Pid, master)
 	cmd.Wait()
 	os.Exit(exitCode(cmd.ProcessState))
 	return nil
+}
+
+// forwardSignals delivers each signal to the command's process group (a
+// shell and the program it waits for both see ^C, as on a terminal) and,
+// on a terminal, to its foreground job when that is another group (the
+// job an interactive shell runs).
+func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
+	for s := range sigs {
+		sig := s.(syscall.Signal)
+		unix.Kill(-pgid, sig)
+		if master != nil {
+			if fg, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPGRP); err == nil && fg > 1 && fg != pgid {
+				unix.Kill(-fg, sig)
+			}
+		}
+	}
 }
 
 // startReaperAsync starts the reaper and sends its stop function.
