@@ -137,6 +137,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 		DeniedReasons: p.Network.DeniedReasons,
 		Strict:        p.Network.StrictAllowlist,
 		PerCommand:    m.perCommand,
+		Source:        p.Source,
 	}
 	if m.o.Ask != nil {
 		r.Ask = m.ask
