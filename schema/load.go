@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"srt.dev/schema/builtin"
+
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
@@ -137,7 +139,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 // MaxFileSize; a caller that reads files can use it without reading all of
 // a huge one.
 func TooLarge(name string, size int64) Diagnostics {
-	return Diagnostics{{File: name, off: -1, Message: fmt.Sprintf("the file is %s; a settings file may be at most %s", byteSize(size), byteSize(MaxFileSize))}}
+	return Diagnostics{{File: name, off: -1, Message: builtin.TooLarge(size)}}
 }
 
 // grammar is the compiled CUE for one OS. CUE values are not safe for
@@ -369,16 +371,6 @@ func jsonString(s string) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // describe renders a scalar value for a message: "got ..." text.

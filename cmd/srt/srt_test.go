@@ -113,6 +113,7 @@ func TestExitCodesAndStdio(t *testing.T) {
 func TestSettingsRefusals(t *testing.T) {
 	dir := project(t)
 	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "big.json"), make([]byte, 4<<20+1), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	tests := []struct {
 		args []string
@@ -128,12 +129,33 @@ func TestSettingsRefusals(t *testing.T) {
 		{[]string{"--control-fd", "987", "true"}, "--control-fd 987 is not usable: bad file descriptor. Refusing to run the command"},
 		{[]string{"--control-fd"}, "option --control-fd needs a value"},
 		{[]string{"--bogus", "true"}, "unknown option --bogus"},
+		// An empty name would silently run with the built-in defaults.
+		{[]string{"--settings", "", "true"}, `--settings "" names no file`},
+		{[]string{"--settings=", "true"}, `--settings "" names no file`},
+		// The size limit in srtc's words.
+		{[]string{"--settings", "big.json", "true"}, "big.json: the file is 4.0 MiB; a settings file may be at most 4.0 MiB"},
+		{[]string{"doctor", "extra"}, "srt doctor takes no arguments"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := srt(t, dir, "", tt.args...)
 		if code != 1 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("srt %v: %d %q, want exit 1 and %q", tt.args, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestHelpAndVersion checks that help is printed, not acted on, and that
+// --version says which build runs.
+func TestHelpAndVersion(t *testing.T) {
+	dir := project(t)
+	for _, args := range [][]string{{"doctor", "--help"}, {"doctor", "-h"}} {
+		code, out, errOut := srt(t, dir, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "Usage: srt doctor\n") || strings.Contains(out, "ok    ") || errOut != "" {
+			t.Errorf("srt %v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if got := versionLine(); !strings.HasPrefix(got, "srt ") || strings.Contains(got, "dev\n") || !strings.Contains(got, "revision") {
+		t.Errorf("versionLine() = %q", got)
 	}
 }
 
@@ -309,7 +331,7 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	}
 	// The host CI runs on must pass every check.
 	var buf bytes.Buffer
-	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") {
+	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") || strings.Contains(buf.String(), ": \n") {
 		t.Errorf("doctor: %d\n%s", code, buf.String())
 	}
 }

@@ -34,7 +34,14 @@ func Doctor(bwrap string) []Check {
 		}
 		run := exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "true")
 		out, err = run.CombinedOutput()
-		add(Check{Name: "user and network namespaces", OK: err == nil, Detail: strings.TrimSpace(string(out)),
+		detail := strings.TrimSpace(string(out))
+		switch {
+		case err == nil:
+			detail = "bwrap ran a command in new user, network and PID namespaces"
+		case detail == "":
+			detail = err.Error()
+		}
+		add(Check{Name: "user and network namespaces", OK: err == nil, Detail: detail,
 			Remedy: "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container: run it with --security-opt seccomp=unconfined or a profile allowing CLONE_NEWUSER)"})
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil {
