@@ -263,6 +263,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	mo := sandbox.ManagerOptions{Log: log}
+	var audit *auditLog
 	if o.auditLog != "" {
 		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -270,7 +271,12 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 			return 1
 		}
 		defer f.Close()
-		mo.Audit = f
+		audit = &auditLog{w: f, run: newRunRecord(p, argv)}
+		mo.Audit = audit
+		if err := audit.event("start", nil); err != nil {
+			fmt.Fprintf(stderr, "Error: --audit-log %s: %v. Refusing to run the command without the audit log it asks for.\n", o.auditLog, err)
+			return 1
+		}
 	}
 	m, err := sandbox.NewManager(p, mo)
 	if err != nil {
@@ -316,7 +322,11 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	code := res.ExitCode
-	if aerr := m.AuditErr(); aerr != nil {
+	aerr := m.AuditErr()
+	if audit != nil && aerr == nil {
+		aerr = audit.event("exit", &code)
+	}
+	if aerr != nil {
 		fmt.Fprintf(stderr, "Error: the audit log %s is incomplete: %v\n", o.auditLog, aerr)
 		if code == 0 {
 			code = 1

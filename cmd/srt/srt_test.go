@@ -318,6 +318,18 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl")); err != nil || !strings.Contains(string(b), `"host":"denied.test"`) {
 		t.Errorf("run --plan --audit-log: %v %q", err, b)
 	}
+	// The audit log records what an audit needs, never the arguments,
+	// which can carry secrets.
+	code, _, errOut = srt(t, dir, "", "run", "--plan", plan, "--audit-log", "audit2.jsonl", "--", "/bin/sh", "-c", "curl -s -o /dev/null -H 'Authorization: Bearer s3cr3t-token' http://denied.test/; exit 3")
+	b, err := os.ReadFile(filepath.Join(dir, "audit2.jsonl"))
+	if code != 3 || err != nil || strings.Contains(string(b), "s3cr3t") || strings.Contains(string(b), "curl") {
+		t.Errorf("audit log with a secret argument: %d %v %s\n%s", code, err, errOut, b)
+	}
+	for _, want := range []string{`"event":"start"`, `"event":"exit"`, `"program":"sh"`, `"args":2`, `"exitStatus":3`, `"settings":"s.json"`, `"settingsSha256":"` + p.SourceSHA256 + `"`, `"user":"`, `"host":"denied.test"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, b)
+		}
+	}
 	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--settings", "s.json", "true"); code != 1 || !strings.Contains(errOut, "--settings does not apply") {
 		t.Errorf("run --plan --settings: %d %q", code, errOut)
 	}
@@ -415,7 +427,7 @@ func TestAsNobody(t *testing.T) {
 	if err != nil || string(out) != want {
 		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, want)
 	}
-	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 2 {
+	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 4 { // start, two decisions, exit
 		t.Errorf("audit log: %v %q", err, audit)
 	}
 	if fi, err := os.Stat(filepath.Join(home, "proj", "new.txt")); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534 {
