@@ -229,7 +229,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	warnWritesHome(p, stderr)
 	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// warnWritesHome warns when an allowWrite of "." grants the home
+// directory because srt runs there.
+func warnWritesHome(p *policy.Policy, stderr io.Writer) {
+	cwd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	if r, ok := policy.WritesCwdAtHome(p, cwd, home); ok {
+		fmt.Fprintf(stderr, "srt: warning: allowWrite \".\" (%s, %s) is the working directory, which is the home directory %s: the command can change shell start-up files, ~/.ssh and every tool's configuration. Run srt in the project's directory, or name the directories to write.\n", r.Origin.Key, p.Source, home)
+	}
 }
 
 // readPlan reads an artifact directory written by srtc compile (its

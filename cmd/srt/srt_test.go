@@ -518,3 +518,4 @@ func TestHostnameToLoopback(t *testing.T) {
 		}
 	}
 }
+
