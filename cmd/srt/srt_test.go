@@ -518,4 +518,3 @@ func TestHostnameToLoopback(t *testing.T) {
 		}
 	}
 }
-
