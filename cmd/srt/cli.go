@@ -396,6 +396,9 @@ func doctor(stdout io.Writer) int {
 			} else {
 				fmt.Fprintf(stdout, "ok    %s: %s\n", c.Name, c.Detail)
 			}
+			if c.Note != "" {
+				fmt.Fprintf(stdout, "      note: %s\n", c.Note)
+			}
 			continue
 		}
 		code = 1
