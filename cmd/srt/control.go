@@ -87,7 +87,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 		fmt.Fprintf(c.stderr, "srt: invalid config on control fd %d (line %d): %s; ignored, the previous config is still in force\n", c.fd, n, why)
 	}
 	if tooLong {
-		refuse(fmt.Sprintf("longer than %d bytes", builtin.MaxFileSize))
+		refuse(fmt.Sprintf("longer than a settings file may be (%s)", builtin.ByteSize(builtin.MaxFileSize)))
 		return
 	}
 	// The line itself, and diagnostics that may quote it, go only to the

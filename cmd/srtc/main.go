@@ -13,8 +13,9 @@ import (
 	"runtime/debug"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; ""
+// means the module version and VCS revision (see buildversion.Line).
+var version = ""
 
 func main() {
 	// srtc lives for milliseconds and allocates a few megabytes; collecting

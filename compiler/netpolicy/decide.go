@@ -33,6 +33,9 @@ type Rules struct {
 	// with ReasonAskFailed; allow=false with a reason denies with it,
 	// sanitised.
 	Ask func(ctx context.Context, rawHost string, port int) (allow bool, reason string, err error)
+	// Source is the settings file the rules come from, named in the
+	// explanation of a refusal (Explain); "" means unknown.
+	Source string
 }
 
 // A Decision is the verdict on one connection.

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // FormatVersion is the version of the Policy shape, written in artifacts so
 // that a runtime can refuse a plan it does not understand.
@@ -165,6 +168,23 @@ type PathRule struct {
 	// (docs/reference.md#windows-paths). POSIX readings never set it.
 	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
 	Origin            Origin `json:"origin"`
+}
+
+// WritesCwdAtHome returns the allowWrite entry of p that grants the
+// working directory itself (".", "./"), when the working directory cwd is
+// the home directory home: the entry then grants the whole home directory
+// (shell start-up files, ~/.ssh, every tool's configuration). ok is false
+// otherwise, or when cwd or home is "".
+func WritesCwdAtHome(p *Policy, cwd, home string) (r PathRule, ok bool) {
+	if cwd == "" || home == "" || path.Clean(cwd) != path.Clean(home) {
+		return PathRule{}, false
+	}
+	for _, r := range p.Filesystem.AllowWrite {
+		if r.Path == Cwd && r.Origin != Default && r.Origin != Mandatory {
+			return r, true
+		}
+	}
+	return PathRule{}, false
 }
 
 // Process holds the process-isolation switches.

@@ -35,14 +35,18 @@ type Registry struct {
 	Dir string
 }
 
-// Default returns the registry in $XDG_RUNTIME_DIR/srt/placeholders, or in
-// the temporary directory under a per-user name.
+// Default returns the registry in srt's own directory:
+// $XDG_RUNTIME_DIR/srt/placeholders, else the user's cache directory
+// (~/.cache/srt/placeholders, beside srt's policy cache), else
+// /tmp/srt-<uid>. Never under $TMPDIR, which may well be the project.
 func Default() (*Registry, error) {
 	base := os.Getenv("XDG_RUNTIME_DIR")
-	if base == "" {
-		base = filepath.Join(os.TempDir(), "srt-"+strconv.Itoa(os.Getuid()))
-	} else {
+	if base != "" {
 		base = filepath.Join(base, "srt")
+	} else if c, err := os.UserCacheDir(); err == nil {
+		base = filepath.Join(c, "srt")
+	} else {
+		base = filepath.Join("/tmp", "srt-"+strconv.Itoa(os.Getuid()))
 	}
 	r := &Registry{Dir: filepath.Join(base, "placeholders")}
 	if err := r.ensure(); err != nil {

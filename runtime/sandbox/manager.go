@@ -137,6 +137,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 		DeniedReasons: p.Network.DeniedReasons,
 		Strict:        p.Network.StrictAllowlist,
 		PerCommand:    m.perCommand,
+		Source:        p.Source,
 	}
 	if m.o.Ask != nil {
 		r.Ask = m.ask
@@ -275,7 +276,7 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 		OnDecision: func(ev proxy.Event) {
 			if m.audit != nil {
 				m.audit.Write(violations.Record{Time: ev.Time, Proxy: ev.Proxy, Host: ev.Host, Port: ev.Port, Allow: ev.Allow,
-					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Key: ev.CommandID, Command: command})
+					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Program: violations.ProgramOf(command), CommandHash: violations.CommandHash(ev.CommandID)})
 			}
 			if ev.Allow {
 				return

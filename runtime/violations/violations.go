@@ -6,9 +6,12 @@
 package violations
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -186,18 +189,43 @@ func (s *Store) Annotate(key, stderr string) string {
 	return stderr + "\n" + block
 }
 
-// A Record is one line of the audit log.
+// A Record is one network decision in the audit log. It names the command
+// by its program and a hash, never by its text: arguments can carry
+// secrets (a token in a curl header), and an audit log is kept and shared.
 type Record struct {
-	Time    time.Time `json:"time"`
-	Proxy   string    `json:"proxy"` // http, connect, socks
-	Host    string    `json:"host"`
-	Port    int       `json:"port"`
-	Allow   bool      `json:"allow"`
-	Reason  string    `json:"reason,omitempty"`
-	Rule    string    `json:"rule,omitempty"`
-	Stage   string    `json:"stage"` // policy or guard
-	Key     string    `json:"key,omitempty"`
-	Command string    `json:"command,omitempty"`
+	Time   time.Time `json:"time"`
+	Proxy  string    `json:"proxy"` // http, connect, socks
+	Host   string    `json:"host"`
+	Port   int       `json:"port"`
+	Allow  bool      `json:"allow"`
+	Reason string    `json:"reason,omitempty"`
+	Rule   string    `json:"rule,omitempty"`
+	Stage  string    `json:"stage"` // policy or guard
+	// Program is the base name of the command's first word.
+	Program string `json:"program,omitempty"`
+	// CommandHash is CommandHash of the command's attribution key: the
+	// same for every decision of one command, and for the same command
+	// text in another run.
+	CommandHash string `json:"commandHash,omitempty"`
+}
+
+// CommandHash is a short hash of a command's attribution key: enough to
+// tell commands apart in an audit log, not to recover their text.
+func CommandHash(key string) string {
+	if key == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ProgramOf is the base name of the first word of a command's text.
+func ProgramOf(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	return path.Base(f[0])
 }
 
 // An AuditLog writes Records as JSON lines; it is safe for concurrent
