@@ -61,6 +61,8 @@ type Result struct {
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
+	// WriteRoots are the real paths bound writable.
+	WriteRoots []string
 }
 
 // Resolve resolves a plan for h.
@@ -75,6 +77,7 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if err := r.emit(steps); err != nil {
 		return nil, err
 	}
+	r.res.WriteRoots = r.writeRoots
 	for _, a := range r.res.Args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
