@@ -236,7 +236,12 @@ func (c *compiler) filesystem() policy.Filesystem {
 		Files:     MandatoryFiles,
 		Dirs:      MandatoryDirs,
 		GitConfig: !is(fs.AllowGitConfig),
+		GitDirs:   policy.GitDirs,
+		GitFiles:  policy.GitFiles,
 		Origin:    policy.Mandatory,
+	}
+	if scan.GitConfig {
+		scan.GitFiles = append(append([]string{}, policy.GitFiles...), policy.GitConfigFiles...)
 	}
 	if d := c.s.MandatoryDenySearchDepth; d != nil {
 		scan.Depth = *d

@@ -38,11 +38,20 @@ func mand(gitConfig bool) []string {
 	for _, f := range []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"} {
 		out = append(out, "(subpath "+cwd("/"+f)+")", cwdRe(`/(.*/)?`+strings.ReplaceAll(`\`+f, ".", `\\.`)[1:]+`(/.*)?$`))
 	}
-	for _, d := range []string{".vscode", ".idea", ".claude/commands", ".claude/agents", ".git/hooks"} {
+	for _, d := range []string{".vscode", ".idea", ".claude/commands", ".claude/agents"} {
 		out = append(out, "(subpath "+cwd("/"+d)+")", cwdRe(`/(.*/)?`+strings.ReplaceAll(d, ".", `\\.`)+`/.*(/.*)?$`))
 	}
+	// The git names, in each repository and each submodule's git directory.
+	git := func(name, tail string) {
+		re := strings.ReplaceAll(name, ".", `\\.`)
+		out = append(out, "(subpath "+cwd("/.git/"+name)+")", cwdRe(`/(.*/)?\\.git/`+re+tail), cwdRe(`/(.*/)?\\.git/modules/(.*/)?`+re+tail))
+	}
+	git("hooks", `/.*(/.*)?$`)
+	git("worktrees", `/.*(/.*)?$`)
+	git("commondir", `(/.*)?$`)
 	if gitConfig {
-		out = append(out, "(subpath "+cwd("/.git/config")+")", cwdRe(`/(.*/)?\\.git/config(/.*)?$`))
+		git("config", `(/.*)?$`)
+		git("config.worktree", `(/.*)?$`)
 	}
 	return out
 }

@@ -22,6 +22,7 @@ const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
        srt run --plan DIR [--dry-run] [options] [--] command [args...]
        srt doctor
+       srt quarantine list|release ID...|drop ID...
 
 Runs the command in a sandbox: it can read, write and reach only what the
 settings file allows (see 'srtc validate' and 'srtc compile').
@@ -49,7 +50,10 @@ srt run runs a directory written by 'srtc compile' (it checks the files'
 checksums first), with the options above but --settings; --dry-run prints
 the bubblewrap command line instead.
 srt doctor checks what this host allows and says how to fix what it does not.
-To run a program called run or doctor, write srt -- run.
+srt quarantine lists, puts back or deletes the protected names (git hooks
+and configuration, shell start-up files, editor settings) that a sandboxed
+command wrote and srt moved aside when it ended.
+To run a program called run, doctor or quarantine, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
@@ -165,6 +169,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stderr, "Error: srt doctor takes no arguments (got %q)\n%s", args[1], doctorUsage)
 			return 1
+		case "quarantine":
+			return quarantineCmd(args[1:], stdout, stderr)
 		case "run":
 			plan, args = true, args[1:]
 		}

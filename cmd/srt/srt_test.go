@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("SRTC", srtc)
 	cache, _ := os.MkdirTemp("", "srt-test-cache-")
 	os.Setenv("XDG_CACHE_HOME", cache)
+	os.Setenv("XDG_STATE_HOME", cache)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.RemoveAll(cache)
@@ -204,7 +205,7 @@ func cliStdin(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reade
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"), "XDG_STATE_HOME="+filepath.Join(dir, ".run", "state"))
 	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -287,6 +288,47 @@ func TestKilled(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders")); len(left) != 0 {
 		t.Errorf("left in the registry: %v", left)
+	}
+}
+
+// TestKilledQuarantine: a protected name the command wrote is moved to
+// the quarantine when srt was killed (by the reaper, without another
+// run), and srt quarantine lists and releases it.
+func TestKilledQuarantine(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	marker := "27.1828"
+	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "mkdir a && echo evil > a/.bashrc && echo ready; sleep "+marker)
+	if line, _ := out.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("%q", line)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, "a", ".bashrc")); err != nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "a", ".bashrc")); err == nil {
+		t.Fatal("a/.bashrc is still in the tree after srt was killed")
+	}
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, ".run", "state"))
+	code, list, errOut := srt(t, dir, "", "quarantine", "list")
+	id, _, _ := strings.Cut(list, " ")
+	if code != 0 || !strings.Contains(list, filepath.Join(dir, "a", ".bashrc")) {
+		t.Fatalf("srt quarantine list: %d %q %s", code, list, errOut)
+	}
+	if code, _, errOut := srt(t, dir, "", "quarantine", "release", id); code != 0 {
+		t.Fatalf("srt quarantine release %s: %d %s", id, code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", ".bashrc")); string(b) != "evil\n" {
+		t.Errorf("released a/.bashrc holds %q", b)
+	}
+	if code, list, _ := srt(t, dir, "", "quarantine", "list"); code != 0 || list != "" {
+		t.Errorf("after release, srt quarantine list: %d %q", code, list)
 	}
 }
 

@@ -26,6 +26,22 @@ var (
 	MandatoryDirs  = []string{".vscode", ".idea", ".claude/commands", ".claude/agents"}
 )
 
+// The names in a repository's git directory (.git, and each submodule's
+// under .git/modules) that the mandatory denies protect: each can make the
+// user's next git command run a program, or read a configuration, that the
+// sandboxed command wrote.
+var (
+	// GitDirs: hooks are programs; worktrees holds each linked working
+	// tree's commondir and config.worktree.
+	GitDirs = []string{"hooks", "worktrees"}
+	// GitFiles: commondir moves the configuration and the hooks to a
+	// directory the command chooses.
+	GitFiles = []string{"commondir"}
+	// GitConfigFiles are protected unless filesystem.allowGitConfig:
+	// config, and config.worktree, which git reads with it.
+	GitConfigFiles = []string{"config", "config.worktree"}
+)
+
 // Policy is one settings file compiled: everything the sandbox enforces, in
 // platform-neutral terms, each rule with its Origin. Lists keep the order of
 // the settings file; nothing in a Policy depends on the host.
@@ -142,8 +158,13 @@ type MandatoryScan struct {
 	Dirs  []string `json:"dirs"`
 	// GitConfig is whether a repository's .git/config is protected, like
 	// its hooks (false under filesystem.allowGitConfig).
-	GitConfig bool   `json:"gitConfig"`
-	Origin    Origin `json:"origin"`
+	GitConfig bool `json:"gitConfig"`
+	// GitDirs and GitFiles are the names protected in every git directory
+	// the scan finds (GitDirs, and GitFiles with GitConfigFiles unless
+	// allowGitConfig).
+	GitDirs  []string `json:"gitDirs"`
+	GitFiles []string `json:"gitFiles"`
+	Origin   Origin   `json:"origin"`
 }
 
 // A PathRule names a path or a pattern of paths.

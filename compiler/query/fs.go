@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -327,9 +328,9 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 		// s is at level i+1; its parent directory at level i.
 		dangerous := false
 		switch {
-		case s == ".git" && i+1 < len(segs) && segs[i+1] == "config" && scan.GitConfig:
+		case s == ".git" && i+1 < len(segs) && slices.Contains(gitFiles(scan), segs[i+1]):
 			dangerous = depthOK(i, scan.Depth-2)
-		case s == ".git" && i+1 < len(segs) && segs[i+1] == "hooks":
+		case s == ".git" && i+1 < len(segs) && slices.Contains(gitDirs(scan), segs[i+1]):
 			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
 		case s == ".vscode" || s == ".idea":
 			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+1, len(segs))
@@ -398,4 +399,24 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 	w := e.Write(p, t)
 	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"
 	return w
+}
+
+// gitDirs and gitFiles are the names the scan protects in a git
+// directory (today's names for a policy from before the lists).
+func gitDirs(sc *policy.MandatoryScan) []string {
+	if sc.GitDirs == nil && sc.GitFiles == nil {
+		return policy.GitDirs
+	}
+	return sc.GitDirs
+}
+
+func gitFiles(sc *policy.MandatoryScan) []string {
+	if sc.GitDirs == nil && sc.GitFiles == nil {
+		out := append([]string{}, policy.GitFiles...)
+		if sc.GitConfig {
+			out = append(out, policy.GitConfigFiles...)
+		}
+		return out
+	}
+	return sc.GitFiles
 }

@@ -173,11 +173,14 @@ func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
 
 // dangerousName reports whether p is, or lies in, one of the names Linux
 // and macOS protect in the working directory (policy.MandatoryFiles and
-// MandatoryDirs, .git/hooks and .git/config), so that a Windows answer
+// MandatoryDirs, and the git names: .git/hooks, .git/config, ...), so that a Windows answer
 // can say that nothing protects it there.
 func (e *Evaluator) dangerousName(p string) bool {
 	cwd := e.expand(policy.Cwd)
-	names := append(append([]string{".git/hooks", ".git/config"}, policy.MandatoryFiles...), policy.MandatoryDirs...)
+	names := append(append([]string{}, policy.MandatoryFiles...), policy.MandatoryDirs...)
+	for _, n := range append(append(append([]string{}, policy.GitDirs...), policy.GitFiles...), policy.GitConfigFiles...) {
+		names = append(names, ".git/"+n)
+	}
 	for _, n := range names {
 		if coversWindows(policy.PathRule{Path: cwd + "/" + n}, p) {
 			return true

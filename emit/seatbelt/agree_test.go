@@ -77,6 +77,7 @@ var mandatoryProbes = []string{
 	".bashrc", "sub/.bashrc", "a/b/c/d/.zshrc", ".zshrc/x", ".mcp.json", "sub/.mcp.json", ".gitconfig",
 	".git", ".git/HEAD", ".git/hooks", ".git/hooks/pre-commit", "sub/.git/hooks/pre-commit",
 	".git/config", "sub/.git/config", ".vscode", ".vscode/settings.json",
+	".git/commondir", "sub/.git/commondir", ".git/config.worktree", ".git/worktrees", ".git/worktrees/wt/commondir", "sub/.git/worktrees/x",
 	"sub/.vscode", "sub/.vscode/settings.json", "sub/.git/hooks", "sub/.claude/commands", ".idea/x", ".claude", ".claude/settings.json", ".claude/commands/x",
 	".claude/agents", "sub/.claude/commands/x", "node_modules/p/.bashrc", "src/main.go",
 }

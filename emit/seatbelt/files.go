@@ -156,9 +156,29 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 	for _, d := range sc.Dirs {
 		add(d, true)
 	}
-	add(".git/hooks", true)
-	if sc.GitConfig {
-		add(".git/config", false)
+	dirs, files := sc.GitDirs, sc.GitFiles
+	if dirs == nil && files == nil {
+		// A policy from before the lists: today's names.
+		dirs, files = policy.GitDirs, policy.GitFiles
+		if sc.GitConfig {
+			files = append(append([]string{}, files...), policy.GitConfigFiles...)
+		}
+	}
+	// The same names in every repository, and in each submodule's git
+	// directory under .git/modules (whose name may have slashes).
+	gitName := func(name string, dir bool) {
+		add(".git/"+name, dir)
+		pat := "/**/.git/modules/**/" + name
+		if dir {
+			pat += "/**"
+		}
+		out = append(out, entry{root: policy.Cwd, pat: pat, origin: o})
+	}
+	for _, d := range dirs {
+		gitName(d, true)
+	}
+	for _, f := range files {
+		gitName(f, false)
 	}
 	return out
 }

@@ -61,6 +61,8 @@ type Result struct {
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
+	// WriteRoots are the real paths bound writable.
+	WriteRoots []string
 }
 
 // Resolve resolves a plan for h.
@@ -75,6 +77,7 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if err := r.emit(steps); err != nil {
 		return nil, err
 	}
+	r.res.WriteRoots = r.writeRoots
 	for _, a := range r.res.Args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
@@ -809,14 +812,16 @@ func (r *resolver) denyWriteMounts() []mount {
 			r.note("%s: needs no placeholder, %s does not let this user create it", d, existing)
 			continue
 		}
+		// An empty read-only directory keeps the name from being created
+		// (as a file or a directory) and is what tools that walk the tree
+		// pass over: git adds no empty directory, where a /dev/null
+		// character device makes "git add -A" fail.
 		src := "/dev/null"
-		if first != d {
-			if r.h.EmptyDir == "" {
-				r.note("%s: no empty directory to protect %s with; protecting it as a file", d, first)
-			} else {
-				src = r.h.EmptyDir
-				r.usedEmpty = true
-			}
+		if r.h.EmptyDir == "" {
+			r.note("%s: no empty directory to protect %s with; protecting it with /dev/null", d, first)
+		} else {
+			src = r.h.EmptyDir
+			r.usedEmpty = true
 		}
 		if !seen[first] {
 			r.res.Placeholders = append(r.res.Placeholders, first)

@@ -32,7 +32,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
-	os.Exit(m.Run())
+	// The quarantine of protected names goes to a scratch state directory.
+	state, _ := os.MkdirTemp("", "srt-test-state-")
+	os.Setenv("XDG_STATE_HOME", state)
+	os.Setenv("XDG_RUNTIME_DIR", state) // a placeholder registry of its own
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 func backend(t *testing.T) (port string) {

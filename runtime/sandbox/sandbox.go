@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 
+	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/violations"
 )
 
@@ -91,6 +92,9 @@ type Result struct {
 	// Violations are the connections the proxies refused this command,
 	// after ignoreViolations.
 	Violations []violations.Entry
+	// Quarantined are the protected names the command wrote below its
+	// write roots, moved to the quarantine when it ended (Linux).
+	Quarantined []quarantine.Item
 }
 
 // A Check is one thing the host must allow for the sandbox to work.

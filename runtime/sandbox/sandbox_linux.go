@@ -26,7 +26,9 @@ import (
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
 )
 
 // Descriptors the init role inherits.
@@ -87,10 +89,27 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	// The protected names the command writes below its write roots are
+	// moved to the quarantine when it ends (the sandbox pins only those
+	// that exist when it starts).
+	var store *quarantine.Store
+	if p.Filesystem.MandatoryScan != nil && !p.Filesystem.Disabled {
+		dir, err := quarantine.DefaultDir()
+		if err == nil {
+			store, err = quarantine.Open(dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
+		}
+	}
 	// srt's own state is read-only in the sandbox (a command that could
 	// rewrite the policy cache or the placeholder registry could weaken
-	// or disturb a later run).
+	// or disturb a later run; one that could write the quarantine could
+	// plant an item for the user to release).
 	protect := append(append([]string(nil), o.Protect...), reg.Dir)
+	if store != nil {
+		protect = append(protect, store.Dir)
+	}
 	plan := bwrap.Emit(protected(p, protect))
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
@@ -130,12 +149,16 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 
 	scratch := []string{empty}
 	if len(res.Placeholders) == 0 {
-		// Nothing to clean up after this run: no record to sweep, no
-		// reaper to start.
 		os.Remove(empty)
 		scratch = nil
 	}
-	run, err := reg.Register(res.Placeholders, scratch...)
+	var check *quarantine.Spec
+	storeDir := ""
+	if store != nil {
+		check = &quarantine.Spec{Roots: res.WriteRoots, GitConfig: p.Filesystem.MandatoryScan.GitConfig, Home: o.Home}
+		storeDir = store.Dir
+	}
+	run, err := reg.RegisterChecked(res.Placeholders, check, storeDir, scratch...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +169,8 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// It starts alongside bubblewrap, off the critical path; until it runs,
 	// the sweep at the next start is the fallback.
 	reaper := make(chan func(), 1)
-	if scratch == nil {
+	if scratch == nil && check == nil {
+		// Nothing to clean up or check after this run: no reaper.
 		reaper <- func() {}
 	} else {
 		go startReaperAsync(self, reg.Dir, run.Record(), reaper, o.debug)
@@ -292,6 +316,13 @@ wait:
 	// The listeners close on return; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
 	out.Violations = rec.entries()
+	if check != nil {
+		out.Quarantined = quarantineWritten(store, *check, o)
+		for _, it := range out.Quarantined {
+			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %s (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
+		}
+		run.Checked()
+	}
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && out.ExitCode == 0 {
 		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
@@ -600,4 +631,26 @@ func closeInherited() error {
 		}
 	}
 	return nil
+}
+
+// quarantineWritten moves the protected names the command wrote into the
+// store and says so on the command's standard error, loudly: they would
+// otherwise run on the host (a git hook, a shell start-up file).
+func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, o Options) []quarantine.Item {
+	found, notes := quarantine.Check(spec)
+	for _, n := range notes {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", n)
+	}
+	items, err := store.Move(found)
+	if len(items) > 0 {
+		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %s:\n", store.Dir)
+		for _, it := range items {
+			fmt.Fprintf(o.Stderr, "srt:   %s (%s): srt quarantine release %s\n", it.Path, it.Why, it.ID)
+		}
+		fmt.Fprintf(o.Stderr, "srt: review them with \"srt quarantine list\"; put one back with \"srt quarantine release ID\", delete it with \"srt quarantine drop ID\".\n")
+	}
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
+	}
+	return items
 }
