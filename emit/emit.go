@@ -1,5 +1,5 @@
-// Package emit assembles the artifact directory of a compiled policy (design
-// §2): plan.json, and for each target the files its emitter produces. Like
+// Package emit assembles the artifact directory of a compiled policy
+// (docs/srtc.md#srtc-compile): plan.json, and for each target the files its emitter produces. Like
 // the emitters it is pure: bytes in memory, written out by the caller.
 package emit
 

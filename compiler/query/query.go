@@ -190,7 +190,7 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 	n := &e.p.Network
 	r := &netpolicy.Rules{Allowed: n.Allowed, Denied: n.Denied, DeniedReasons: n.DeniedReasons, Strict: n.StrictAllowlist}
 	// No ask callback and no per-command lists: the CLI installs neither
-	// (spec settings.md §6.1), so what no rule allows is denied.
+	// (docs/reference.md#network-decision), so what no rule allows is denied.
 	d := netpolicy.Decide(context.Background(), r, host, port, "")
 	switch {
 	case d.Rule != nil && d.Allow:

@@ -131,7 +131,7 @@ func (e *Evaluator) knobs(t Target) []knob {
 	local := sw("local binding (listen on localhost)", "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen")
 	switch t {
 	case Linux:
-		// allowLocalBinding is ignored on Linux (spec linux.md §4): the
+		// allowLocalBinding is ignored on Linux (docs/reference.md#seccomp): the
 		// sandbox's private loopback is always usable, and reaches
 		// nothing outside it.
 		out = append(out,
@@ -199,7 +199,7 @@ func (e *Evaluator) hostLoopbackWhy() string {
 }
 
 // trustdService is the Mach service enableWeakerNetworkIsolation opens
-// (spec macos-windows.md §1.4).
+// (docs/reference.md#macos-optional-blocks).
 const trustdService = "com.apple.trustd.agent"
 
 // FormatOrigin renders an Origin as "key file:line:col" or "key".

@@ -57,7 +57,8 @@ const (
 	// is kept from being created.
 	DenyWrite Directive = "deny-write"
 	// MandatoryScan protects the dangerous names found below the working
-	// directory, to a depth.
+	// directory, to a depth: git-dirs and git-files name what it protects
+	// in each git directory it finds.
 	MandatoryScan Directive = "mandatory-scan"
 	// KernelMask hides a kernel interface where it exists on the host: an
 	// empty read-only tmpfs over a directory, /dev/null over a file.
@@ -75,7 +76,7 @@ type Plan struct {
 	Home, Cwd string
 }
 
-// Emit returns the plan of p (spec linux.md §2.3 for the order).
+// Emit returns the plan of p (docs/reference.md#bwrap-order for the order).
 func Emit(p *policy.Policy) Plan {
 	var pl Plan
 	pl.Source = p.Source
@@ -130,7 +131,8 @@ func Emit(p *policy.Policy) Plan {
 			if !sc.GitConfig {
 				git = "allow-config"
 			}
-			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: fmt.Sprintf("depth=%d git=%s", sc.Depth, git), Params: true, Origin: &sc.Origin})
+			op := fmt.Sprintf("depth=%d git=%s git-dirs=%s git-files=%s", sc.Depth, git, strings.Join(sc.GitDirs, ","), strings.Join(sc.GitFiles, ","))
+			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
 		}
 	}
 

@@ -1,7 +1,7 @@
 // Package resolve turns a symbolic bubblewrap plan (package emit/bwrap) into
 // the concrete bubblewrap arguments for this host: it fills in the home and
 // working directories, and decides each @ step against the file system as
-// it is now (spec linux.md §2.3-2.11): which paths exist, whether they are
+// it is now (docs/reference.md#bwrap-order, docs/reference.md#write-roots): which paths exist, whether they are
 // files or directories, where symlinks lead, what globs match, and what the
 // mandatory-deny scan finds below the working directory.
 //
@@ -64,6 +64,8 @@ type Result struct {
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
+	// WriteRoots are the real paths bound writable.
+	WriteRoots []string
 }
 
 // Resolve resolves a plan for h.
@@ -81,6 +83,7 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if err := r.emit(steps); err != nil {
 		return nil, err
 	}
+	r.res.WriteRoots = r.writeRoots
 	for _, a := range r.res.Args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
@@ -359,7 +362,7 @@ func (r *resolver) addReadDeny(p string) {
 }
 
 // standIn hides the nearest inspectable ancestor of p (never "/"), with no
-// restores below it (spec linux.md §2.6).
+// restores below it (docs/reference.md#read-denies).
 func (r *resolver) standIn(p string, why error) {
 	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -541,7 +544,7 @@ func (r *resolver) expandArg(a string) string {
 }
 
 // gitSafe marks directories safe.directory through GIT_CONFIG_* variables
-// (spec linux.md §2.1): each directory and everything below it, or "*" for
+// (docs/reference.md#linux-environment): each directory and everything below it, or "*" for
 // more than eight.
 func (r *resolver) gitSafe(dirs []string) {
 	n := r.h.GitConfigCount
@@ -554,7 +557,7 @@ func (r *resolver) gitSafe(dirs []string) {
 }
 
 // emitFilesystem writes the file-system mounts after "--ro-bind / /"
-// (spec linux.md §2.3): ancestor pins, write roots, the read-deny section
+// (docs/reference.md#bwrap-order): ancestor pins, write roots, the read-deny section
 // with its restores, write denies, the re-application pass, and the
 // placeholder source, read-only, last.
 func (r *resolver) emitFilesystem() {
@@ -586,7 +589,7 @@ func (r *resolver) emitFilesystem() {
 	} else {
 		// A writable "/" would bury pins made before it: pin after the
 		// write roots, then cover each pinned top-level directory with a
-		// writable bind of itself (spec linux.md §2.4.2).
+		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
 			r.at('w', w).add("--bind", w, w)
 		}
@@ -838,14 +841,16 @@ func (r *resolver) denyWriteMounts() []mount {
 			r.note("%s: needs no placeholder, %s does not let this user create it", d, existing)
 			continue
 		}
+		// An empty read-only directory keeps the name from being created
+		// (as a file or a directory) and is what tools that walk the tree
+		// pass over: git adds no empty directory, where a /dev/null
+		// character device makes "git add -A" fail.
 		src := "/dev/null"
-		if first != d {
-			if r.h.EmptyDir == "" {
-				r.note("%s: no empty directory to protect %s with; protecting it as a file", d, first)
-			} else {
-				src = r.h.EmptyDir
-				r.usedEmpty = true
-			}
+		if r.h.EmptyDir == "" {
+			r.note("%s: no empty directory to protect %s with; protecting it with /dev/null", d, first)
+		} else {
+			src = r.h.EmptyDir
+			r.usedEmpty = true
 		}
 		if !seen[first] {
 			r.res.Placeholders = append(r.res.Placeholders, first)

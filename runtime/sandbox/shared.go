@@ -28,7 +28,7 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 // proxyEnv are the variables that point the command at the proxies on
-// httpPort and socksPort (spec linux.md §3, macos-windows.md §1.13); the
+// httpPort and socksPort (docs/reference.md#linux-environment, docs/reference.md#macos-env); the
 // user name carries the command's attribution key (violations.Key).
 func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 	user := "srt." + key
