@@ -67,6 +67,18 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	// TLS termination and masked credentials: every error (an unreadable
+	// CA file, a masked variable that is not set) before anything runs.
+	var rt *runTLS
+	if p.Network.TLS != nil {
+		if rt, err = newRunTLS(p.Network.TLS, o.Home, o.Cwd, o.debug); err != nil {
+			return nil, err
+		}
+	}
+	baseEnv, sentinels, inject, err := maskedEnv(o.Env, p.Env, p.Network.Allowed)
+	if err != nil {
+		return nil, err
+	}
 	lp := o.LinuxPlan
 	if lp == nil {
 		if lp, err = compiledPlan(p); err != nil {
@@ -117,10 +129,39 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	for _, d := range protect {
 		steps = append(steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
 	}
+	env := proxyEnv(token, key, self, HTTPPort, SOCKSPort)
+	// The trust bundle lives in a scratch directory of the run (removed
+	// with it, by the reaper if srt is killed), bound read-only into the
+	// sandbox; the CA key file, if any, is hidden there.
+	tlsDir := ""
+	if rt != nil {
+		if tlsDir, err = reg.Scratch(); err != nil {
+			os.Remove(empty)
+			return nil, err
+		}
+		bundle := filepath.Join(tlsDir, bundleName)
+		if err = os.WriteFile(bundle, rt.bundle, 0o444); err != nil {
+			os.Remove(empty)
+			os.RemoveAll(tlsDir)
+			return nil, err
+		}
+		for _, v := range caVars {
+			env = append(env, v+"="+bundle)
+		}
+		if rt.keyPath != "" {
+			steps = append(steps, bwrap.Step{Directive: bwrap.DenyRead, Operand: rt.keyPath})
+		}
+	}
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
-		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
+		ProxyEnv: env,
+		MaskValue: func(name string) string {
+			if s, ok := sentinels[name]; ok {
+				return s
+			}
+			v, _ := randomHex(16)
+			return "fake_value_" + v
+		},
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		host.GitConfigCount = n
@@ -128,7 +169,14 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	res, err := resolve.Resolve(steps, host)
 	if err != nil {
 		os.Remove(empty)
+		if tlsDir != "" {
+			os.RemoveAll(tlsDir)
+		}
 		return nil, err
+	}
+	if tlsDir != "" {
+		res.Args = append(res.Args, "--ro-bind", tlsDir, tlsDir)
+		res.Lines = append(res.Lines, 0, 0, 0)
 	}
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
@@ -153,6 +201,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	out := &Result{Argv: full, ArgvLines: lines}
 	if o.DryRun {
 		os.Remove(empty)
+		if tlsDir != "" {
+			os.RemoveAll(tlsDir)
+		}
 		return out, nil
 	}
 
@@ -160,6 +211,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if len(res.Placeholders) == 0 {
 		os.Remove(empty)
 		scratch = nil
+	}
+	if tlsDir != "" {
+		scratch = append(scratch, tlsDir)
 	}
 	var check *quarantine.Spec
 	storeDir := ""
@@ -169,6 +223,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	run, err := reg.RegisterChecked(res.Placeholders, check, storeDir, scratch...)
 	if err != nil {
+		for _, s := range scratch {
+			os.RemoveAll(s)
+		}
 		return nil, err
 	}
 	defer run.Release()
@@ -194,7 +251,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	hostEnd := files.hostEnd
 
 	cmd := exec.Command(o.Bwrap, full[1:]...)
-	cmd.Env = o.Env
+	// Removed variables are gone and masked ones are sentinels already in
+	// what bubblewrap gets: no process of the run holds a real value.
+	cmd.Env = baseEnv
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
 	if tty != nil {
 		// bubblewrap gets no descriptor of the outer terminal: the command
@@ -243,6 +302,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var rec runRecord
 	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
+	if rt != nil {
+		egress.TLS = rt.term
+	}
+	egress.Inject = inject
 	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)
 	if herr == nil && tty != nil {
 		// The command starts once its terminal is set up (without this

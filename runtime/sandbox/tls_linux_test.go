@@ -1,0 +1,317 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"srt.dev/internal/testenv"
+	"srt.dev/runtime/proxy"
+)
+
+// upstream is an HTTPS server on loopback with a certificate for
+// 127.0.0.1 and localhost signed by a CA of its own (in caFile, for
+// extraCaCertPaths).
+type upstream struct {
+	port   string
+	caFile string
+	pin    string // curl --pinnedpubkey of its leaf key
+	mu     sync.Mutex
+	seen   []string // what each request carried: path, Authorization, body
+}
+
+func (u *upstream) requests() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return strings.Join(u.seen, "\n")
+}
+
+func newUpstream(t *testing.T, handler http.Handler) *upstream {
+	t.Helper()
+	ca, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := &proxy.Terminator{CA: ca}
+	leaf, err := signer.Leaf("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki, err := x509.MarshalPKIXPublicKey(leaf.Leaf.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(spki)
+	u := &upstream{pin: "sha256//" + base64.StdEncoding.EncodeToString(sum[:])}
+	l, err := tls.Listen("tcp4", "127.0.0.1:0", &tls.Config{
+		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+			if h.ServerName == "" {
+				return leaf, nil
+			}
+			return signer.Leaf(h.ServerName)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if handler == nil {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			u.mu.Lock()
+			u.seen = append(u.seen, fmt.Sprintf("%s auth=%q body=%q", r.URL.Path, r.Header.Get("Authorization"), body))
+			u.mu.Unlock()
+			if strings.HasSuffix(r.URL.Path, ".git/info/refs") || strings.Contains(r.URL.Path, ".git/") {
+				http.NotFound(w, r)
+				return
+			}
+			// Echo what the request carried: a secret that reached the
+			// upstream comes back in the answer.
+			fmt.Fprintf(w, "hello %s auth=%s body=%s\n", r.URL.Path, r.Header.Get("Authorization"), body)
+		})
+	}
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	_, u.port, _ = net.SplitHostPort(l.Addr().String())
+	u.caFile = filepath.Join(t.TempDir(), "upstream-ca.pem")
+	if err := os.WriteFile(u.caFile, ca.PEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// runScript runs script with sh in a sandbox of settings and returns its
+// stdout and stderr; env is added to the test's environment.
+func runScript(t *testing.T, settings, script string, env ...string) (string, string, *Result, error) {
+	t.Helper()
+	testenv.Require(t, "bwrap")
+	p := compileFull(t, settings)
+	m, err := NewManager(p, ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	dir := t.TempDir()
+	o := Options{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Home: dir, Cwd: dir,
+		Env: append(os.Environ(), env...)}
+	res, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, o)
+	return out.String(), errb.String(), res, err
+}
+
+func tlsSettings(t *testing.T, u *upstream, tlsOpts, extra string) string {
+	if tlsOpts != "" {
+		tlsOpts = ", " + tlsOpts
+	}
+	return `{"network": {"allowedDomains": ["127.0.0.1:` + u.port + `", "localhost:` + u.port + `"], "deniedDomains": [],
+		"tlsTerminate": {"extraCaCertPaths": [` + strconv.Quote(u.caFile) + `]` + tlsOpts + `}}` + extra + `,
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+}
+
+// noProxyOff makes clients use the proxy for loopback upstreams, which
+// NO_PROXY lists.
+const noProxyOff = "export NO_PROXY= no_proxy=\n"
+
+// TestTLSClientsTrustTheRun: curl, python3, node and git reach an HTTPS
+// upstream through the terminating proxy with no TLS flag, the run's
+// trust bundle in their environment; each sees a certificate of the run's
+// CA, not the upstream's.
+func TestTLSClientsTrustTheRun(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl", "python3", "node", "git")
+	u := newUpstream(t, nil)
+	// A repository for git's dumb HTTP protocol.
+	repoRoot := t.TempDir()
+	repo := filepath.Join(repoRoot, "repo.git")
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", repo},
+		{"-C", repo, "update-server-info"},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	files := http.FileServer(http.Dir(repoRoot))
+	u2 := newUpstream(t, files)
+	// Served from a second upstream with its own CA, both CAs extra.
+	settings := `{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": [],
+		"tlsTerminate": {"extraCaCertPaths": [` + strconv.Quote(u.caFile) + `, ` + strconv.Quote(u2.caFile) + `, "/nonexistent/ca.pem"]}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+	url := "https://127.0.0.1:" + u.port
+	script := noProxyOff + `
+set -e
+echo "bundle=$SSL_CERT_FILE node=$NODE_EXTRA_CA_CERTS req=$REQUESTS_CA_BUNDLE curl=$CURL_CA_BUNDLE git=$GIT_SSL_CAINFO"
+test -r "$SSL_CERT_FILE"
+if echo x >> "$SSL_CERT_FILE" 2>/dev/null; then echo "bundle writable"; fi
+curl -sS -v ` + url + `/curl 2>&1 | grep -o -e 'issuer: .*' -e 'hello .*'
+
+python3 -c '
+import urllib.request
+r = urllib.request.urlopen("` + url + `/python")
+print("python issuer", dict(x[0] for x in r.fp.raw._sock.getpeercert()["issuer"])["organizationName"])
+print(r.read().decode().strip())
+'
+node -e '
+const http = require("http"), tls = require("tls");
+const p = new URL(process.env.HTTPS_PROXY);
+const auth = "Basic " + Buffer.from(decodeURIComponent(p.username) + ":" + decodeURIComponent(p.password)).toString("base64");
+http.request({host: "127.0.0.1", port: p.port, method: "CONNECT", path: "127.0.0.1:` + u.port + `", headers: {"Proxy-Authorization": auth}}).on("connect", (res, sock) => {
+  const s = tls.connect({socket: sock, host: "127.0.0.1"}, () => {
+    console.log("node issuer", s.getPeerCertificate().issuer.O);
+    s.write("GET /node HTTP/1.1\r\nHost: 127.0.0.1:` + u.port + `\r\nConnection: close\r\n\r\n");
+  });
+  let b = ""; s.on("data", d => b += d); s.on("end", () => console.log(b.split("\r\n\r\n")[1].trim()));
+  s.on("error", e => { console.log("node error", e.message); process.exit(1); });
+}).end();
+'
+GIT_CURL_VERBOSE=1 git ls-remote https://127.0.0.1:` + u2.port + `/repo.git 2>&1 | grep -o -e 'issuer: .*' -e 'HTTP/1.1 200' | sort -u
+echo "git exit $?"
+`
+	out, errs, _, err := runScript(t, settings, script)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, errs)
+	}
+	t.Logf("%s", out)
+	for _, want := range []string{
+		"hello /curl", "issuer: O=srt sandbox",
+		"hello /python", "python issuer srt sandbox",
+		"hello /node", "node issuer srt sandbox",
+		"git exit 0", "HTTP/1.1 200",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s\nstderr: %s", want, out, errs)
+		}
+	}
+	if strings.Contains(out, "bundle writable") {
+		t.Errorf("the trust bundle is writable in the sandbox")
+	}
+	first := strings.SplitN(out, "\n", 2)[0]
+	bundle := strings.TrimPrefix(strings.Fields(first)[0], "bundle=")
+	if !strings.HasSuffix(bundle, bundleName) || strings.Count(first, bundle) != 5 {
+		t.Errorf("the CA variables do not all name the bundle: %s", first)
+	}
+	if _, err := os.Stat(bundle); !os.IsNotExist(err) {
+		t.Errorf("the trust bundle %s outlives the run (%v)", bundle, err)
+	}
+}
+
+// TestTLSExcludedHostIsOpaque: a client that pins the upstream's key
+// reaches an excluded host (an opaque tunnel), and fails on a terminated
+// one.
+func TestTLSExcludedHostIsOpaque(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	u := newUpstream(t, nil)
+	pinned := noProxyOff + `curl -sS -k --pinnedpubkey '` + u.pin + `' https://127.0.0.1:` + u.port + `/pinned; echo "exit=$?"`
+	out, errs, _, err := runScript(t, tlsSettings(t, u, `"excludeDomains": ["127.0.0.1"]`, ""), pinned)
+	if err != nil || !strings.Contains(out, "hello /pinned") || !strings.Contains(out, "exit=0") {
+		t.Errorf("excluded host: %v\n%s\n%s", err, out, errs)
+	}
+	out, errs, _, err = runScript(t, tlsSettings(t, u, `"excludeDomains": ["localhost"]`, ""), pinned)
+	if err != nil || strings.Contains(out, "hello /pinned") || !strings.Contains(out, "exit=90") {
+		t.Errorf("terminated host: a pinning client got through: %v\n%s\n%s", err, out, errs)
+	}
+}
+
+// TestTLSMaxTunnels: with maxTunnels 1, a second CONNECT while a
+// terminated tunnel is open is refused with 503 too-many-tunnels.
+func TestTLSMaxTunnels(t *testing.T) {
+	testenv.Require(t, "bwrap", "python3")
+	u := newUpstream(t, nil)
+	script := `python3 -c '
+import base64, os, socket, ssl, urllib.parse
+p = urllib.parse.urlparse(os.environ["HTTPS_PROXY"])
+auth = base64.b64encode((urllib.parse.unquote(p.username) + ":" + urllib.parse.unquote(p.password)).encode()).decode()
+def connect():
+    s = socket.create_connection(("127.0.0.1", p.port))
+    s.sendall(("CONNECT 127.0.0.1:` + u.port + ` HTTP/1.1\r\nHost: 127.0.0.1:` + u.port + `\r\nProxy-Authorization: Basic " + auth + "\r\n\r\n").encode())
+    return s, s.recv(4096).decode()
+a, ra = connect()
+print("first", ra.split("\r\n")[0])
+t = ssl.create_default_context().wrap_socket(a, server_hostname="127.0.0.1")
+print("handshake", t.version())
+b, rb = connect()
+print("second", rb.replace("\r\n", "|"))
+'`
+	out, errs, _, err := runScript(t, tlsSettings(t, u, `"maxTunnels": 1`, ""), script)
+	if err != nil {
+		t.Fatalf("%v %s", err, errs)
+	}
+	for _, want := range []string{"first HTTP/1.1 200", "handshake TLS", "second HTTP/1.1 503 Service Unavailable", "X-Proxy-Error: too-many-tunnels", "too many TLS-terminated tunnels at once"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s\n%s", want, out, errs)
+		}
+	}
+}
+
+// TestTLSCAFileErrors: a CA that cannot be used stops the run before the
+// command starts, naming the file and what to do.
+func TestTLSCAFileErrors(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	dir := t.TempDir()
+	a, _ := proxy.NewCA()
+	b, _ := proxy.NewCA()
+	certA := filepath.Join(dir, "a.pem")
+	os.WriteFile(certA, a.PEM, 0o644)
+	keyB := filepath.Join(dir, "b.key")
+	der, _ := x509.MarshalPKCS8PrivateKey(b.Key)
+	os.WriteFile(keyB, pemBlock("PRIVATE KEY", der), 0o600)
+	marker := filepath.Join(dir, "ran")
+	for _, c := range []struct{ cert, key, want string }{
+		{filepath.Join(dir, "missing.pem"), keyB, "cannot read the CA certificate " + filepath.Join(dir, "missing.pem")},
+		{certA, filepath.Join(dir, "missing.key"), "cannot read the CA key"},
+		{certA, keyB, "does not belong to the certificate"},
+	} {
+		settings := `{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {"caCertPath": ` + strconv.Quote(c.cert) + `, "caKeyPath": ` + strconv.Quote(c.key) + `}},
+			"filesystem": {"denyRead": [], "allowWrite": [` + strconv.Quote(dir) + `], "denyWrite": []}}`
+		_, _, _, err := runScript(t, settings, "touch "+marker)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "network.tlsTerminate") {
+			t.Errorf("cert %s key %s: got %v, want %q", c.cert, c.key, err, c.want)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("the command ran")
+		}
+	}
+}
+
+// TestTLSCAKeyHidden: with caCertPath/caKeyPath the run uses that CA, and
+// the command cannot read the key.
+func TestTLSCAKeyHidden(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	u := newUpstream(t, nil)
+	dir := t.TempDir()
+	ca, _ := proxy.NewCA()
+	certPath, keyPath := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "ca.key")
+	os.WriteFile(certPath, ca.PEM, 0o644)
+	der, _ := x509.MarshalPKCS8PrivateKey(ca.Key)
+	os.WriteFile(keyPath, pemBlock("PRIVATE KEY", der), 0o600)
+	settings := tlsSettings(t, u, `"caCertPath": `+strconv.Quote(certPath)+`, "caKeyPath": `+strconv.Quote(keyPath), "")
+	script := noProxyOff + `echo "key=[$(cat ` + keyPath + ` 2>&1)]"; curl -sS -v https://127.0.0.1:` + u.port + `/own 2>&1 | grep -e 'issuer:' -e hello`
+	out, errs, _, err := runScript(t, settings, script)
+	if err != nil {
+		t.Fatalf("%v %s", err, errs)
+	}
+	if strings.Contains(out, "PRIVATE KEY") {
+		t.Errorf("the CA key is readable in the sandbox:\n%s", out)
+	}
+	if !strings.Contains(out, "issuer: O=srt sandbox; CN="+ca.Cert.Subject.CommonName) || !strings.Contains(out, "hello /own") {
+		t.Errorf("the run does not use the given CA:\n%s\n%s", out, errs)
+	}
+}
+
+func pemBlock(typ string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
