@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/policy"
 	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy"
 )
 
 const (
