@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -314,4 +316,137 @@ func TestTLSCAKeyHidden(t *testing.T) {
 
 func pemBlock(typ string, der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
+
+// plainUpstream is an HTTP server on loopback that records and echoes the
+// Authorization header.
+func plainUpstream(t *testing.T) (port string, seen func() string) {
+	var mu sync.Mutex
+	var got []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, fmt.Sprintf("%s auth=%q", r.URL.Path, r.Header.Get("Authorization")))
+		mu.Unlock()
+		fmt.Fprintf(w, "plain %s auth=%s\n", r.URL.Path, r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(s.Close)
+	_, port, _ = net.SplitHostPort(strings.TrimPrefix(s.URL, "http://"))
+	return port, func() string { mu.Lock(); defer mu.Unlock(); return strings.Join(got, "\n") }
+}
+
+func randomToken(t *testing.T) string {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "ghp_" + fmt.Sprintf("%x", b) // 40 bytes
+}
+
+// TestMaskedCredential: the command holds a sentinel of the token's length;
+// the proxy swaps in the real token only for the inject host on
+// terminated TLS, another host and plain HTTP get the sentinel, and an
+// upstream that echoes the token hands back the sentinel. The real value
+// is in nothing the command can read: its environment, /proc of every
+// process it sees, the files srt made for the run, srt's bubblewrap argv.
+func TestMaskedCredential(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	u := newUpstream(t, nil)
+	pport, plainSeen := plainUpstream(t)
+	real := randomToken(t)
+	settings := `{"network": {"allowedDomains": ["127.0.0.1", "localhost"], "deniedDomains": [],
+		"tlsTerminate": {"extraCaCertPaths": [` + strconv.Quote(u.caFile) + `]}},
+		"credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask", "injectHosts": ["127.0.0.1"]}, {"name": "DENIED_VAR", "mode": "deny"}]},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+	script := noProxyOff + `
+printf 'sentinel=%s\n' "$GH_TOKEN"
+printenv DENIED_VAR || echo "denied var unset"
+curl -sS -H "Authorization: Bearer $GH_TOKEN" --data "token=$GH_TOKEN" https://127.0.0.1:` + u.port + `/inject
+curl -sS -H "Authorization: Bearer $GH_TOKEN" --data "token=$GH_TOKEN" https://localhost:` + u.port + `/other
+curl -sS -H "Authorization: Bearer $GH_TOKEN" http://127.0.0.1:` + pport + `/plain
+echo ---proc
+for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\0' '\n' < "$f"; echo; done
+echo ---files
+find "$(dirname "$(dirname "$SSL_CERT_FILE")")" -type f -exec cat {} + 2>&1
+`
+	out, errs, res, err := runScript(t, settings, script, "GH_TOKEN="+real, "DENIED_VAR=gone")
+	if err != nil {
+		t.Fatalf("%v %s", err, errs)
+	}
+	var sentinel string
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(l, "sentinel="); ok {
+			sentinel = v
+		}
+	}
+	if !strings.HasPrefix(sentinel, "fake_value_") || len(sentinel) != len(real) {
+		t.Fatalf("sentinel %q: want fake_value_... of %d bytes\n%s", sentinel, len(real), out)
+	}
+	if strings.Contains(out, real) || strings.Contains(errs, real) {
+		t.Errorf("the real value reached the command:\n%s\n%s", out, errs)
+	}
+	if strings.Contains(strings.Join(res.Argv, " "), real) {
+		t.Errorf("the real value is in srt's bubblewrap argv")
+	}
+	if !strings.Contains(out, "denied var unset") || strings.Contains(out, "gone") {
+		t.Errorf("mode deny left the variable:\n%s", out)
+	}
+	if _, files, _ := strings.Cut(out, "---files\n"); !strings.Contains(files, "-----BEGIN CERTIFICATE") || !strings.Contains(files, `"placeholders"`) {
+		t.Errorf("the run's files were not read:\n%s", out)
+	}
+	seen := u.requests()
+	for _, want := range []string{
+		fmt.Sprintf("/inject auth=%q body=%q", "Bearer "+real, "token="+real),
+		fmt.Sprintf("/other auth=%q body=%q", "Bearer "+sentinel, "token="+sentinel),
+	} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("upstream: missing %s in\n%s", want, seen)
+		}
+	}
+	if want := fmt.Sprintf("/plain auth=%q", "Bearer "+sentinel); !strings.Contains(plainSeen(), want) {
+		t.Errorf("plain HTTP without allowPlaintextInject: want %s, got %s", want, plainSeen())
+	}
+	// The echo of the real token comes back as the sentinel.
+	if want := "hello /inject auth=Bearer " + sentinel + " body=token=" + sentinel; !strings.Contains(out, want) {
+		t.Errorf("missing %q in\n%s", want, out)
+	}
+}
+
+// TestMaskedCredentialPlaintext: with allowPlaintextInject and no TLS
+// termination, plain HTTP to an inject host carries the real value.
+func TestMaskedCredentialPlaintext(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	pport, seen := plainUpstream(t)
+	real := randomToken(t)
+	settings := `{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": []},
+		"credentials": {"allowPlaintextInject": true, "envVars": [{"name": "GH_TOKEN", "mode": "mask"}]},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+	out, errs, _, err := runScript(t, settings, noProxyOff+`curl -sS -H "Authorization: Bearer $GH_TOKEN" http://127.0.0.1:`+pport+`/plain`, "GH_TOKEN="+real)
+	if err != nil {
+		t.Fatalf("%v %s", err, errs)
+	}
+	if want := fmt.Sprintf("/plain auth=%q", "Bearer "+real); !strings.Contains(seen(), want) {
+		t.Errorf("want %s, got %s", want, seen())
+	}
+	if strings.Contains(out, real) || !strings.Contains(out, "plain /plain auth=Bearer fake_value_") {
+		t.Errorf("the answer: %s", out)
+	}
+}
+
+// TestMaskedCredentialUnset: a masked variable that is not set stops the
+// run before the command starts.
+func TestMaskedCredentialUnset(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	os.Unsetenv("SRT_TEST_UNSET_TOKEN")
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}},
+		"credentials": {"envVars": [{"name": "SRT_TEST_UNSET_TOKEN", "mode": "mask"}]},
+		"filesystem": {"denyRead": [], "allowWrite": [` + strconv.Quote(dir) + `], "denyWrite": []}}`
+	_, _, _, err := runScript(t, settings, "touch "+marker)
+	if err == nil || !strings.Contains(err.Error(), "SRT_TEST_UNSET_TOKEN is masked but not set") || !strings.Contains(err.Error(), "credentials.envVars[0]") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the command ran")
+	}
 }
