@@ -56,3 +56,5 @@ fuzz ./internal/ecmaregex FuzzCheck 1500000x
 fuzz ./compiler/policy FuzzCanonicalHost 300000x
 fuzz ./runtime/proxy FuzzSOCKS 200000x
 fuzz ./runtime/proxy FuzzHTTP 200000x
+fuzz ./runtime/proxy FuzzSwap 200000x
+fuzz ./runtime/proxy FuzzPeek 20000x
