@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTLSTerminateAndMask: srt with tlsTerminate gives the command a
@@ -39,5 +40,31 @@ func TestTLSTerminateAndMask(t *testing.T) {
 	code, _, errOut = srt(t, dir, "", "-s", "s.json", "-c", "true")
 	if code != 1 || !strings.Contains(errOut, "credentials.envVars[0] (s.json:2:") || !strings.Contains(errOut, "SRT_TEST_TOKEN is masked but not set") {
 		t.Errorf("unset masked variable: %d %q", code, errOut)
+	}
+}
+
+// TestKilledTLS: the trust bundle of a run whose srt was killed with
+// SIGKILL is removed by the reaper.
+func TestKilledTLS(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	cmd, out := cli(t, dir, "--settings", "s.json", "-c", `echo "$SSL_CERT_FILE"; sleep 14.142`)
+	line, _ := out.ReadString('\n')
+	bundle := strings.TrimSpace(line)
+	if _, err := os.Stat(bundle); err != nil || !strings.HasPrefix(bundle, filepath.Join(dir, ".run")) {
+		t.Fatalf("bundle %q: %v", bundle, err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Dir(bundle)); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the trust bundle's directory is left after srt was killed: %s", filepath.Dir(bundle))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
