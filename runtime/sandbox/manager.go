@@ -58,8 +58,10 @@ type Manager struct {
 	o      ManagerOptions
 	rules  atomic.Pointer[netpolicy.Rules]
 	listed atomic.Pointer[[]netip.Prefix]
-	store  violations.Store
-	audit  *violations.AuditLog
+	// tls holds tlsTerminate's live options (nil without tlsTerminate).
+	tls   atomic.Pointer[tlsOptions]
+	store violations.Store
+	audit *violations.AuditLog
 
 	mu     sync.Mutex
 	policy *policy.Policy
@@ -131,6 +133,12 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	if err != nil {
 		return fmt.Errorf("network.deniedResolvedAddresses: %w", err)
 	}
+	var live *tlsOptions
+	if t := p.Network.TLS; t != nil {
+		if live, err = newTLSOptions(t); err != nil {
+			return err
+		}
+	}
 	r := &netpolicy.Rules{
 		Allowed:       p.Network.Allowed,
 		Denied:        p.Network.Denied,
@@ -146,6 +154,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	m.policy = p
 	m.mu.Unlock()
 	m.listed.Store(&listed)
+	m.tls.Store(live)
 	m.rules.Store(r)
 	m.store.SetIgnore(p.IgnoreViolations)
 	return nil
@@ -160,6 +169,13 @@ func FixedPartsDiffer(a, b *policy.Policy) bool {
 		c.Source, c.SourceSHA256, c.IgnoreViolations = "", "", nil
 		n := c.Network
 		n.Allowed, n.Denied, n.DeniedReasons, n.StrictAllowlist, n.DeniedResolvedAddresses = nil, nil, nil, false, nil
+		if n.TLS != nil {
+			// Whether TLS is terminated and with which CA is fixed; the
+			// excluded hosts and the limits apply to the next CONNECT.
+			t := *n.TLS
+			t.ExcludeDomains, t.MaxTunnels, t.HandshakeTimeoutMs = nil, 0, 0
+			n.TLS = &t
+		}
 		c.Network = n
 		return c
 	}
@@ -186,6 +202,11 @@ func stripOrigins(p policy.Policy) policy.Policy {
 	}
 	p.Filesystem = fs
 	p.Network.AllowUnixSockets = clear(p.Network.AllowUnixSockets)
+	if p.Network.TLS != nil {
+		t := *p.Network.TLS
+		t.Origin = policy.Origin{}
+		p.Network.TLS = &t
+	}
 	env := p.Env
 	for _, l := range []*[]policy.EnvRule{&env.Unset, &env.Mask} {
 		out := make([]policy.EnvRule, len(*l))

@@ -71,7 +71,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// CA file, a masked variable that is not set) before anything runs.
 	var rt *runTLS
 	if p.Network.TLS != nil {
-		if rt, err = newRunTLS(p.Network.TLS, o.Home, o.Cwd, o.debug); err != nil {
+		if rt, err = newRunTLS(p.Network.TLS, o.Home, o.Cwd, m.tls.Load, o.debug); err != nil {
 			return nil, err
 		}
 	}

@@ -72,7 +72,7 @@ func where(o policy.Origin, key string) string {
 
 // newRunTLS makes the CA of one run (ephemeral, or caCertPath/caKeyPath)
 // and its trust bundle. Every failure is reported before anything runs.
-func newRunTLS(t *policy.TLSTerminate, home, cwd string, debug func(string)) (*runTLS, error) {
+func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions, debug func(string)) (*runTLS, error) {
 	r := &runTLS{}
 	var ca *proxy.CA
 	var err error
@@ -137,18 +137,41 @@ func newRunTLS(t *policy.TLSTerminate, home, cwd string, debug func(string)) (*r
 		b.Write(certs)
 	}
 	r.bundle = b.Bytes()
+	start, err := newTLSOptions(t)
+	if err != nil {
+		return nil, err
+	}
+	// The live options are the Manager's latest; a policy that dropped
+	// tlsTerminate leaves the run with those it started with.
+	opts := func() *tlsOptions {
+		if o := live(); o != nil {
+			return o
+		}
+		return start
+	}
+	r.term = &proxy.Terminator{
+		CA: ca, Roots: roots,
+		Exclude:          func() policy.HostList { return opts().exclude },
+		MaxTunnels:       func() int { return opts().maxTunnels },
+		HandshakeTimeout: func() time.Duration { return opts().timeout },
+	}
+	return r, nil
+}
+
+// tlsOptions are the options of tlsTerminate a policy update changes for
+// the next CONNECT: the excluded hosts and the limits.
+type tlsOptions struct {
+	exclude    policy.HostList
+	maxTunnels int
+	timeout    time.Duration
+}
+
+func newTLSOptions(t *policy.TLSTerminate) (*tlsOptions, error) {
 	exclude, err := policy.ParseHostList(t.ExcludeDomains)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where(t.Origin, "network.tlsTerminate.excludeDomains"), err)
 	}
-	maxTunnels, timeout := t.MaxTunnels, time.Duration(t.HandshakeTimeoutMs)*time.Millisecond
-	r.term = &proxy.Terminator{
-		CA: ca, Roots: roots,
-		Exclude:          func() policy.HostList { return exclude },
-		MaxTunnels:       func() int { return maxTunnels },
-		HandshakeTimeout: func() time.Duration { return timeout },
-	}
-	return r, nil
+	return &tlsOptions{exclude: exclude, maxTunnels: t.MaxTunnels, timeout: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond}, nil
 }
 
 // unwrapPath drops the path a *PathError repeats.

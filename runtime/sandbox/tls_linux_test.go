@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -448,5 +449,53 @@ func TestMaskedCredentialUnset(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the command ran")
+	}
+}
+
+// TestTLSExcludeLive: a policy update that excludes a host applies to the
+// next CONNECT of a running sandbox, and counts as a network change only.
+func TestTLSExcludeLive(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	u := newUpstream(t, nil)
+	terminated := compileFull(t, tlsSettings(t, u, "", ""))
+	excluded := compileFull(t, tlsSettings(t, u, `"excludeDomains": ["127.0.0.1"]`, ""))
+	if FixedPartsDiffer(terminated, excluded) {
+		t.Error("a change of excludeDomains counted as a fixed change")
+	}
+	if !FixedPartsDiffer(terminated, compile(t, `"allowedDomains": ["127.0.0.1:`+u.port+`"], "deniedDomains": []`)) {
+		t.Error("dropping tlsTerminate was not noticed as a fixed change")
+	}
+	m, err := NewManager(terminated, ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command reports each new exit code of a pinning curl until it
+	// succeeds; the test excludes the host once the first code arrives.
+	pinned := `curl -s -k -o /dev/null --pinnedpubkey '` + u.pin + `' https://127.0.0.1:` + u.port + `/`
+	script := noProxyOff + `last=; for i in $(seq 200); do ` + pinned + `; c=$?; [ "$c" = "$last" ] || echo $c; last=$c; [ $c = 0 ] && exit 0; sleep 0.05; done; exit 1`
+	pr, pw := io.Pipe()
+	var errb strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		dir := t.TempDir()
+		_, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, Options{Stdout: pw, Stderr: &errb, Stdin: strings.NewReader(""), Home: dir, Cwd: dir})
+		pw.Close()
+		done <- err
+	}()
+	var seen []string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		seen = append(seen, sc.Text())
+		if len(seen) == 1 {
+			if err := m.Update(excluded); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(seen, " ") != "90 0" {
+		t.Errorf("saw %v, stderr %s", seen, errb.String())
 	}
 }
