@@ -170,19 +170,21 @@ func (e *Evaluator) knobs(t Target) []knob {
 			"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)"))
 	}
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
-		// srt does not terminate TLS or inject yet: the command's requests
-		// carry the sentinel (stricter than the settings ask).
-		why := "srt does not inject masked secrets yet: requests carry the sentinel"
-		if !n.TLSTerminate {
-			why += " (and without tlsTerminate the reference would inject into plaintext traffic)"
+		// srt (Linux) swaps masked variables in on terminated TLS, or on
+		// plain HTTP when allowed; masked files are hidden instead of
+		// copied (stricter than the settings ask).
+		why := "srt on Linux sends a masked variable's real value only to its inject hosts, over terminated TLS"
+		if e.p.Env.AllowPlaintextInject {
+			why += " or plain HTTP (allowPlaintextInject)"
 		}
+		why += "; every other request carries the sentinel; masked files are hidden instead of copied"
 		out = append(out, knob{"credential injection", Decision{Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
 	}
 	for _, v := range e.p.Env.Unset {
 		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "removed from the command's environment"}})
 	}
 	for _, v := range e.p.Env.Mask {
-		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel; srt does not swap the real value in yet"}})
+		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel of the value's length; the proxy swaps the real value in for its inject hosts"}})
 	}
 	return out
 }
