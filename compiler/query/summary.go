@@ -43,6 +43,9 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			}
 		}
 		add("write", "/ (everything not listed)", e.Write("/", t))
+		if t == Linux && fs.PrivateTmp() {
+			add("write", policy.TmpDir+" (TMPDIR)", e.Write(policy.TmpDir, t))
+		}
 		var mandatory []string
 		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
 			for _, r := range l {

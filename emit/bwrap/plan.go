@@ -40,6 +40,13 @@ const (
 	// AllowWrite binds a path writable, if it exists and is not a symlink
 	// leading elsewhere; ancestors of protected paths below it are pinned.
 	AllowWrite Directive = "allow-write"
+	// PrivateTmp binds a new, empty directory of the run at its operand,
+	// writable, and sets TMPDIR to it: the command's temporary files are
+	// neither shared with other runs nor with the host's directory of that
+	// name, and are removed when the run ends. A write deny over the
+	// operand makes it read-only; a read deny over it hides nothing of the
+	// host there.
+	PrivateTmp Directive = "private-tmp"
 	// DenyRead hides a path: an empty tmpfs over a directory, /dev/null over
 	// anything else; what AllowRead and AllowWrite name inside is restored.
 	DenyRead Directive = "deny-read"
@@ -56,6 +63,9 @@ const (
 	// Seccomp installs the seccomp program of the host's architecture.
 	Seccomp Directive = "seccomp"
 )
+
+// TmpDir is where the command finds its temporary directory (TMPDIR).
+const TmpDir = policy.TmpDir
 
 // Plan is the ordered bubblewrap plan of a policy.
 type Plan struct {
@@ -106,7 +116,21 @@ func Emit(p *policy.Policy) Plan {
 		args("--bind", "/", "/")
 	} else {
 		args("--ro-bind", "/", "/")
-		paths(AllowWrite, fs.AllowWrite)
+		var tmp *policy.Origin
+		var writes []policy.PathRule
+		for i, r := range fs.AllowWrite {
+			if r.Origin == policy.Default && (r.Path == TmpDir || r.Path == "/private"+TmpDir) {
+				// The reference's shared /tmp/claude (and its macOS
+				// spelling): a directory of the run's own here.
+				tmp = &fs.AllowWrite[i].Origin
+				continue
+			}
+			writes = append(writes, r)
+		}
+		paths(AllowWrite, writes)
+		if tmp != nil {
+			dir(PrivateTmp, TmpDir, tmp)
+		}
 		paths(DenyRead, fs.DenyRead)
 		paths(AllowRead, fs.AllowRead)
 	}
@@ -146,7 +170,8 @@ func (pl Plan) Render() []byte {
 	b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
 	b.WriteString("# this run's home and working directories. @step lines are resolved\n")
 	b.WriteString("# against the host at run time, in this order. # comments name the\n")
-	b.WriteString("# setting behind each step.\n")
+	b.WriteString("# setting behind each step. @private-tmp is TMPDIR: a new, empty directory\n")
+	b.WriteString("# of each run, bound there, seen by no other run and removed after it.\n")
 	for _, s := range pl.Steps {
 		var line string
 		if s.Args != nil {

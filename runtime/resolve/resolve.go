@@ -50,6 +50,10 @@ type Host struct {
 	// user's tree. When nil, or when it fails, the file is hidden instead,
 	// which is stricter.
 	MaskedCopy func(path string) (string, error)
+	// TmpDir is a new, empty directory of this run, private to the user,
+	// bound writable at the @private-tmp operand (the command's TMPDIR).
+	// Needed only when the plan has that step.
+	TmpDir string
 }
 
 // Result is a resolved plan.
@@ -97,6 +101,7 @@ type resolver struct {
 	masks      []mount    // credential file masks: copy -> real file
 	scanDenies []string
 	usedEmpty  bool
+	tmp        *mount // the run's TMPDIR: host directory -> its place inside
 }
 
 // denyUnit is one hidden path: a tmpfs over a directory or /dev/null over
@@ -158,6 +163,14 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 func (r *resolver) collect(steps []bwrap.Step) error {
 	var convenience []string
 	for _, s := range steps {
+		if s.Directive == bwrap.PrivateTmp {
+			if r.h.TmpDir == "" {
+				return fmt.Errorf("@%s %s: no directory was made for the run's TMPDIR", s.Directive, s.Operand)
+			}
+			r.tmp = &mount{src: r.h.TmpDir, dest: filepath.Clean(s.Operand)}
+		}
+	}
+	for _, s := range steps {
 		name, q := kind(s.Directive)
 		switch name {
 		case bwrap.AllowWrite:
@@ -216,6 +229,10 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 		}
 		r.addWriteRoot(c)
 	}
+	if r.tmp != nil {
+		// Last: bound after every write root that could cover it.
+		r.writeRoots = append(r.writeRoots, r.tmp.dest)
+	}
 	for _, s := range steps {
 		name, _ := kind(s.Directive)
 		if name != bwrap.DenyWrite {
@@ -257,6 +274,10 @@ func (r *resolver) addWriteRoot(p string) {
 	}
 	if fi.Mode()&os.ModeSymlink != 0 && !within(real, p) {
 		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
+		return
+	}
+	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
+		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
 		return
 	}
 	for _, w := range r.writeRoots {
@@ -469,6 +490,8 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 				}
 				r.add("--setenv", k, v)
 			}
+		case bwrap.PrivateTmp:
+			r.add("--setenv", "TMPDIR", r.tmp.dest)
 		case bwrap.Seccomp:
 			if r.h.SeccompFD <= 0 {
 				return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
@@ -533,14 +556,18 @@ func (r *resolver) emitFilesystem() {
 			r.add("--ro-bind", pin, pin)
 		}
 		for _, w := range r.writeRoots {
-			r.add("--bind", w, w)
+			if !r.isTmp(w) {
+				r.add("--bind", w, w)
+			}
 		}
 	} else {
 		// A writable "/" would bury pins made before it: pin after the
 		// write roots, then cover each pinned top-level directory with a
 		// writable bind of itself (spec linux.md §2.4.2).
 		for _, w := range r.writeRoots {
-			r.add("--bind", w, w)
+			if !r.isTmp(w) {
+				r.add("--bind", w, w)
+			}
 		}
 		covers := map[string]bool{}
 		for _, pin := range pins {
@@ -553,6 +580,9 @@ func (r *resolver) emitFilesystem() {
 				r.add("--bind", top, top)
 			}
 		}
+	}
+	if r.tmp != nil {
+		r.add("--bind", r.tmp.src, r.tmp.dest)
 	}
 	for _, u := range r.readDeny {
 		if r.hiddenByEarlier(u) {
@@ -572,7 +602,7 @@ func (r *resolver) emitFilesystem() {
 			// become read-only.
 			for _, w := range r.writeRoots {
 				if w != m.dest && within(w, m.dest) && r.restoredUnder(w, m.dest) {
-					r.add("--ro-bind", w, w)
+					r.add("--ro-bind", r.host(w), w)
 				}
 			}
 			continue
@@ -622,7 +652,7 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 	var restores []restore
 	for _, w := range r.writeRoots {
 		if w != u.path && within(w, u.path) {
-			restores = append(restores, restore{w, w, !again})
+			restores = append(restores, restore{r.host(w), w, !again})
 		}
 	}
 	for _, a := range r.allowRead {
@@ -715,6 +745,18 @@ func (r *resolver) hiddenUnrestored(p string) bool {
 
 type mount struct{ src, dest string }
 
+// isTmp reports whether p is where the run's TMPDIR is bound.
+func (r *resolver) isTmp(p string) bool { return r.tmp != nil && p == r.tmp.dest }
+
+// host returns the host path behind p: inside the run's TMPDIR, its
+// directory on the host; anywhere else, p.
+func (r *resolver) host(p string) string {
+	if r.tmp != nil && within(p, r.tmp.dest) {
+		return r.tmp.src + strings.TrimPrefix(p, r.tmp.dest)
+	}
+	return p
+}
+
 // denyWriteMounts decides the read-only mounts of the write denies: an
 // existing path inside (or above) a write root is bound onto itself; an
 // absent one gets a placeholder at its first missing component.
@@ -731,7 +773,7 @@ func (r *resolver) denyWriteMounts() []mount {
 	// them, so nothing below them needs a placeholder.
 	var readOnly []string
 	for _, d := range r.denyWrite {
-		if _, err := os.Lstat(d); err == nil {
+		if _, err := os.Lstat(r.host(d)); err == nil {
 			readOnly = append(readOnly, d)
 		}
 	}
@@ -753,29 +795,29 @@ func (r *resolver) denyWriteMounts() []mount {
 		if !r.writable(d) && !above {
 			continue // read-only already
 		}
-		if _, err := os.Lstat(d); err == nil {
-			addMount(mount{d, d})
+		if _, err := os.Lstat(r.host(d)); err == nil {
+			addMount(mount{r.host(d), d})
 			continue
 		}
 		// Absent: keep it from being created.
 		existing, missing := d, ""
 		for {
-			if _, err := os.Lstat(existing); err == nil {
+			if _, err := os.Lstat(r.host(existing)); err == nil {
 				break
 			}
 			missing = filepath.Base(existing)
 			existing = filepath.Dir(existing)
 		}
 		first := filepath.Join(existing, missing)
-		if fi, err := os.Stat(existing); err == nil && !fi.IsDir() {
-			addMount(mount{existing, existing}) // e.g. a worktree's .git file
+		if fi, err := os.Stat(r.host(existing)); err == nil && !fi.IsDir() {
+			addMount(mount{r.host(existing), existing}) // e.g. a worktree's .git file
 			continue
 		}
 		if !effectivelyWritable(first) {
 			r.note("%s: needs no placeholder, its directory is read-only in the sandbox", d)
 			continue
 		}
-		if !canCreateIn(existing) {
+		if !canCreateIn(r.host(existing)) {
 			// Neither bubblewrap nor the command can create it there
 			// (another owner, a read-only file system): nothing to do, and
 			// a mount point could not be made.
@@ -791,7 +833,8 @@ func (r *resolver) denyWriteMounts() []mount {
 				r.usedEmpty = true
 			}
 		}
-		if !seen[first] {
+		if !seen[first] && r.host(first) == first {
+			// (One in the run's TMPDIR goes with it.)
 			r.res.Placeholders = append(r.res.Placeholders, first)
 		}
 		addMount(mount{src, first})

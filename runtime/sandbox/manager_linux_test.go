@@ -32,6 +32,14 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == ReapArg {
+		// The reaper every run with a TMPDIR starts.
+		if err := Reap(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "reap: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
