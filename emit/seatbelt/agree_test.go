@@ -30,7 +30,7 @@ import (
 //   - write: query Write against file-write-data (changing the file);
 //     where the profile allows that but still refuses to create or unlink
 //     the path (it keeps denied paths and their directories from being
-//     moved away, spec §1.8 step 7, §1.9, §1.10), the answer is counted as
+//     moved away, docs/reference.md#macos-reads step 7, docs/reference.md#macos-unlink-rule), the answer is counted as
 //     "write allowed, move refused", not a disagreement: the evaluator's
 //     yes/no is about changing the content;
 //   - unix sockets: query UnixSocket against network-outbound to the
@@ -49,7 +49,7 @@ import (
 
 // hosts are the host facts the answers are asked with: the working
 // directory inside HOME, outside it, equal to it, and under /private/tmp
-// (as the runtime passes it: symlinks resolved, spec §5.1.8), and named
+// (as the runtime passes it: symlinks resolved, docs/reference.md#macos-pitfalls), and named
 // with metacharacters. A working directory of "/" is refused by srt
 // (seatbelt.Host.Check; see TestRootHostRefused).
 var hosts = []seatbelt.Host{
@@ -77,6 +77,7 @@ var mandatoryProbes = []string{
 	".bashrc", "sub/.bashrc", "a/b/c/d/.zshrc", ".zshrc/x", ".mcp.json", "sub/.mcp.json", ".gitconfig",
 	".git", ".git/HEAD", ".git/hooks", ".git/hooks/pre-commit", "sub/.git/hooks/pre-commit",
 	".git/config", "sub/.git/config", ".vscode", ".vscode/settings.json",
+	".git/commondir", "sub/.git/commondir", ".git/config.worktree", ".git/worktrees", ".git/worktrees/wt/commondir", "sub/.git/worktrees/x",
 	"sub/.vscode", "sub/.vscode/settings.json", "sub/.git/hooks", "sub/.claude/commands", ".idea/x", ".claude", ".claude/settings.json", ".claude/commands/x",
 	".claude/agents", "sub/.claude/commands/x", "node_modules/p/.bashrc", "src/main.go",
 }
@@ -234,7 +235,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 // lines with the profile: Apple Events, trustd, pseudo-terminals, local
 // binding and the listed Mach services are operations of the profile;
 // "connect anything else" is a direct connection (the proxies decide the
-// rest, in runtime/netpolicy, which the evaluator calls). Lines the
+// rest, in compiler/netpolicy, which the evaluator calls). Lines the
 // profile cannot express (the environment, credential injection) are
 // counted as such.
 func agreeProcess(t *testing.T, name string, p *policy.Policy, h seatbelt.Host, in *seatbelt.Interp, ev *query.Evaluator, refused bool, tl *tally) {

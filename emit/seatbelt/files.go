@@ -7,8 +7,8 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// files writes the file-read section (§1.8), the file-write section
-// (§1.9) and the trailing unlink rule (§1.10).
+// files writes the file-read section (docs/reference.md#macos-reads), the file-write section
+// (docs/reference.md#macos-reads) and the trailing unlink rule (docs/reference.md#macos-unlink-rule).
 func (m *emitter) files(fs policy.Filesystem) {
 	var denies []entry
 	var creds []policy.PathRule
@@ -97,7 +97,7 @@ func (m *emitter) read(denies, allows, writes []entry) {
 	m.rule("allow file-write-unlink file-write-create", fs)
 }
 
-// carve is d's deny filter minus the entries it covers (§1.8 step 4).
+// carve is d's deny filter minus the entries it covers (docs/reference.md#macos-reads step 4).
 func (m *emitter) carve(d entry, others []entry) string {
 	var nots []string
 	seen := map[string]bool{}
@@ -116,7 +116,7 @@ func (m *emitter) carve(d entry, others []entry) string {
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors
-// from being renamed or removed (§1.8 step 7): each entry's deny filter,
+// from being renamed or removed (docs/reference.md#macos-reads step 7): each entry's deny filter,
 // for a pattern its base directory, then every ancestor up to "/".
 func (m *emitter) moveBlock(es []entry) []string {
 	var fs []string
@@ -133,7 +133,7 @@ func (m *emitter) moveBlock(es []entry) []string {
 	return fs
 }
 
-// mandatory are the write denies of spec §1.9a, anchored at the working
+// mandatory are the write denies of docs/reference.md#mandatory-denies, anchored at the working
 // directory: each name there and, through a pattern, at any depth below
 // (Seatbelt needs no scan, so the search depth does not apply; this is
 // stricter than Linux, which stops at mandatoryDenySearchDepth).
@@ -156,9 +156,29 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 	for _, d := range sc.Dirs {
 		add(d, true)
 	}
-	add(".git/hooks", true)
-	if sc.GitConfig {
-		add(".git/config", false)
+	dirs, files := sc.GitDirs, sc.GitFiles
+	if dirs == nil && files == nil {
+		// A policy from before the lists: today's names.
+		dirs, files = policy.GitDirs, policy.GitFiles
+		if sc.GitConfig {
+			files = append(append([]string{}, files...), policy.GitConfigFiles...)
+		}
+	}
+	// The same names in every repository, and in each submodule's git
+	// directory under .git/modules (whose name may have slashes).
+	gitName := func(name string, dir bool) {
+		add(".git/"+name, dir)
+		pat := "/**/.git/modules/**/" + name
+		if dir {
+			pat += "/**"
+		}
+		out = append(out, entry{root: policy.Cwd, pat: pat, origin: o})
+	}
+	for _, d := range dirs {
+		gitName(d, true)
+	}
+	for _, f := range files {
+		gitName(f, false)
 	}
 	return out
 }
@@ -210,8 +230,8 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 	m.rule("deny file-write-unlink file-write-create", fl)
 }
 
-// trailing writes the last file rule (§1.10): a read-denied path inside a
-// write root may not be unlinked, since §1.8 step 8 re-allowed unlinking
+// trailing writes the last file rule (docs/reference.md#macos-unlink-rule): a read-denied path inside a
+// write root may not be unlinked, since docs/reference.md#macos-reads step 8 re-allowed unlinking
 // in write roots and a renamed secret would be readable.
 //
 // Where a deny and a write root start at different symbolic roots, whether
@@ -321,7 +341,7 @@ func globRootMatches(d entry, writes []entry) bool {
 	return false
 }
 
-// A denyGroup is literal write denies folded into one regex (§1.9):
+// A denyGroup is literal write denies folded into one regex (docs/reference.md#macos-reads):
 // dir/(name|...)/(leaf|...).
 type denyGroup struct {
 	dir    string

@@ -22,12 +22,12 @@ const (
 	ParamCwdParentsRegex  = "CWD_PARENTS_REGEX"  // CWD's likewise
 	ParamHTTPPort         = "HTTP_PROXY_PORT"    // srt's HTTP proxy on 127.0.0.1
 	ParamSOCKSPort        = "SOCKS_PROXY_PORT"   // srt's SOCKS5 proxy on 127.0.0.1
-	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (§1.12)
+	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (docs/reference.md#macos-log-tag)
 )
 
 // Host is what the runtime knows about one run. HOME and CWD must be
 // absolute and free of symlinks (Seatbelt matches the path the kernel
-// resolved, spec §5.1.8).
+// resolved, docs/reference.md#macos-pitfalls).
 type Host struct {
 	Home, Cwd           string
 	HTTPPort, SOCKSPort int

@@ -57,7 +57,7 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	arch := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	arch, _ := seccomp.ForGOARCH(goruntime.GOARCH)
 	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func users() []int {
 	return []int{0}
 }
 
-// TestLiveConformance runs the file-system behaviours of spec linux.md §8
+// TestLiveConformance runs the file-system behaviours of docs/reference.md#linux-conformance
 // in real sandboxes, as root and as nobody.
 func TestLiveConformance(t *testing.T) {
 	for _, uid := range users() {
