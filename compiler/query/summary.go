@@ -52,6 +52,9 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				if r.Origin == policy.Default && !r.Convenience && t == MacOS {
 					continue // /dev and /tmp/claude names, the same in every policy
 				}
+				if r.Origin == policy.Default && t == Linux && fs.PrivateTmp() && (r.Path == policy.TmpDir || r.Path == "/private"+policy.TmpDir) {
+					continue // the TMPDIR line above: the plan binds neither name
+				}
 				if r.Origin == policy.Mandatory {
 					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
 					continue
