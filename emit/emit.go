@@ -162,7 +162,7 @@ func concreteOK(pl bwrap.Plan, o Options) error {
 			continue
 		}
 		for _, s := range pl.Steps {
-			if strings.HasSuffix(string(s.Directive), ":pattern") && strings.HasPrefix(s.Operand, d.root) {
+			if s.Qualifier == bwrap.Pattern && strings.HasPrefix(s.Operand, d.root) {
 				return fmt.Errorf("%s %s holds a glob character, and the plan has a pattern under it (%s): write the symbolic plan instead (no %s)", d.flag, d.dir, s.Operand, d.flag)
 			}
 		}

@@ -14,6 +14,9 @@ type Step struct {
 	Args []string
 	// Directive is a step for the runtime to resolve; "" for Args.
 	Directive Directive
+	// Qualifier says how a path directive's operand reads ("" for the
+	// plain path); written after the directive's name (@deny-read:pattern).
+	Qualifier Qualifier
 	// Operand is the directive's path, name or parameters.
 	Operand string
 	// Params marks an operand of parameters written by the compiler, shown
@@ -74,6 +77,31 @@ const (
 	Seccomp Directive = "seccomp"
 )
 
+// A Qualifier says how the operand of a path directive reads.
+type Qualifier string
+
+// The qualifiers.
+const (
+	// Pattern: a glob, also read as the literal name where that exists.
+	Pattern Qualifier = "pattern"
+	// Literal: the name as written, glob characters and all.
+	Literal Qualifier = "literal"
+	// UnlessHidden: a convenience path, left out where a read deny hides it.
+	UnlessHidden Qualifier = "unless-hidden"
+)
+
+// Qualifiers are the qualifiers a path directive may take.
+var Qualifiers = []Qualifier{Pattern, Literal, UnlessHidden}
+
+// Name is the directive as a plan writes it: its name, and ":qualifier"
+// when it has one.
+func (s Step) Name() string {
+	if s.Qualifier == "" {
+		return string(s.Directive)
+	}
+	return string(s.Directive) + ":" + string(s.Qualifier)
+}
+
 // TmpDir is where the command finds its temporary directory (TMPDIR).
 const TmpDir = policy.TmpDir
 
@@ -97,16 +125,16 @@ func Emit(p *policy.Policy) Plan {
 	paths := func(d Directive, rules []policy.PathRule) {
 		for i := range rules {
 			r := &rules[i]
-			name := d
+			s := Step{Directive: d, Operand: r.Path, Origin: &r.Origin}
 			switch {
 			case r.Pattern:
-				name += ":pattern"
+				s.Qualifier = Pattern
 			case r.Literal:
-				name += ":literal"
+				s.Qualifier = Literal
 			case r.Convenience:
-				name += ":unless-hidden"
+				s.Qualifier = UnlessHidden
 			}
-			dir(name, r.Path, &r.Origin)
+			pl.Steps = append(pl.Steps, s)
 		}
 	}
 
@@ -214,7 +242,7 @@ func (pl Plan) Render() []byte {
 			}
 			line = strings.Join(words, " ")
 		} else {
-			line = "@" + string(s.Directive)
+			line = "@" + s.Name()
 			switch {
 			case s.Params:
 				line += " " + s.Operand

@@ -163,18 +163,11 @@ func (r *resolver) expand(p string) string {
 	return filepath.Clean(p)
 }
 
-// kind splits a directive into its name and qualifier (":pattern", …).
-func kind(d bwrap.Directive) (bwrap.Directive, string) {
-	name, q, _ := strings.Cut(string(d), ":")
-	return bwrap.Directive(name), q
-}
-
 // targets returns the host paths a path step names: the path itself, and
 // for a pattern every existing match as well (the dual reading).
 func (r *resolver) targets(s bwrap.Step) ([]string, error) {
-	_, q := kind(s.Directive)
 	p := r.expand(s.Operand)
-	if q != "pattern" {
+	if s.Qualifier != bwrap.Pattern {
 		return []string{p}, nil
 	}
 	// The directory behind ${HOME} or ${CWD} is a name, whatever
@@ -187,7 +180,7 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 	}
 	matches, err := glob(root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("@%s %s: %w", s.Directive, s.Operand, err)
+		return nil, fmt.Errorf("@%s %s: %w", s.Name(), s.Operand, err)
 	}
 	if _, err := os.Lstat(p); err == nil {
 		matches = append([]string{p}, matches...)
@@ -210,15 +203,14 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	}
 	for _, s := range steps {
 		r.cur = s.Line
-		name, q := kind(s.Directive)
-		switch name {
+		switch s.Directive {
 		case bwrap.AllowWrite:
 			ts, err := r.targets(s)
 			if err != nil {
 				return err
 			}
 			for _, t := range ts {
-				if q == "unless-hidden" {
+				if s.Qualifier == bwrap.UnlessHidden {
 					convenience = append(convenience, t)
 					convLine[t] = s.Line
 					continue
@@ -238,7 +230,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	}
 	for _, s := range steps {
 		r.cur = s.Line
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		switch name {
 		case bwrap.MaskFile:
 			ts, err := r.targets(s)
@@ -281,7 +273,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	}
 	for _, s := range steps {
 		r.cur = s.Line
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		if name != bwrap.DenyWrite {
 			continue
 		}
@@ -517,7 +509,7 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 			}
 			continue
 		}
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		if d := directives[name]; d.emit != nil {
 			if err := d.emit(r, s, steps); err != nil {
 				return stepError(s, err)
