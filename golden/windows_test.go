@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"srt.dev/compiler"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/schema"
 )
 
@@ -91,7 +91,7 @@ func shareInstall(plan, shared []byte) []byte {
 
 // compileWindows returns what the Windows golden files of a case hold:
 // windows/plan.json, or error.txt with the diagnostics or the error.
-func compileWindows(t *testing.T, settings string) emit.Files {
+func compileWindows(t *testing.T, settings string) artifact.Files {
 	t.Helper()
 	data, err := os.ReadFile(settings)
 	if err != nil {
@@ -106,11 +106,11 @@ func compileWindows(t *testing.T, settings string) emit.Files {
 		for _, d := range diags {
 			b.WriteString(d.String() + "\n")
 		}
-		return emit.Files{"error.txt": []byte(b.String())}
+		return artifact.Files{"error.txt": []byte(b.String())}
 	}
-	files, err := emit.Artifacts(p, []emit.Target{emit.Windows})
+	files, err := artifact.Build(p, []artifact.Target{artifact.Windows}, artifact.Options{})
 	if err != nil {
-		return emit.Files{"error.txt": []byte(err.Error() + "\n")}
+		return artifact.Files{"error.txt": []byte(err.Error() + "\n")}
 	}
-	return emit.Files{"windows/plan.json": files["windows/plan.json"]}
+	return artifact.Files{"windows/plan.json": files["windows/plan.json"]}
 }

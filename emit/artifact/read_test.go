@@ -1,4 +1,4 @@
-package emit
+package artifact
 
 import (
 	"os"
@@ -9,15 +9,15 @@ import (
 	"srt.dev/schema"
 )
 
-// TestReadPlanFiles: the runtime gets the bytes that were checked, and no
+// TestRead: the runtime gets the bytes that were checked, and no
 // file the plan does not list (a profile dropped into a linux-only plan
 // is not run).
-func TestReadPlanFiles(t *testing.T) {
+func TestRead(t *testing.T) {
 	p, diags, err := compiler.CompileFile("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": [], "denyWrite": []}}`), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)
 	}
-	files, err := Artifacts(p, []Target{Linux})
+	files, err := Build(p, []Target{Linux}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestReadPlanFiles(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(dir, "macos"), 0o755)
 	os.WriteFile(filepath.Join(dir, "macos", "profile.sb"), []byte("(version 1)\n(allow default)\n"), 0o644)
-	_, got, err := ReadPlanFiles(dir)
+	_, got, err := Read(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
