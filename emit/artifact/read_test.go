@@ -3,9 +3,13 @@ package artifact
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
 	"srt.dev/schema"
 )
 
@@ -37,5 +41,16 @@ func TestRead(t *testing.T) {
 	}
 	if string(got["linux/bwrap.args"]) != string(files["linux/bwrap.args"]) || len(got) != len(files)-1 {
 		t.Errorf("got %v, want the %d listed files", got.Names(), len(files)-1)
+	}
+}
+
+// TestReadOutside: a manifest that names a file outside the directory is
+// refused before anything is read from there.
+func TestReadOutside(t *testing.T) {
+	fsys := fstest.MapFS{
+		"plan.json": {Data: []byte(`{"formatVersion": ` + strconv.Itoa(policy.FormatVersion) + `, "files": {"../secret": "00"}}`)},
+	}
+	if _, _, err := Read(fsys, "plan"); err == nil || !strings.Contains(err.Error(), `lists "../secret", which is not a file of the directory`) {
+		t.Errorf("Read = %v, want a refusal of ../secret", err)
 	}
 }
