@@ -1,13 +1,14 @@
-// Package emit assembles the artifact directory of a compiled policy
-// (docs/srtc.md#srtc-compile): plan.json, and for each target the files its emitter produces. Like
-// the emitters it is pure: bytes in memory, written out by the caller.
-package emit
+// Package artifact builds and reads the artifact directory of a compiled
+// policy (docs/srtc.md#srtc-compile): plan.json, the manifest, and for
+// each target the files its emitter produces. Like the emitters it is
+// pure: Build returns bytes in memory, which the caller writes out; Read
+// takes the directory as an fs.FS the caller opened.
+package artifact
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,18 +19,15 @@ import (
 	"srt.dev/emit/seatbelt"
 )
 
-// Target is a platform the artifacts are for.
-type Target string
+// Target is a platform the artifacts are for (policy.Target).
+type Target = policy.Target
 
 // The targets.
 const (
-	Linux   Target = "linux"
-	MacOS   Target = "macos"
-	Windows Target = "windows"
+	Linux   = policy.TargetLinux
+	MacOS   = policy.TargetMacOS
+	Windows = policy.TargetWindows
 )
-
-// ErrNotBuilt reports a target whose emitter does not exist yet.
-var ErrNotBuilt = errors.New("not built yet")
 
 // Files is the content of an artifact directory: slash-separated paths
 // relative to it, and their bytes.
@@ -65,15 +63,10 @@ type Options struct {
 
 func (o Options) concrete() bool { return o.Home != "" || o.Cwd != "" }
 
-// Artifacts returns the artifact directory of p for targets.
-func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
-	return ArtifactsWith(p, targets, Options{})
-}
-
-// ArtifactsWith is Artifacts with the concrete form of the Linux plan for
-// one host, when o asks for it; plan.json then records the host, and the
-// checksum of what is written.
-func ArtifactsWith(p *policy.Policy, targets []Target, o Options) (Files, error) {
+// Build returns the artifact directory of p for targets: symbolic, or with
+// the concrete form of the Linux plan for one host when o asks for it
+// (plan.json then records the host, and the checksum of what is written).
+func Build(p *policy.Policy, targets []Target, o Options) (Files, error) {
 	files := Files{}
 	for _, t := range targets {
 		switch t {
@@ -162,7 +155,7 @@ func concreteOK(pl bwrap.Plan, o Options) error {
 			continue
 		}
 		for _, s := range pl.Steps {
-			if strings.HasSuffix(string(s.Directive), ":pattern") && strings.HasPrefix(s.Operand, d.root) {
+			if s.Qualifier == bwrap.Pattern && strings.HasPrefix(s.Operand, d.root) {
 				return fmt.Errorf("%s %s holds a glob character, and the plan has a pattern under it (%s): write the symbolic plan instead (no %s)", d.flag, d.dir, s.Operand, d.flag)
 			}
 		}
