@@ -216,3 +216,59 @@ curl`+code+`http://direct.example/
 }
 
 var tinyproxyVersion = regexp.MustCompile(`tinyproxy/[0-9.]+`)
+
+// TestMitmProxySocket: the mitmProxy domains reach a test proxy on a Unix
+// socket from inside the sandbox (CONNECT, and plain HTTP in absolute
+// form), after srt's lists; a live update moves the domains; when the
+// socket is gone the client gets 502, with no fallback.
+func TestMitmProxySocket(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	sock := filepath.Join(t.TempDir(), "mitm.sock")
+	mitm := startOrigin(t, "unix", sock)
+	settings := func(domain, sock string) string {
+		return `"allowedDomains": ["*.inspect.example", "other.example"], "deniedDomains": ["evil.inspect.example"],
+			"mitmProxy": {"socketPath": "` + sock + `", "domains": ["` + domain + `"]}`
+	}
+	m, err := NewManager(compile(t, settings("*.inspect.example", sock)), ManagerOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := `curl -s -o /dev/null -w "%{http_code}\n" `
+	out, _ := sh(t, m, Options{}, `curl -s http://a.inspect.example/p; echo
+curl -s -p http://b.inspect.example:8443/t; echo
+`+code+`http://evil.inspect.example/
+`+code+`http://other.example/
+`)
+	want := "GET http://a.inspect.example/p via=\nCONNECT b.inspect.example:8443 via= inside: GET /t\n403\n502\n"
+	if out != want {
+		t.Errorf("mitm:\n%s\nwant:\n%s", out, want)
+	}
+	// A live update: now other.example goes to the socket (a change a
+	// running sandbox takes).
+	next := compile(t, settings("other.example", sock))
+	if FixedPartsDiffer(m.Policy(), next) {
+		t.Error("a mitmProxy change is reported as one a running sandbox cannot take")
+	}
+	if err := m.Update(next); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = sh(t, m, Options{}, `curl -s http://other.example/o; echo
+`+code+`http://a.inspect.example/
+`)
+	if want := "GET http://other.example/o via=\n502\n"; out != want {
+		t.Errorf("after the update:\n%s\nwant:\n%s", out, want)
+	}
+	if n := len(mitm.log()); n != 3 {
+		t.Errorf("the mitm proxy saw %d requests, want 3: %q", n, mitm.log())
+	}
+	// The socket is gone: no fallback to a direct dial.
+	if err := m.Update(compile(t, settings("other.example", sock+".gone"))); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = sh(t, m, Options{}, code+`http://other.example/
+curl -s -p http://other.example:8443/t; echo "exit $?"
+`)
+	if out != "502\nexit 56\n" {
+		t.Errorf("socket gone: %q", out)
+	}
+}
