@@ -507,14 +507,13 @@ func TestPolicyCache(t *testing.T) {
 	}
 }
 
-// TestRefusesWhatItCannotEnforce: settings whose network rules this srt
-// cannot enforce yet stop it, rather than run with weaker rules.
+// TestRefusesWhatItCannotEnforce: settings whose network rules srt
+// cannot enforce as written stop it, with the file and the keys named.
 func TestRefusesWhatItCannotEnforce(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	settings := filepath.Join(dir, "s.json")
 	for _, c := range []struct{ network, want string }{
-		{`"httpProxyPort": 8080`, "not supported by this srt yet"},
 		// Both would intercept the same connections.
 		{`"mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}, "tlsTerminate": {}`,
 			"Error: " + settings + ": network.tlsTerminate and network.mitmProxy cannot be used together (both would intercept the same TLS connections): remove one of them\n"},

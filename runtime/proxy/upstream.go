@@ -394,3 +394,7 @@ func (h *hop) writePlain(out *http.Request) func(io.Writer) error {
 	}
 	return out.WriteProxy
 }
+
+// Tunnel copies both ways between a and b until both sides are done,
+// passing a half-close on (the relay to an external proxy port uses it).
+func Tunnel(a, b net.Conn) { tunnel(a, b) }

@@ -129,9 +129,6 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	if p == nil {
 		return errors.New("no policy")
 	}
-	if err := unsupported(p); err != nil {
-		return err
-	}
 	if err := mitmConflict(p); err != nil {
 		return err
 	}
@@ -309,20 +306,6 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 			}
 		},
 	}
-}
-
-// unsupported refuses settings whose network rules this runtime cannot
-// enforce yet: running without them would be weaker than what was written.
-func unsupported(p *policy.Policy) error {
-	n := p.Network
-	var keys []string
-	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
-		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
-	}
-	if len(keys) > 0 {
-		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
-	}
-	return nil
 }
 
 // A runRecord keeps what the proxies refused one run, for its Result.

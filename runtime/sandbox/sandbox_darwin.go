@@ -102,7 +102,17 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	env := darwinEnv(o.Env, p, proxyEnv(token, key, self, host.HTTPPort, host.SOCKSPort),
+	// An external proxy port (network.httpProxyPort, socksProxyPort) is
+	// reached directly: the profile names it, and srt serves nothing for
+	// that protocol.
+	httpPort, socksPort := host.HTTPPort, host.SOCKSPort
+	if n := p.Network; n.HTTPProxyPort != 0 {
+		httpPort = n.HTTPProxyPort
+	}
+	if n := p.Network; n.SOCKSProxyPort != 0 {
+		socksPort = n.SOCKSProxyPort
+	}
+	env := darwinEnv(o.Env, p, externalEnv(proxyEnv(token, key, self, httpPort, socksPort), p.Network, httpPort, socksPort),
 		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
 	full, err := seatbeltArgv(profile, host, argv)
 	if err != nil {
@@ -126,8 +136,17 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var rec runRecord
 	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	go (&proxy.HTTP{Egress: egress}).Serve(httpL)
-	go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+	if p.Network.HTTPProxyPort == 0 {
+		go (&proxy.HTTP{Egress: egress}).Serve(httpL)
+	}
+	if p.Network.SOCKSProxyPort == 0 {
+		go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+	}
+	if o.Log != nil {
+		for _, n := range externalNote(p.Network) {
+			o.Log.Debug(n)
+		}
+	}
 
 	// The profile's denials, tagged for this run, from the system log.
 	// Without the log command they are not recorded (said in the debug

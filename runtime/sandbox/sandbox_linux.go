@@ -23,7 +23,6 @@ import (
 
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
-	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
@@ -119,7 +118,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
-		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
+		ProxyEnv:  externalEnv(proxyEnv(token, key, self, HTTPPort, SOCKSPort), p.Network, HTTPPort, SOCKSPort),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
@@ -257,8 +256,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	hostEnd.Close()
 	if herr == nil {
-		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
-		go (&proxy.SOCKS{Egress: egress}).Serve(listeners[1])
+		for _, n := range externalNote(p.Network) {
+			o.debug(n)
+		}
+		serveProxies(egress, p.Network, listeners[0], listeners[1], o.Log)
 		defer listeners[0].Close()
 		defer listeners[1].Close()
 	}

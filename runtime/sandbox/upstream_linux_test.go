@@ -16,7 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"log/slog"
+
+	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy"
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/proxy"
 )
 
 // origin is the last hop of the upstream tests: it answers an
@@ -159,7 +164,7 @@ func TestParentProxyTinyproxy(t *testing.T) {
 	code := ` -s -o /dev/null -w "%{http_code}\n" `
 	script := `curl -s http://app.corp.example/plain; echo
 curl -s -p http://app.corp.example:8443/tunnel; echo
-curl -s -x "$FTP_PROXY" http://db.corp.example:5432/socks; echo
+curl -s --noproxy "" -x "$FTP_PROXY" http://db.corp.example:5432/socks; echo
 curl` + code + `http://direct.example/
 curl` + code + `http://evil.corp.example/
 `
@@ -271,4 +276,101 @@ curl -s -p http://other.example:8443/t; echo "exit $?"
 	if out != "502\nexit 56\n" {
 		t.Errorf("socket gone: %q", out)
 	}
+}
+
+// TestExternalProxyPorts: with httpProxyPort and socksProxyPort, the
+// command's proxy listeners relay to the user's proxies on those host
+// loopback ports, without srt's credentials or rules; another host
+// loopback port stays unreachable; --debug says what does not apply.
+func TestExternalProxyPorts(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	// The user's HTTP proxy (the test origin answers absolute-form
+	// requests and CONNECT itself) and SOCKS proxy (srt's own, without a
+	// token, allowing the origin only).
+	httpProxy := startOrigin(t, "tcp4", "127.0.0.1:0")
+	target := startOrigin(t, "tcp4", "127.0.0.1:0")
+	allowed, err := policy.ParseHostList([]string{target.addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := &netpolicy.Rules{Allowed: allowed}
+	sl, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sl.Close() })
+	go (&proxy.SOCKS{Egress: &proxy.Egress{Rules: func() *netpolicy.Rules { return rules }}}).Serve(sl)
+	// A host port nothing in the sandbox may reach.
+	other := startOrigin(t, "tcp4", "127.0.0.1:0")
+	port := func(addr string) string { _, p, _ := net.SplitHostPort(addr); return p }
+
+	var debug syncBuf
+	m, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": [], "httpProxyPort": `+port(httpProxy.addr)+`, "socksProxyPort": `+port(sl.Addr().String())), ManagerOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res := sh(t, m, Options{Log: slog.New(slog.NewTextHandler(&debug, &slog.HandlerOptions{Level: slog.LevelDebug}))}, `echo "$HTTP_PROXY $FTP_PROXY ${GIT_CONFIG_PARAMETERS-none} ${CLOUDSDK_PROXY_PASSWORD-none}"
+curl -s http://anything.example/h; echo
+curl -s -p http://anything.example:8443/t; echo
+curl -s --noproxy "" -x "$FTP_PROXY" http://`+target.addr+`/s; echo
+curl -s --noproxy "" -x "$FTP_PROXY" -o /dev/null -w "%{http_code}\n" http://`+other.addr+`/; echo "exit $?"
+curl -s --noproxy '*' -o /dev/null http://`+other.addr+`/; echo "exit $?"
+`)
+	want := strings.Join([]string{
+		"http://localhost:3128 socks5h://localhost:1080 none none",
+		"GET http://anything.example/h via=",
+		"CONNECT anything.example:8443 via= inside: GET /t",
+		"GET /s via=",
+		"000", "exit 97", // the user's SOCKS proxy refuses what it does not allow
+		"exit 7", // the sandbox's own loopback: nothing listens there
+	}, "\n") + "\n"
+	if out != want {
+		t.Errorf("external proxies:\n%s\nwant:\n%s", out, want)
+	}
+	if len(other.log()) != 0 {
+		t.Errorf("the other host port was reached: %q", other.log())
+	}
+	if len(res.Violations) != 0 {
+		t.Errorf("srt recorded violations for traffic it does not filter: %q", lines(res.Violations))
+	}
+	for _, key := range []string{"network.httpProxyPort", "network.socksProxyPort"} {
+		if !strings.Contains(debug.String(), key+" ") || !strings.Contains(debug.String(), "per-command lists and the ask callback do not apply") {
+			t.Errorf("the debug log does not say what %s means:\n%s", key, debug.String())
+		}
+	}
+
+	// Only httpProxyPort: SOCKS stays srt's, with its token and its rules.
+	half, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": [], "httpProxyPort": `+port(httpProxy.addr)), ManagerOptions{Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res = sh(t, half, Options{}, `case "$FTP_PROXY" in socks5h://srt.*:*@localhost:1080) echo srt-socks;; *) echo "$FTP_PROXY";; esac
+curl -s http://anything.example/h; echo
+curl -s --noproxy "" -x "$FTP_PROXY" -o /dev/null http://`+target.addr+`/; echo "exit $?"
+`)
+	if want := "srt-socks\nGET http://anything.example/h via=\nexit 97\n"; out != want {
+		t.Errorf("httpProxyPort only:\n%s\nwant:\n%s", out, want)
+	}
+	if got := lines(res.Violations); len(got) != 1 || !strings.Contains(got[0], target.addr) {
+		t.Errorf("srt's SOCKS proxy must still refuse: %q", got)
+	}
+}
+
+// syncBuf is a bytes buffer for a logger that writes from several
+// goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
