@@ -26,11 +26,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"srt.dev/compiler/policy"
 )
 
 // A Parent is the upstream HTTP proxy srt itself uses (ParentFrom). It is
@@ -41,7 +42,7 @@ type Parent struct {
 	// its CONNECT). nil means direct.
 	HTTP, HTTPS *url.URL
 	// NoProxy lists the destinations that go direct.
-	NoProxy NoProxy
+	NoProxy policy.NoProxy
 }
 
 // ParentFrom resolves the parent proxy: each of http, https and noProxy
@@ -90,7 +91,7 @@ func ParentFrom(httpSetting, httpsSetting, noProxySetting string, getenv func(st
 		httpsURL = httpURL
 	}
 	p := &Parent{HTTP: parse("http", httpURL), HTTPS: parse("https", httpsURL),
-		NoProxy: ParseNoProxy(pick(noProxySetting, "NO_PROXY", "no_proxy"))}
+		NoProxy: policy.ParseNoProxy(pick(noProxySetting, "NO_PROXY", "no_proxy"))}
 	if p.HTTP == nil && p.HTTPS == nil {
 		return nil, notes
 	}
@@ -105,76 +106,7 @@ func (p *Parent) String() string {
 		}
 		return u.Scheme + "://" + u.Host
 	}
-	return fmt.Sprintf("http %s, https %s, noProxy %q", show(p.HTTP), show(p.HTTPS), p.NoProxy.text)
-}
-
-// NoProxy is a NO_PROXY list: comma-separated entries, each "*" (every
-// destination), an IP address, a CIDR range, or a domain, which matches
-// itself and every name below it, with or without a leading "." or "*.".
-// Ports in entries are ignored.
-type NoProxy struct {
-	text     string
-	all      bool
-	prefixes []netip.Prefix
-	domains  []string // lower case, without a leading dot
-}
-
-// ParseNoProxy reads a NO_PROXY value; entries it cannot read are skipped.
-func ParseNoProxy(s string) NoProxy {
-	n := NoProxy{text: s}
-	for _, e := range strings.Split(s, ",") {
-		e = strings.ToLower(strings.TrimSpace(e))
-		switch {
-		case e == "":
-			continue
-		case e == "*":
-			n.all = true
-			continue
-		}
-		if p, err := netip.ParsePrefix(e); err == nil {
-			n.prefixes = append(n.prefixes, p.Masked())
-			continue
-		}
-		host := e
-		if h, _, err := net.SplitHostPort(e); err == nil {
-			host = h
-		}
-		host = strings.Trim(host, "[]")
-		if a, err := netip.ParseAddr(host); err == nil {
-			a = a.Unmap()
-			n.prefixes = append(n.prefixes, netip.PrefixFrom(a, a.BitLen()))
-			continue
-		}
-		host = strings.TrimPrefix(strings.TrimPrefix(host, "*"), ".")
-		host = strings.TrimSuffix(host, ".")
-		if host != "" {
-			n.domains = append(n.domains, host)
-		}
-	}
-	return n
-}
-
-// Match reports whether a canonical host goes direct.
-func (n NoProxy) Match(host string) bool {
-	if n.all {
-		return true
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		a = a.Unmap()
-		for _, p := range n.prefixes {
-			if p.Contains(a) {
-				return true
-			}
-		}
-		return false
-	}
-	host = strings.ToLower(host)
-	for _, d := range n.domains {
-		if host == d || strings.HasSuffix(host, "."+d) {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf("http %s, https %s, noProxy %q", show(p.HTTP), show(p.HTTPS), p.NoProxy.Text)
 }
 
 // A Mitm is the network.mitmProxy route: destinations whose host matches
@@ -188,25 +120,7 @@ type Mitm struct {
 
 // Match reports whether a canonical host is one of m's domains.
 func (m *Mitm) Match(host string) bool {
-	ip, ipErr := netip.ParseAddr(host)
-	for _, d := range m.Domains {
-		if base, ok := strings.CutPrefix(d, "*."); ok {
-			if ipErr != nil && strings.HasSuffix(strings.ToLower(host), "."+strings.ToLower(base)) {
-				return true
-			}
-			continue
-		}
-		if a, err := netip.ParseAddr(d); err == nil {
-			if ipErr == nil && a.WithZone("").Unmap() == ip.Unmap() {
-				return true
-			}
-			continue
-		}
-		if strings.EqualFold(strings.TrimSuffix(d, "."), host) {
-			return true
-		}
-	}
-	return false
+	return (&policy.MitmProxy{Domains: m.Domains}).Match(host)
 }
 
 // A hop is the upstream proxy an allowed connection goes through.
@@ -240,7 +154,7 @@ func (e *Egress) route(host string, tunnel bool) *hop {
 		}
 	}
 	p := e.Parent
-	if p == nil || isLoopbackHost(host) || p.NoProxy.Match(host) {
+	if p == nil || policy.IsLoopbackHost(host) || p.NoProxy.Match(host) {
 		return nil
 	}
 	u := p.HTTP
@@ -279,17 +193,6 @@ func parentHop(u *url.URL) *hop {
 		return d.DialContext(ctx, "tcp", addr)
 	}
 	return h
-}
-
-// isLoopbackHost reports whether a canonical host is a loopback address or
-// a localhost name: those never go to a parent proxy.
-func isLoopbackHost(host string) bool {
-	h := strings.ToLower(host)
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.Unmap().IsLoopback()
 }
 
 // upstreamError is a failure of an upstream proxy: the connection fails
