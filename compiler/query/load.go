@@ -15,6 +15,7 @@ var SwitchKeys = []string{
 	"network.strictAllowlist", "network.tlsTerminate", "credentials.allowPlaintextInject",
 	"allowNestedUserNamespaces", "enableWeakerNestedSandbox", "enableWeakerNetworkIsolation",
 	"allowAppleEvents", "allowPty",
+	"network.httpProxyPort", "network.socksProxyPort",
 }
 
 // Switches returns the Origin of every switch of SwitchKeys that s sets.

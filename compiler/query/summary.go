@@ -79,7 +79,16 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("connect", r.Entry, e.Connect(host, r.Port, t))
 			}
 		}
-		add("connect", "anything else", Decision{Rule: policy.Default, Why: "denied: the proxies allow only what allowedDomains names"})
+		add("connect", "anything else", Decision{Rule: policy.Default, Why: "denied: the proxies allow only what allowedDomains names" + externalWhy(n)})
+		for _, x := range []struct {
+			key, what string
+			port      int
+		}{{"network.httpProxyPort", "HTTP", n.HTTPProxyPort}, {"network.socksProxyPort", "SOCKS", n.SOCKSProxyPort}} {
+			if x.port != 0 {
+				add("connect", fmt.Sprintf("host loopback port %d", x.port), Decision{Allow: true, Rule: e.switchOrigin(x.key),
+					Why: "the user's " + x.what + " proxy, which the command's proxy variables point at without srt's credentials: it does its own filtering; srt's allow and deny lists, per-command lists and the ask callback do not apply to what goes through it"})
+			}
+		}
 		for _, r := range n.AllowUnixSockets {
 			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
 		}
@@ -192,10 +201,23 @@ func (e *Evaluator) knobs(t Target) []knob {
 // lists of it.
 func (e *Evaluator) hostLoopbackWhy() string {
 	via := e.HostLoopback()
-	if len(via) == 0 {
-		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)"
+	var ext []string
+	for _, p := range []int{e.p.Network.HTTPProxyPort, e.p.Network.SOCKSProxyPort} {
+		if p != 0 {
+			ext = append(ext, strconv.Itoa(p))
+		}
 	}
-	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ")
+	external := ""
+	if len(ext) > 0 {
+		external = "; the sandbox's proxy listeners relay to the external proxy port " + strings.Join(ext, " and ") + " on the host's loopback, and to nothing else there"
+		if len(ext) > 1 {
+			external = strings.Replace(external, "proxy port", "proxy ports", 1)
+		}
+	}
+	if len(via) == 0 {
+		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)" + external
+	}
+	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ") + external
 }
 
 // trustdService is the Mach service enableWeakerNetworkIsolation opens
