@@ -21,6 +21,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -43,6 +44,9 @@ type Parent struct {
 	HTTP, HTTPS *url.URL
 	// NoProxy lists the destinations that go direct.
 	NoProxy policy.NoProxy
+	// RootCAs verify an https parent's certificate; nil means the
+	// system's roots.
+	RootCAs *x509.CertPool
 }
 
 // ParentFrom resolves the parent proxy: each of http, https and noProxy
@@ -164,12 +168,12 @@ func (e *Egress) route(host string, tunnel bool) *hop {
 	if u == nil {
 		return nil
 	}
-	return parentHop(u)
+	return parentHop(u, p.RootCAs)
 }
 
 // parentHop is the hop to the parent proxy at u: TCP, or TLS for an https
 // URL; its userinfo becomes Basic credentials.
-func parentHop(u *url.URL) *hop {
+func parentHop(u *url.URL, roots *x509.CertPool) *hop {
 	port := u.Port()
 	if port == "" {
 		port = "80"
@@ -187,7 +191,7 @@ func parentHop(u *url.URL) *hop {
 	h.dial = func(ctx context.Context) (net.Conn, error) {
 		d := net.Dialer{Timeout: upstreamTimeout}
 		if secure {
-			td := tls.Dialer{NetDialer: &d, Config: &tls.Config{ServerName: serverName}}
+			td := tls.Dialer{NetDialer: &d, Config: &tls.Config{ServerName: serverName, RootCAs: roots}}
 			return td.DialContext(ctx, "tcp", addr)
 		}
 		return d.DialContext(ctx, "tcp", addr)

@@ -2,11 +2,13 @@ package proxy
 
 import (
 	"bufio"
+	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -310,4 +312,37 @@ func socksGet(t *testing.T, addr, host string, port int) (byte, string) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	return 0, string(b)
+}
+
+// TestParentProxyTLS: an https parent is spoken to over TLS, its
+// certificate checked; one that does not verify fails the connection.
+func TestParentProxyTLS(t *testing.T) {
+	tb := newTestbed(t, []string{"*.corp.test"}, nil, nil)
+	parent := &upstreamProxy{}
+	srv := httptest.NewUnstartedServer(nil)
+	srv.StartTLS()
+	srv.Listener.Close() // only its certificate is used
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tls.NewListener(l, srv.TLS)
+	t.Cleanup(func() { tl.Close() })
+	go parent.serve(tl)
+	p, _ := ParentFrom("https://"+tl.Addr().String(), "", "", func(string) string { return "" })
+	tb.egress.Parent = p
+	// Not trusted: 502.
+	if status, _ := connectGet(t, tb.proxyAddr, "app.corp.test:443"); status != "502 Bad Gateway" {
+		t.Errorf("untrusted parent: %s", status)
+	}
+	p.RootCAs = srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	if status, body := connectGet(t, tb.proxyAddr, "app.corp.test:443"); body != "upstream tunnel to app.corp.test:443: GET /inside" {
+		t.Errorf("trusted parent: %s %q", status, body)
+	}
+	if resp, body := get(t, tb.client("srt", "tok"), "http://app.corp.test/p"); resp.StatusCode != 200 || body != "upstream proxy: GET http://app.corp.test/p host=app.corp.test" {
+		t.Errorf("plain through the https parent: %d %q", resp.StatusCode, body)
+	}
+	if got := parent.log(); len(got) != 2 {
+		t.Errorf("the parent saw %q", got)
+	}
 }
