@@ -71,7 +71,7 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			// Under different roots the relation is a host fact; the
 			// common case (deny ~, allow the working directory inside it)
 			// needs no re-emission, and the runtime refuses the other
-			// (sandbox.CrossRootHazard).
+			// (CrossRootHazard).
 			for _, a := range allows {
 				if !a.glob() && relate(d.spelling(), a.spelling()) == inside {
 					fs = append(fs, m.denyF(d))
