@@ -113,8 +113,11 @@ func macCases() map[string]macCase {
 		"M17": {dir: "macos-m17-deny-root-allow-usr-bin", ordered: []string{rule("deny file-read*", `(subpath "/")`), rule("allow file-read*", `(subpath "/usr")`, `(subpath "/bin")`),
 			`(allow file-read* (literal "/"))`, "(allow file-read-metadata", rule("deny file-write-unlink file-write-create", `(subpath "/")`)},
 			not: []string{`  (literal "/")`}},
+		// srt also pins the write root that holds the deny's base
+		// directory (see docs/macos-divergences.md): renaming it into
+		// another write root would carry the .env files out of reach.
 		"M18": {dir: "macos-m18-glob-deny-in-write-root", count: map[string]int{`(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`: 4},
-			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`)}, not: []string{"require-not"}},
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`, `(literal "/srv/proj")`)}, not: []string{"require-not"}},
 		"M19": {dir: "macos-m19-region-glob-carve-outs", ordered: []string{
 			`(regex "^/Users/me/other[^/]*$")`,
 			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath "/Users/me/proj")) (require-not (regex "^/Users/me/other[^/]*$")))`),
@@ -123,7 +126,9 @@ func macCases() map[string]macCase {
 		"M20": {dir: "macos-m20-late-literal-deny", ordered: []string{rule("allow file-read*", `(subpath "/p")`), rule("deny file-read*", `(subpath "/p/secrets")`)}},
 		"M21": {dir: "macos-m21-move-block-pins", ordered: []string{
 			rule("deny file-write-unlink file-write-create", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(literal "/p")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`),
-			rule("deny file-write-unlink", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`)}},
+			// srt also pins the write root /p (the spec's must-not; see
+			// M18).
+			rule("deny file-write-unlink", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(literal "/p")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`)}},
 		"M22": {dir: "macos-m22-write-globs", ordered: []string{cwdRe(`/src/(.*/)?[^/]*\\.ts$`), `(regex "^/srv/out-[^/]*$")`, cwdRe(`/(.*/)?secrets(/.*)?$`), `(regex "^/srv/out-[^/]*/keep(/.*)?$")`},
 			not: []string{`^/srv/out-[^/]*(/.*)?$`}},
 		"M23": {dir: "macos-m23-grouped-write-denies", ordered: []string{`  (regex "^/w/pkgs/(a|b|c|d|e)/(\\.env)(/.*)?$")`, "(deny file-write-unlink file-write-create",
@@ -137,7 +142,10 @@ func macCases() map[string]macCase {
 		"M26": {dir: "macos-m26-regex-metacharacters", ordered: []string{`(regex "^/w/\\(x\\)\\+\\{y\\}\\|z\\$\\^\\.txt[^/]*(/.*)?$")`, `(regex "^/w/\\[user-id\\]/[^/]*\\.env(/.*)?$")`, `(regex "^/w/file[0-9]\\.txt(/.*)?$")`}},
 		// srt's compiler drops a trailing "/" (the IR has none), so the
 		// allow matches the directories instead of nothing.
-		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*$")`}, not: []string{`(subpath "/w/x`}},
+		// The spec's regex: it matches nothing (Seatbelt never checks a
+		// path ending in "/"); without the "/" it would match every file
+		// in /w/x.
+		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*/$")`}, not: []string{`(subpath "/w/x`, `(regex "^/w/x/[^/]*$")`}},
 		"M28": {dir: "macos-m28-brackets-in-names", ordered: []string{rule("deny file-read*", `(regex "^/w/[WIP] proj/keep(/.*)?$")`, `(regex "^/w/[WIP] proj/(.*/)?\\.env(/.*)?$")`,
 			`(subpath "/w/[WIP] proj/keep")`, `(regex "^/w/\\[WIP\\] proj/(.*/)?\\.env(/.*)?$")`), `(literal "/w/[WIP] proj")`}},
 		// srt adds the /private spelling of /tmp/build (see README).

@@ -28,11 +28,11 @@ import (
 //
 //   - read: query Read against file-read-data on the path;
 //   - write: query Write against file-write-data (changing the file);
-//     where the profile allows that but still refuses to create or unlink
-//     the path (it keeps denied paths and their directories from being
-//     moved away, spec §1.8 step 7, §1.9, §1.10), the answer is counted as
-//     "write allowed, move refused", not a disagreement: the evaluator's
-//     yes/no is about changing the content;
+//   - remove: query Remove against file-write-unlink (removing or
+//     renaming the path: the profile keeps denied paths and their
+//     directories from being moved away, spec §1.8 step 7, §1.9, §1.10);
+//     where Write allows and Remove refuses, it is also counted as "write
+//     allowed, move refused";
 //   - unix sockets: query UnixSocket against network-outbound to the
 //     socket.
 //
@@ -153,7 +153,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 	tl.policies++
 	climb := sandbox.ClimbingHazard(p)
 	for _, h := range hosts {
-		in, err := seatbelt.NewInterp(profile, h.Defines())
+		in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -180,6 +180,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 			as := []answer{
 				{"read", ev.Read(q, query.MacOS), seatbelt.OpReadData},
 				{"write", ev.Write(q, query.MacOS), seatbelt.OpWriteData},
+				{"remove", ev.Remove(q, query.MacOS), seatbelt.OpUnlink},
 				{"socket", ev.UnixSocket(q, query.MacOS), ""},
 			}
 			for _, a := range as {
@@ -218,12 +219,8 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 							name, h.Home, h.Cwd, pr, c, u))
 					}
 				}
-				if a.what == "write" && got {
-					c, _, _ := in.File(seatbelt.OpCreate, pr)
-					u, _, _ := in.File(seatbelt.OpUnlink, pr)
-					if !c || !u {
-						tl.moveRefused++
-					}
+				if a.what == "remove" && !got && ev.Write(q, query.MacOS).Allow {
+					tl.moveRefused++
 				}
 			}
 		}
@@ -371,7 +368,23 @@ var genPaths = []string{
 	"/opt/a/../b", "./a/../c", "~/Library/**/Cookies", "/work", "/work/proj/dist", "/tmp/x/../y", "./src/[ab]*.go",
 	"~/proj/**", "/private/tmp/z", "/var/run", "**/node_modules", "./*.pem", "/tmp/*/cache", "/Users/*/proj",
 	"/etc/ssl/**/*.key", "./.claude", "~/.config/gh/hosts.yml", "./dist/[0-9]", "/**/*.key", "/*",
+	// A deny written from another root than the allows it carves: an
+	// absolute glob over the home directory (HOME is /Users/me on most
+	// hosts) against ~ and . entries.
+	"/Users/me/**/*", "/Users/me/Library/**", "~/Library/Caches", "~/work", "~/work/out",
+	// ".." in relative entries, folded by the compiler.
+	"./app/../conf/secret", "./a/b/../../c", "src/../*.pem",
+	// A deny glob whose base directory is a write root.
+	"/srv/cache", "/srv/cache/**/*.pem", "/srv/cache/*.pem",
+	// A bracket set in an allow: no literal reading.
+	"/data/runs/[0-9]*", "/data/runs",
 }
+
+// allowOnlyPaths are spellings generated only in allow lists: a rooted
+// glob ending in a separator is refused in a deny list (settings.md
+// §3.12), and in an allow it names directories (matching nothing on
+// macOS; never a file directly in the directory).
+var allowOnlyPaths = []string{"/data/in/*/", "./out/*/", "~/proj/*/", "/Users/me/*/", "/srv/cache/**/", "/tmp/*/"}
 
 // climbing are spellings above the working directory, which srt refuses
 // on macOS; they are rarer, so that most generated policies are compared.
@@ -379,12 +392,15 @@ var climbing = []string{"../sibling", "./../up/*.txt"}
 
 // genSettings is one generated settings file.
 func genSettings(rng *rand.Rand) []byte {
-	pick := func(max int) []any {
+	pick := func(max int, allow bool) []any {
 		var out []any
 		for i := rng.Intn(max + 1); i > 0; i-- {
 			s := genPaths[rng.Intn(len(genPaths))]
 			if rng.Intn(40) == 0 {
 				s = climbing[rng.Intn(len(climbing))]
+			}
+			if allow && rng.Intn(6) == 0 {
+				s = allowOnlyPaths[rng.Intn(len(allowOnlyPaths))]
 			}
 			if rng.Intn(8) == 0 {
 				out = append(out, map[string]any{"path": s, "literal": true})
@@ -397,7 +413,7 @@ func genSettings(rng *rand.Rand) []byte {
 		}
 		return out
 	}
-	fs := map[string]any{"denyRead": pick(3), "allowRead": pick(2), "allowWrite": pick(3), "denyWrite": pick(2)}
+	fs := map[string]any{"denyRead": pick(3, false), "allowRead": pick(2, true), "allowWrite": pick(3, true), "denyWrite": pick(2, false)}
 	if rng.Intn(4) == 0 {
 		fs["allowGitConfig"] = true
 	}
@@ -539,7 +555,7 @@ func TestRootHostRefused(t *testing.T) {
 	if err := h.Check(); err == nil {
 		t.Fatal("Host.Check accepted CWD /")
 	}
-	in, err := seatbelt.NewInterp(profile, h.Defines())
+	in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 	if err != nil {
 		t.Fatal(err)
 	}

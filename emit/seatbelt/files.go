@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -26,10 +27,10 @@ func (m *emitter) files(fs policy.Filesystem) {
 		e.cred = true
 		denies = append(denies, e)
 	}
-	allows := entries(fs.AllowRead)
+	allows := allowEntries(fs.AllowRead)
 	var writes []entry
 	if !fs.Disabled {
-		writes = entries(fs.AllowWrite)
+		writes = allowEntries(fs.AllowWrite)
 	}
 	m.read(denies, allows, writes)
 	if fs.Disabled {
@@ -98,21 +99,89 @@ func (m *emitter) read(denies, allows, writes []entry) {
 }
 
 // carve is d's deny filter minus the entries it covers (§1.8 step 4).
+//
+// Whether d covers an entry written from another root (an absolute deny
+// over the home directory, "/home/me/**/*", and an allow "~/work") is a
+// fact of the host. Such an entry is subtracted through a carve parameter
+// (see carveParam), which the runtime sets from this host's directories
+// to the reference's decision: the deny is carved where it covers the
+// entry here, and not elsewhere (a leaf-shaped deny such as "**/.env"
+// covers no directory and must stay whole inside it).
 func (m *emitter) carve(d entry, others []entry) string {
 	var nots []string
 	seen := map[string]bool{}
 	for _, o := range others {
-		if covers(d, o) {
-			if f := m.allowF(o); !seen[f] {
-				seen[f] = true
-				nots = append(nots, "(require-not "+f+")")
-			}
+		var f string
+		switch {
+		case crossRoot(d, o) && !o.convenience && mayCover(d, o):
+			f = m.carveParam(d, o)
+		case crossRoot(d, o):
+			continue
+		case covers(d, o):
+			f = m.allowF(o)
+		default:
+			continue
+		}
+		if !seen[f] {
+			seen[f] = true
+			nots = append(nots, "(require-not "+f+")")
 		}
 	}
 	if len(nots) == 0 {
 		return m.denyF(d)
 	}
 	return "(require-all " + m.denyF(d) + " " + strings.Join(nots, " ") + ")"
+}
+
+// crossRoot reports whether deny d and entry o are written from different
+// roots, so that whether d covers o depends on the host.
+//
+// A default convenience write root (~/.npm/_logs) is never carved this
+// way: where a read deny covers it, the reference drops it, so there is
+// nothing to subtract.
+func crossRoot(d, o entry) bool { return d.root != o.root }
+
+// mayCover reports whether deny d, written from a symbolic root, can cover
+// the absolute entry o on some host (with the root any directory but
+// "/"); for other pairs it reports true. It keeps the carve parameters to
+// the pairs a host can decide either way ("/dev/null" never lies in
+// ${HOME}/.ssh).
+func mayCover(d, o entry) bool {
+	if d.root == "" || o.root != "" {
+		return true
+	}
+	re := "^(/[^/]+)+" + policy.RegexEscape(d.lit)
+	if d.glob() {
+		re += body(d.pat) + "(/.*)?$"
+	} else {
+		re += "/.+$" // strictly inside a literal deny
+	}
+	r, err := regexp.Compile(re)
+	return err != nil || r.MatchString(o.sample())
+}
+
+// A carve is a subtraction decided at run time: deny d carves entry o on
+// hosts where d covers o (see HostDefines).
+type carve struct {
+	d, o entry
+}
+
+// carveParam is o's allow filter behind the carve parameter of (d, o):
+// the parameter is "" where d covers o on the host, and carveOff, a
+// prefix no path has, where it does not, so the filter then matches
+// nothing and nothing is carved.
+func (m *emitter) carveParam(d, o entry) string {
+	key := m.denyF(d) + "\x00" + m.allowF(o)
+	n, ok := m.carveIndex[key]
+	if !ok {
+		if m.carveIndex == nil {
+			m.carveIndex = map[string]int{}
+		}
+		m.carves = append(m.carves, carve{d, o})
+		n = len(m.carves)
+		m.carveIndex[key] = n
+	}
+	return m.allowFPrefixed(o, `(param "`+carveParamName(n)+`")`)
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors
@@ -214,6 +283,14 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 // write root may not be unlinked, since §1.8 step 8 re-allowed unlinking
 // in write roots and a renamed secret would be readable.
 //
+// The directories pinned with it are those above the deny (for a pattern,
+// its base directory and above) that lie inside a write root or are one.
+// The reference pins only those strictly inside a root; a root that holds
+// a read deny is pinned too, because renaming it into another write root
+// (/tmp/claude is always one) would carry the denied files out of the
+// deny's reach, as the reference itself pins a root holding a credential
+// file.
+//
 // Where a deny and a write root start at different symbolic roots, whether
 // one lies inside the other is a fact of the host; the emitter then
 // assumes it does (an unlink deny outside every write root changes
@@ -276,13 +353,13 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.base(), true, false)...)
+			fs = append(fs, pins(d.base(), true, true)...)
 		default:
 			if !inRoot(d.spelling(), false) && !globRootMatches(d, writes) {
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.spelling(), false, false)...)
+			fs = append(fs, pins(d.spelling(), false, true)...)
 		}
 	}
 	if len(fs) > 0 {

@@ -25,6 +25,50 @@ const (
 	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (§1.12)
 )
 
+// ParamCarvePrefix names the carve parameters CARVE_1, CARVE_2, ...: one
+// per subtraction from a deny whose answer depends on where HOME and the
+// working directory are (see HostDefines).
+const ParamCarvePrefix = "CARVE_"
+
+// carveOff is a carve parameter's value where the carve does not apply:
+// put in front of a path, it makes a path no file has (/dev/null is not a
+// directory), so the subtraction matches nothing.
+const carveOff = "/dev/null"
+
+func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
+
+// HostDefines returns the NAME=VALUE pairs for sandbox-exec -D to run p's
+// profile on host h: Defines, and the carve parameters of the profile.
+// A carve applies where the reference would subtract on this host: the
+// deny's rule, with this host's directories, covers the entry's path
+// (spec macos-windows.md §1.8 step 4). It is a pure function of p and h.
+func HostDefines(p *policy.Policy, h Host) []string {
+	out := h.Defines()
+	for i, c := range emit(p).carves {
+		v := carveOff
+		if covers(c.d.on(h), c.o.on(h)) {
+			v = ""
+		}
+		out = append(out, carveParamName(i+1)+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// on is e with its root replaced by h's directory: an absolute entry.
+func (e entry) on(h Host) entry {
+	dir := map[string]string{policy.Home: h.Home, policy.Cwd: h.Cwd}[e.root]
+	if e.root == "" {
+		return e
+	}
+	x := e
+	x.root, x.lit = "", dir+e.lit
+	if x.lit == "" {
+		x.lit = "/"
+	}
+	return x
+}
+
 // Host is what the runtime knows about one run. HOME and CWD must be
 // absolute and free of symlinks (Seatbelt matches the path the kernel
 // resolved, spec §5.1.8).

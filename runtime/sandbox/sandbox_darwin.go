@@ -104,7 +104,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	env := darwinEnv(o.Env, p, proxyEnv(token, key, self, host.HTTPPort, host.SOCKSPort),
 		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
-	full, err := seatbeltArgv(profile, host, argv)
+	full, err := seatbeltArgv(profile, p, host, argv)
 	if err != nil {
 		return nil, err
 	}
