@@ -166,6 +166,23 @@ func macCases() map[string]macCase {
 		// both convenience directories writable (reads stay denied).
 		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")"}},
 		"M37":  {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
+		// Five shapes where srt's profile once allowed what the
+		// reference's denies (docs/macos-divergences.md).
+		"trailing separator": {dir: "macos-allow-glob-trailing-separator",
+			ordered: []string{rule("allow file-read*", `(regex "^/data/in/[^/]*/$")`), `(regex "^/data/out/[^/]*/$")`},
+			not:     []string{`(regex "^/data/in/[^/]*$")`, `(regex "^/data/out/[^/]*$")`}},
+		"no literal reading in an allow": {dir: "macos-allow-glob-no-literal-reading",
+			ordered: []string{`(regex "^/data/keep[1](/.*)?$")`, `(subpath "/data/keep[1]")`, `(regex "^/data/runs/[0-9][^/]*$")`},
+			not:     []string{`(subpath "/data/runs/[0-9]*")`}},
+		"carve across roots": {dir: "macos-cross-root-carve", ordered: []string{
+			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_2") (param "HOME") "/Library/Caches"))))`),
+			`(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_2") (param "HOME") "/Library/Caches"))) (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work/out"))))`}},
+		"relative .. folded": {dir: "relative-dotdot-folded",
+			ordered: []string{"(subpath " + cwd("/conf/secret") + ")", "(literal " + cwd("/conf") + ")", "(subpath " + cwd("/locked") + ")"},
+			not:     []string{"/app", "/a/"}},
+		// Deliberately stricter than the reference: the root is pinned.
+		"deny glob based at a write root": {dir: "macos-deny-glob-base-is-write-root",
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/cache/(.*/)?[^/]*\\.pem(/.*)?$")`, `(literal "/srv/cache")`)}},
 	}
 }
 

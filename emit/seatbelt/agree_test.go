@@ -131,6 +131,18 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 	}
 	for _, l := range lists {
 		for _, r := range l {
+			if r.Written != "" && strings.HasPrefix(r.Path, policy.Cwd) {
+				// The directories of the spelling before ".." was
+				// folded ("./app/../conf": ${CWD}/app), which a
+				// misreading would protect.
+				dir := h.Cwd
+				for _, s := range strings.Split(r.Written, "/") {
+					if s != "" && s != "." && s != ".." {
+						dir += "/" + s
+						add(dir)
+					}
+				}
+			}
 			for _, c := range concrete(r.Path, r.Pattern && !r.Literal, h) {
 				add(c)
 				add(c + "/f")
@@ -564,5 +576,57 @@ func TestRootHostRefused(t *testing.T) {
 	got, _, err := in.File(seatbelt.OpWriteData, "/.bashrc")
 	if err != nil || d.Allow || !got {
 		t.Errorf("CWD /: write /.bashrc: query %v, profile %v (%v); want the disagreement that makes srt refuse the host", d.Verdict(), verdict(got), err)
+	}
+}
+
+// TestAgreementCanFailShapes: each of the five shapes where the profile
+// once allowed what the reference's denies, put back into its golden
+// profile as the emitter used to write it, must disagree with the
+// evaluator.
+func TestAgreementCanFailShapes(t *testing.T) {
+	mutants := []struct {
+		dir, name, old, new string
+	}{
+		{"macos-allow-glob-trailing-separator", "a trailing separator dropped",
+			`(regex "^/data/in/[^/]*/$")`, `(regex "^/data/in/[^/]*$")`},
+		{"macos-allow-glob-no-literal-reading", "the literal reading of an allow glob",
+			`  (regex "^/data/runs/[0-9][^/]*$")` + "\n", `  (regex "^/data/runs/[0-9][^/]*$")` + "\n" + `  (subpath "/data/runs/[0-9]*")` + "\n"},
+		{"macos-cross-root-carve", "a deny re-emitted uncarved for an allow from another root",
+			` (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work")))`, ``},
+		{"relative-dotdot-folded", "the unfolded spelling's directory pinned",
+			"cannot be unlinked\n(deny file-write-unlink\n", "cannot be unlinked\n(deny file-write-unlink\n" + `  (literal (string-append (param "CWD") "/app"))` + "\n"},
+		{"macos-deny-glob-base-is-write-root", "the write root left unpinned",
+			"  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (literal \"/srv/cache\")\n  (with message (param \"LOG_TAG\")))\n", "  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (with message (param \"LOG_TAG\")))\n"},
+	}
+	for _, mu := range mutants {
+		dir := filepath.Join("../../golden/testdata", mu.dir)
+		data, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, diags, err := compiler.CompileFile("settings.json", data, schema.Options{OS: schema.OSPosix})
+		if err != nil || diags != nil {
+			t.Fatal(err, diags)
+		}
+		profile, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := &tally{}
+		agree(t, mu.dir, p, profile, tl)
+		if len(tl.disagreements) > 0 {
+			t.Errorf("%s: the golden profile disagrees: %s", mu.dir, tl.disagreements[0])
+		}
+		m := strings.Replace(string(profile), mu.old, mu.new, 1)
+		if m == string(profile) {
+			t.Fatalf("%s: the mutation changed nothing", mu.name)
+		}
+		tl = &tally{}
+		agree(t, mu.name, p, []byte(m), tl)
+		if len(tl.disagreements) == 0 {
+			t.Errorf("%s: the agreement test found no disagreement", mu.name)
+		} else {
+			t.Logf("%s: %d disagreements, e.g. %s", mu.name, len(tl.disagreements), tl.disagreements[0])
+		}
 	}
 }
