@@ -306,6 +306,8 @@ func (c *compiler) process() policy.Process {
 	if s.BwrapPath != nil {
 		p.BwrapPath = *s.BwrapPath
 	}
+	// The keyring rules apply in every sandbox: no setting turns them off.
+	p.Seccomp = append(p.Seccomp, "keyring")
 	if !is(s.Network.AllowAllUnixSockets) {
 		p.Seccomp = append(p.Seccomp, "unix")
 	}

@@ -91,7 +91,7 @@ func TestCompileFilesystem(t *testing.T) {
 	if p.Network.Denied[0].Host != "*" || p.Network.Denied[0].Port != 22 || p.Network.Allowed[1].Origin.Key != "network.allowedDomains[1]" {
 		t.Errorf("network = %+v", p.Network)
 	}
-	if diff := cmp.Diff([]string{"unix", "namespaces"}, p.Process.Seccomp); diff != "" {
+	if diff := cmp.Diff([]string{"keyring", "unix", "namespaces"}, p.Process.Seccomp); diff != "" {
 		t.Errorf("seccomp (-want +got):\n%s", diff)
 	}
 }
@@ -138,8 +138,9 @@ func TestCompileSwitches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Process.Seccomp) != 0 {
-		t.Errorf("seccomp = %v, want none", p.Process.Seccomp)
+	// The keyring rules stay: no setting turns them off.
+	if diff := cmp.Diff([]string{"keyring"}, p.Process.Seccomp); diff != "" {
+		t.Errorf("seccomp (-want +got):\n%s", diff)
 	}
 	fs := p.Filesystem
 	if !fs.Disabled || len(fs.DenyRead)+len(fs.DenyWrite)+len(fs.AllowWrite) != 0 || fs.MandatoryScan != nil {

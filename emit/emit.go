@@ -97,16 +97,9 @@ func linux(p *policy.Policy, files Files) error {
 		return errWindowsReading(Linux)
 	}
 	files["linux/bwrap.args"] = bwrap.Emit(p).Render()
-	rules := seccomp.Rules{}
-	for _, name := range p.Process.Seccomp {
-		switch name {
-		case "unix":
-			rules.Unix = true
-		case "namespaces":
-			rules.Namespaces = true
-		default:
-			return fmt.Errorf("unknown seccomp program %q", name)
-		}
+	rules, err := seccomp.ParseRules(p.Process.Seccomp)
+	if err != nil {
+		return err
 	}
 	if rules == (seccomp.Rules{}) {
 		return nil

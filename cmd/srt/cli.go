@@ -347,6 +347,9 @@ func doctor(stdout io.Writer) int {
 	for _, c := range sandbox.Doctor("") {
 		if c.OK {
 			fmt.Fprintf(stdout, "ok    %s: %s\n", c.Name, c.Detail)
+			if c.Note != "" {
+				fmt.Fprintf(stdout, "      note: %s\n", c.Note)
+			}
 			continue
 		}
 		code = 1

@@ -181,8 +181,8 @@ type PathRule struct {
 // Process holds the process-isolation switches.
 type Process struct {
 	// Seccomp lists the seccomp programs the command runs under, in the
-	// order they are installed: "unix" unless allowAllUnixSockets,
-	// "namespaces" unless allowNestedUserNamespaces.
+	// order they are installed: "keyring" always, "unix" unless
+	// allowAllUnixSockets, "namespaces" unless allowNestedUserNamespaces.
 	Seccomp                      []string `json:"seccomp"`
 	EnableWeakerNestedSandbox    bool     `json:"enableWeakerNestedSandbox,omitempty"`
 	AllowNestedUserNamespaces    bool     `json:"allowNestedUserNamespaces,omitempty"`

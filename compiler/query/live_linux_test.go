@@ -179,7 +179,7 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 	if err != nil {
 		t.Fatal(err)
 	}
-	arch := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	arch, _ := seccomp.ForGOARCH(goruntime.GOARCH)
 	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"srt.dev/compiler"
+	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
-	"srt.dev/runtime/netpolicy"
 )
 
 // Target is a platform whose sandbox semantics an answer follows.

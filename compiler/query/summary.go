@@ -121,6 +121,28 @@ func TrailingSeparator(t Target) string {
 	return "written with a trailing /: Linux drops it and grants each match (file or directory) with its contents, expanded when srt starts"
 }
 
+// linuxKernelKnobs are the protections of the host kernel that every Linux
+// sandbox has, whatever the settings say.
+func linuxKernelKnobs() []knob {
+	var ro, hidden, ns []string
+	for _, k := range policy.KernelPaths {
+		if k.Mask {
+			hidden = append(hidden, k.Path)
+		} else {
+			ro = append(ro, k.Path)
+		}
+	}
+	for _, n := range policy.Namespaces {
+		ns = append(ns, strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(n.Arg, "--unshare-"), "-try")))
+	}
+	return []knob{
+		{"kernel interfaces", Decision{Rule: policy.Mandatory, Why: "always read-only: " + strings.Join(ro, " ") +
+			" (a root caller's sandbox could otherwise set host sysctls such as kernel.core_pattern); always hidden where the kernel has them: " + strings.Join(hidden, " ")}},
+		{"kernel keyrings", Decision{Rule: policy.Mandatory, Why: "keyctl, add_key and request_key fail with EPERM (seccomp): the caller's session keyring is neither readable nor writable"}},
+		{"private namespaces", Decision{Rule: policy.Mandatory, Why: "always its own " + strings.Join(ns, ", ") + " namespaces (cgroup where the kernel has them), besides mount, user, PID and network: no System V IPC, message queue or host name is shared with the host"}},
+	}
+}
+
 type knob struct {
 	name string
 	d    Decision
@@ -146,6 +168,7 @@ func (e *Evaluator) knobs(t Target) []knob {
 			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
 			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
 			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); the host's loopback is not reachable"}})
+		out = append(out, linuxKernelKnobs()...)
 	case MacOS:
 		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
 		if !pr.EnableWeakerNetworkIsolation {

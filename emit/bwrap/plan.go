@@ -21,6 +21,9 @@ type Step struct {
 	Params bool
 	// Origin is the setting behind the step, if any.
 	Origin *policy.Origin
+	// Reason says why srt adds a step no setting asks for; written as the
+	// line's comment when there is no Origin.
+	Reason string
 }
 
 // Directive names a step that depends on the host.
@@ -53,6 +56,9 @@ const (
 	// MandatoryScan protects the dangerous names found below the working
 	// directory, to a depth.
 	MandatoryScan Directive = "mandatory-scan"
+	// KernelMask hides a kernel interface where it exists on the host: an
+	// empty read-only tmpfs over a directory, /dev/null over a file.
+	KernelMask Directive = "kernel-mask"
 	// Seccomp installs the seccomp program of the host's architecture.
 	Seccomp Directive = "seccomp"
 )
@@ -124,12 +130,25 @@ func Emit(p *policy.Policy) Plan {
 
 	args("--dev", "/dev")
 	args("--unshare-pid")
+	for _, ns := range policy.Namespaces {
+		pl.Steps = append(pl.Steps, Step{Args: []string{ns.Arg}, Reason: ns.Why})
+	}
 	args("--unshare-user")
 	args("--cap-drop", "ALL")
 	if p.Process.EnableWeakerNestedSandbox {
 		args("--bind", "/proc", "/proc")
 	} else {
 		args("--proc", "/proc")
+	}
+	// The kernel's interfaces, covered on every run: the source of a
+	// read-only bind is the host's own file, which exists exactly when the
+	// sandbox's /proc or /sys has it.
+	for _, k := range policy.KernelPaths {
+		if k.Mask {
+			pl.Steps = append(pl.Steps, Step{Directive: KernelMask, Operand: k.Path, Reason: k.Why})
+		} else {
+			pl.Steps = append(pl.Steps, Step{Args: []string{"--ro-bind-try", k.Path, k.Path}, Reason: k.Why})
+		}
 	}
 	if len(p.Process.Seccomp) > 0 {
 		dir(Seccomp, strings.Join(p.Process.Seccomp, "+"), nil)
@@ -160,12 +179,15 @@ func (pl Plan) Render() []byte {
 				line += " " + quoteIfNeeded(s.Operand)
 			}
 		}
-		if s.Origin != nil {
+		switch {
+		case s.Origin != nil:
 			comment := s.Origin.Key
 			if s.Origin.Pos != "" {
 				comment += " " + s.Origin.Pos
 			}
 			line = fmt.Sprintf("%-47s # %s", line, comment)
+		case s.Reason != "":
+			line = fmt.Sprintf("%-47s # srt: %s", line, s.Reason)
 		}
 		b.WriteString(line + "\n")
 	}

@@ -243,7 +243,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 // lines with the profile: Apple Events, trustd, pseudo-terminals, local
 // binding and the listed Mach services are operations of the profile;
 // "connect anything else" is a direct connection (the proxies decide the
-// rest, in runtime/netpolicy, which the evaluator calls). Lines the
+// rest, in compiler/netpolicy, which the evaluator calls). Lines the
 // profile cannot express (the environment, credential injection) are
 // counted as such.
 func agreeProcess(t *testing.T, name string, p *policy.Policy, h seatbelt.Host, in *seatbelt.Interp, ev *query.Evaluator, refused bool, tl *tally) {

@@ -1,7 +1,7 @@
 // Package proxy is srt's egress: an HTTP proxy (CONNECT and absolute-form
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
 // what the network policy allows (spec network.md §2-5). Both ask the same
-// decision function (runtime/netpolicy), resolve an allowed name once, vet
+// decision function (compiler/netpolicy), resolve an allowed name once, vet
 // the addresses, and dial a survivor.
 package proxy
 
@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"srt.dev/runtime/netpolicy"
+	"srt.dev/compiler/netpolicy"
 )
 
 // An Event is one decision of the proxies: a connection allowed (the

@@ -45,7 +45,7 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	arch := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	arch, _ := seccomp.ForGOARCH(goruntime.GOARCH)
 	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
 	if err != nil {
 		t.Fatal(err)

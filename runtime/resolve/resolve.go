@@ -469,6 +469,10 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 				}
 				r.add("--setenv", k, v)
 			}
+		case bwrap.KernelMask:
+			if err := r.kernelMask(s.Operand); err != nil {
+				return err
+			}
 		case bwrap.Seccomp:
 			if r.h.SeccompFD <= 0 {
 				return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
@@ -484,6 +488,29 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 }
 
 func (r *resolver) add(args ...string) { r.res.Args = append(r.res.Args, args...) }
+
+// kernelMask hides a kernel interface of /proc or /sys that exists on this
+// host (the sandbox's /proc and /sys show the same kernel): an empty
+// read-only tmpfs over a directory, /dev/null over anything else. A path
+// this kernel does not have needs nothing; one srt cannot look at stops the
+// run rather than leaving it uncovered.
+func (r *resolver) kernelMask(p string) error {
+	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
+		return fmt.Errorf("@%s %s: only paths below /proc and /sys can be masked this way", bwrap.KernelMask, p)
+	}
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.note("@%s %s: not on this host, nothing to hide", bwrap.KernelMask, p)
+	case err != nil:
+		return fmt.Errorf("@%s %s: cannot tell whether this kernel has it, so it cannot be hidden: %w", bwrap.KernelMask, p, err)
+	case fi.IsDir():
+		r.add("--tmpfs", p, "--remount-ro", p)
+	default:
+		r.add("--ro-bind", "/dev/null", p)
+	}
+	return nil
+}
 
 func (r *resolver) expandArg(a string) string {
 	if strings.HasPrefix(a, policy.Home) || strings.HasPrefix(a, policy.Cwd) {

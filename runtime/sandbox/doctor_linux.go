@@ -17,6 +17,7 @@ import (
 func Doctor(bwrap string) []Check {
 	var checks []Check
 	add := func(c Check) { checks = append(checks, c) }
+	add(whoChecks())
 
 	path := bwrap
 	if path == "" {
@@ -36,6 +37,17 @@ func Doctor(bwrap string) []Check {
 		out, err = run.CombinedOutput()
 		add(Check{Name: "user and network namespaces", OK: err == nil, Detail: strings.TrimSpace(string(out)),
 			Remedy: "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container: run it with --security-opt seccomp=unconfined or a profile allowing CLONE_NEWUSER)"})
+		// Every sandbox also takes IPC, UTS and (where the kernel has one)
+		// cgroup namespaces, a fresh /proc and a read-only /proc/sys.
+		run = exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net", "--unshare-pid",
+			"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--proc", "/proc", "--ro-bind-try", "/proc/sys", "/proc/sys", "--die-with-parent", "true")
+		out, err = run.CombinedOutput()
+		detail := "IPC and UTS namespaces, a fresh /proc with /proc/sys read-only"
+		if err != nil {
+			detail = strings.TrimSpace(string(out))
+		}
+		add(Check{Name: "private IPC, UTS and /proc", OK: err == nil, Detail: detail,
+			Remedy: "srt will not run without them; in a container, allow mounting proc (e.g. --security-opt systempaths=unconfined) or set enableWeakerNestedSandbox in the settings"})
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil {
 		restricted := strings.TrimSpace(string(b)) == "1"
@@ -55,6 +67,20 @@ func Doctor(bwrap string) []Check {
 		add(Check{Name: "Landlock", OK: true, Detail: "not available (" + errno.Error() + "); srt does not need it"})
 	}
 	return checks
+}
+
+// whoChecks says which user srt runs as, and what root means for the
+// sandbox.
+func whoChecks() Check {
+	uid := os.Geteuid()
+	if uid != 0 {
+		return Check{Name: "user", OK: true, Detail: fmt.Sprintf("uid %d", uid)}
+	}
+	return Check{Name: "user", OK: true, Detail: "root (uid 0)",
+		Note: "the sandbox's uid 0 is the host's uid 0, without capabilities. srt keeps /proc/sys and the other kernel " +
+			"interfaces read-only or hidden, refuses keyrings and gives the sandbox its own IPC, UTS, PID, network and " +
+			"cgroup namespaces, and writes go only where allowWrite says; but every file the host's root owns is readable " +
+			"(e.g. /etc/shadow, root's keys under /root) unless denyRead hides it. Run srt as an unprivileged user where you can."}
 }
 
 // versionAtLeast compares a dotted version with major.minor.

@@ -83,6 +83,8 @@ type Check struct {
 	Detail string
 	// Remedy says what to do when the check fails.
 	Remedy string
+	// Note is what a passing check means for the user, if anything.
+	Note string
 }
 
 // ReapArg, as argv[1], runs this binary as the reaper: srt __srt_reap__ DIR

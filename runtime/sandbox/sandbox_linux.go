@@ -59,7 +59,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	arch, ok := map[string]seccomp.Arch{"amd64": seccomp.X86_64, "arm64": seccomp.AArch64}[goruntime.GOARCH]
+	arch, ok := seccomp.ForGOARCH(goruntime.GOARCH)
 	if !ok && len(p.Process.Seccomp) > 0 {
 		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
 	}
@@ -290,13 +290,11 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 	}
 	// The seccomp program through a pipe (bwrap reads it to EOF).
 	var prog []byte
-	rules := seccomp.Rules{}
-	for _, n := range p.Process.Seccomp {
-		rules.Unix = rules.Unix || n == "unix"
-		rules.Namespaces = rules.Namespaces || n == "namespaces"
+	rules, err := seccomp.ParseRules(p.Process.Seccomp)
+	if err != nil {
+		return nil, closeAll, err
 	}
 	if rules != (seccomp.Rules{}) {
-		var err error
 		if prog, err = seccomp.Build(arch, rules).Marshal(); err != nil {
 			return nil, closeAll, err
 		}

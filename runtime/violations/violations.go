@@ -15,7 +15,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"srt.dev/runtime/netpolicy"
+	"srt.dev/compiler/netpolicy"
 )
 
 // Keep is how many refusals a Store holds (the reference's).

@@ -43,13 +43,15 @@ func (a Arch) AuditArch() uint32 {
 var syscalls = map[Arch]map[string]uint32{
 	X86_64: {
 		"socket": 41, "clone": 56, "pivot_root": 155, "mount": 165, "umount2": 166,
+		"add_key": 248, "request_key": 249, "keyctl": 250,
 		"unshare": 272, "setns": 308,
 		"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 		"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
 		"clone3": 435, "mount_setattr": 442, "open_tree_attr": 467,
 	},
 	AArch64: {
-		"umount2": 39, "mount": 40, "pivot_root": 41, "unshare": 97, "socket": 198, "clone": 220,
+		"umount2": 39, "mount": 40, "pivot_root": 41, "unshare": 97, "socket": 198,
+		"add_key": 217, "request_key": 218, "keyctl": 219, "clone": 220,
 		"setns":          268,
 		"io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
 		"open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
@@ -75,4 +77,16 @@ func (a Arch) syscallName(nr uint32) string {
 		}
 	}
 	return ""
+}
+
+// ForGOARCH returns the architecture of a Go GOARCH value ("amd64",
+// "arm64"), or false when no program is generated for it.
+func ForGOARCH(goarch string) (Arch, bool) {
+	switch goarch {
+	case "amd64":
+		return X86_64, true
+	case "arm64":
+		return AArch64, true
+	}
+	return "", false
 }

@@ -54,6 +54,15 @@ func try(op string) string {
 		_, _, errno = unix.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
 	case "mount":
 		_, _, errno = unix.RawSyscall6(unix.SYS_MOUNT, 0, 0, 0, 0, 0, 0)
+	case "keyctl": // KEYCTL_GET_KEYRING_ID of the session keyring
+		_, _, errno = unix.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_GET_KEYRING_ID, keySpec(unix.KEY_SPEC_SESSION_KEYRING), 0)
+	case "add_key":
+		typ, desc, payload := []byte("user\x00"), []byte("srt-test\x00"), []byte("x")
+		_, _, errno = unix.RawSyscall6(unix.SYS_ADD_KEY, uintptr(unsafe.Pointer(&typ[0])), uintptr(unsafe.Pointer(&desc[0])),
+			uintptr(unsafe.Pointer(&payload[0])), 1, keySpec(unix.KEY_SPEC_PROCESS_KEYRING), 0)
+	case "request_key":
+		typ, desc := []byte("user\x00"), []byte("srt-test-absent\x00")
+		_, _, errno = unix.RawSyscall6(unix.SYS_REQUEST_KEY, uintptr(unsafe.Pointer(&typ[0])), uintptr(unsafe.Pointer(&desc[0])), 0, 0, 0, 0)
 	default:
 		return "unknown op " + op
 	}
@@ -62,6 +71,10 @@ func try(op string) string {
 	}
 	return "ok"
 }
+
+// keySpec passes a negative special keyring id as the kernel reads it (an
+// int in a register).
+func keySpec(id int) uintptr { return uintptr(int64(id)) }
 
 // runInBwrap runs the victim with op inside bubblewrap, with the given
 // programs installed through --add-seccomp-fd, as uid (0 = the caller).
@@ -106,11 +119,11 @@ func runInBwrap(t *testing.T, bwrap, victim string, uid int, op string, progs ..
 // as the unprivileged user nobody, and checks the errno of real system
 // calls, against a run of the same call without the programs.
 func TestLive(t *testing.T) {
-	if goruntime.GOARCH != "amd64" && goruntime.GOARCH != "arm64" {
+	arch, ok := ForGOARCH(goruntime.GOARCH)
+	if !ok {
 		t.Skipf("no programs for %s", goruntime.GOARCH)
 	}
 	bwrap := testenv.Require(t, "bwrap")[0]
-	arch := map[string]Arch{"amd64": X86_64, "arm64": AArch64}[goruntime.GOARCH]
 	v := testenv.PublicCopy(t, "victim")
 	eperm, enosys := fmt.Sprintf("errno=%d", EPERM), fmt.Sprintf("errno=%d", ENOSYS)
 	tests := []struct {
@@ -130,6 +143,9 @@ func TestLive(t *testing.T) {
 		{"unshare-ns", eperm, ""},
 		{"clone3", enosys, ""},
 		{"mount", eperm, ""},
+		{"keyctl", eperm, "ok"},
+		{"add_key", eperm, "ok"},
+		{"request_key", eperm, ""}, // ENOKEY without the filter
 	}
 	users := []int{0} // 0: as the caller is
 	if os.Geteuid() == 0 {
@@ -139,9 +155,9 @@ func TestLive(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("uid%d/%s", uid, tt.op), func(t *testing.T) {
 				bare := runInBwrap(t, bwrap, v, uid, tt.op)
-				got := runInBwrap(t, bwrap, v, uid, tt.op, Unix(arch), Namespaces(arch))
-				if both := runInBwrap(t, bwrap, v, uid, tt.op, Build(arch, Rules{Unix: true, Namespaces: true})); both != got {
-					t.Errorf("%s: %s under the two programs, %s under the combined one", tt.op, got, both)
+				got := runInBwrap(t, bwrap, v, uid, tt.op, Keyring(arch), Unix(arch), Namespaces(arch))
+				if all := runInBwrap(t, bwrap, v, uid, tt.op, Build(arch, Rules{Keyring: true, Unix: true, Namespaces: true})); all != got {
+					t.Errorf("%s: %s under the three programs, %s under the combined one", tt.op, got, all)
 				}
 				t.Logf("%s: %s without the programs, %s with them", tt.op, bare, got)
 				if got != tt.filtered {

@@ -41,7 +41,7 @@ const (
 
 // A Program is one seccomp filter for one architecture.
 type Program struct {
-	Name  string // "unix" or "namespaces"
+	Name  string // the rule sets, e.g. "keyring+unix+namespaces"
 	Arch  Arch
 	Insns []bpf.Instruction
 }
@@ -65,15 +65,54 @@ func Unix(a Arch) Program { return Build(a, Rules{Unix: true}) }
 // helper tests too (the kernel rejects that bit for unshare anyway).
 func Namespaces(a Arch) Program { return Build(a, Rules{Namespaces: true}) }
 
+// Keyring returns the program that keeps the command away from the kernel's
+// key retention service: keyctl, add_key and request_key fail with EPERM.
+// The sandbox shares the caller's session keyring (bubblewrap does not give
+// it a new one, and keyrings are not a namespace), so without this rule the
+// command could read the keys the caller holds (Kerberos tickets, ecryptfs
+// keys) and plant keys of its own for the caller's later programs. Docker's
+// and Flatpak's default profiles refuse the same three calls.
+func Keyring(a Arch) Program { return Build(a, Rules{Keyring: true}) }
+
 // Rules selects the rule sets of a program.
 type Rules struct {
+	Keyring    bool // the rules of Keyring
 	Unix       bool // the rules of Unix
 	Namespaces bool // the rules of Namespaces
 }
 
-// Name is "unix", "namespaces", "unix+namespaces" or "".
+// RuleNames lists the rule set names ParseRules knows, in the order a
+// program applies them.
+var RuleNames = []string{"keyring", "unix", "namespaces"}
+
+// ParseRules reads a selection of rule sets by name (a policy's
+// process.seccomp list, or the operand of a plan's @seccomp step split at
+// "+"). An unknown name is an error: a program that silently left a rule
+// set out would enforce less than the plan says.
+func ParseRules(names []string) (Rules, error) {
+	var r Rules
+	for _, n := range names {
+		switch n {
+		case "keyring":
+			r.Keyring = true
+		case "unix":
+			r.Unix = true
+		case "namespaces":
+			r.Namespaces = true
+		default:
+			return Rules{}, fmt.Errorf("seccomp: unknown rule set %q (this srt knows %s)", n, strings.Join(RuleNames, ", "))
+		}
+	}
+	return r, nil
+}
+
+// Name is the selected rule sets joined with "+" in RuleNames order, e.g.
+// "keyring+unix+namespaces", or "".
 func (r Rules) Name() string {
 	var names []string
+	if r.Keyring {
+		names = append(names, "keyring")
+	}
 	if r.Unix {
 		names = append(names, "unix")
 	}
@@ -89,6 +128,11 @@ func (r Rules) Name() string {
 func Build(a Arch, r Rules) Program {
 	b := newBuilder()
 	prologue(b, a)
+	if r.Keyring {
+		for _, name := range []string{"add_key", "request_key", "keyctl"} {
+			b.jumpIf(bpf.JumpEqual, a.Syscall(name), "eperm", "")
+		}
+	}
 	if r.Unix {
 		next := "allow"
 		if r.Namespaces {

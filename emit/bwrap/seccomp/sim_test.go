@@ -41,6 +41,14 @@ func model(prog string, a Arch, arch, nr uint32, arg0 uint64) uint32 {
 		return false
 	}
 	low := uint32(arg0) // the kernel reads these arguments as int
+	if strings.Contains(prog, "keyring") {
+		// add_key, request_key, keyctl: numbers from the kernel's tables,
+		// written here rather than read from the package's own map.
+		keyring := map[Arch][3]uint32{X86_64: {248, 249, 250}, AArch64: {217, 218, 219}}[a]
+		if nr == keyring[0] || nr == keyring[1] || nr == keyring[2] {
+			return RetErrno | EPERM
+		}
+	}
 	if strings.Contains(prog, "unix") {
 		if is("io_uring_setup", "io_uring_enter", "io_uring_register") {
 			return RetErrno | EPERM
@@ -83,7 +91,13 @@ func TestSimulate(t *testing.T) {
 	nrs = append(nrs, 0x40000000, 0x40000000+41, 0x40000000+425, 0x40000000+272, 0x7fffffff, 0xfffffffe, 0xffffffff)
 	arches := []uint32{auditArchX86_64, auditArchAArch64, auditArchI386, auditArchARM, 0}
 	for _, a := range Arches {
-		for _, p := range []Program{Unix(a), Namespaces(a), Build(a, Rules{Unix: true, Namespaces: true}), Build(a, Rules{})} {
+		for _, p := range []Program{
+			Keyring(a), Unix(a), Namespaces(a),
+			Build(a, Rules{Unix: true, Namespaces: true}),
+			Build(a, Rules{Keyring: true, Namespaces: true}),
+			Build(a, Rules{Keyring: true, Unix: true, Namespaces: true}),
+			Build(a, Rules{}),
+		} {
 			vm, err := bpf.NewVM(p.Insns)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", p.Name, a, err)
@@ -138,6 +152,14 @@ func TestNamedCases(t *testing.T) {
 		{Namespaces(x), auditArchX86_64, 435, 0, RetErrno | ENOSYS}, // clone3
 		{Namespaces(arm), auditArchAArch64, 97, 0x20000, RetErrno | EPERM},
 		{Namespaces(arm), auditArchAArch64, 40, 0, RetErrno | EPERM}, // mount
+		{Keyring(x), auditArchX86_64, 250, 0, RetErrno | EPERM},      // keyctl
+		{Keyring(x), auditArchX86_64, 248, 0, RetErrno | EPERM},      // add_key
+		{Keyring(x), auditArchX86_64, 249, 0, RetErrno | EPERM},      // request_key
+		{Keyring(x), auditArchX86_64, 41, 1, RetAllow},               // socket(AF_UNIX): not its business
+		{Keyring(x), auditArchI386, 288, 0, RetKillThread},           // i386 keyctl
+		{Keyring(arm), auditArchAArch64, 219, 0, RetErrno | EPERM},   // keyctl
+		{Keyring(arm), auditArchAArch64, 217, 0, RetErrno | EPERM},   // add_key
+		{Keyring(arm), auditArchAArch64, 250, 0, RetAllow},           // x86_64's keyctl number is not aarch64's
 	}
 	for i, tt := range tests {
 		vm, err := bpf.NewVM(tt.p.Insns)
@@ -153,7 +175,7 @@ func TestNamedCases(t *testing.T) {
 
 func TestMarshalRoundTrip(t *testing.T) {
 	for _, a := range Arches {
-		for _, p := range []Program{Unix(a), Namespaces(a)} {
+		for _, p := range []Program{Keyring(a), Unix(a), Namespaces(a), Build(a, Rules{Keyring: true, Unix: true, Namespaces: true})} {
 			raw, err := p.Marshal()
 			if err != nil {
 				t.Fatal(err)
@@ -172,6 +194,19 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 	if _, err := Parse(X86_64, "x", make([]byte, 7)); err == nil {
 		t.Error("Parse accepted 7 bytes")
+	}
+}
+
+func TestParseRules(t *testing.T) {
+	r, err := ParseRules([]string{"keyring", "unix", "namespaces"})
+	if err != nil || r != (Rules{Keyring: true, Unix: true, Namespaces: true}) || r.Name() != "keyring+unix+namespaces" {
+		t.Errorf("ParseRules = %+v, %v", r, err)
+	}
+	if r, err := ParseRules(nil); err != nil || r != (Rules{}) {
+		t.Errorf("ParseRules(nil) = %+v, %v", r, err)
+	}
+	if _, err := ParseRules([]string{"unix", "keyrings"}); err == nil || !strings.Contains(err.Error(), `"keyrings"`) {
+		t.Errorf("an unknown rule set was accepted: %v", err)
 	}
 }
 
