@@ -55,6 +55,13 @@ var proxyTriple = func(port string) []string {
 	}
 }
 
+// keptRoots are defaultRoots where a read deny from another root than
+// ${HOME} may hide the convenience roots: each is kept only where the
+// runtime's carve parameter says no deny hides it on the host.
+var keptRoots = append(append([]string{}, defaultRoots[:8]...),
+	`(subpath (string-append (param "CARVE_1") (param "HOME") "/.npm/_logs"))`,
+	`(subpath (string-append (param "CARVE_2") (param "HOME") "/.claude/debug"))`)
+
 var defaultRoots = []string{`(subpath "/dev/stdout")`, `(subpath "/dev/stderr")`, `(subpath "/dev/null")`, `(subpath "/dev/tty")`,
 	`(subpath "/dev/dtracehelper")`, `(subpath "/dev/autofs_nowait")`, `(subpath "/tmp/claude")`, `(subpath "/private/tmp/claude")`,
 	"(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}
@@ -150,7 +157,7 @@ func macCases() map[string]macCase {
 			`(subpath "/w/[WIP] proj/keep")`, `(regex "^/w/\\[WIP\\] proj/(.*/)?\\.env(/.*)?$")`), `(literal "/w/[WIP] proj")`}},
 		// srt adds the /private spelling of /tmp/build (see README).
 		"M33": {dir: "macos-m33-worked-example", ordered: []string{
-			rule("allow file-write*", append(append([]string{}, defaultRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
+			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
 			"(deny file-write*\n  (subpath " + cwd("/secrets") + ")", "(allow pseudo-tty)"},
 			once: append([]string{`(allow network-bind (local unix-socket (subpath "/var/run/docker.sock")))`}, proxyTriple(httpP)...),
 			not:  []string{`/**"`, `secrets/"`}},
@@ -164,7 +171,9 @@ func macCases() map[string]macCase {
 		"M36b": {dir: "macos-m36b-deny-npm-allow-logs", ordered: []string{"(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}},
 		// Whether /Users holds ${HOME} is a host fact: the compiler keeps
 		// both convenience directories writable (reads stay denied).
-		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")"}},
+		// srt keeps the convenience roots only where the runtime finds
+		// that /Users/** does not hide them (a carve parameter).
+		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", keptRoots[8], keptRoots[9]}},
 		"M37":  {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
 		// Five shapes where srt's profile once allowed what the
 		// reference's denies (docs/macos-divergences.md).
@@ -175,8 +184,8 @@ func macCases() map[string]macCase {
 			ordered: []string{`(regex "^/data/keep[1](/.*)?$")`, `(subpath "/data/keep[1]")`, `(regex "^/data/runs/[0-9][^/]*$")`},
 			not:     []string{`(subpath "/data/runs/[0-9]*")`}},
 		"carve across roots": {dir: "macos-cross-root-carve", ordered: []string{
-			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_2") (param "HOME") "/Library/Caches"))))`),
-			`(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_2") (param "HOME") "/Library/Caches"))) (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work/out"))))`}},
+			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_4") (param "HOME") "/Library/Caches"))))`),
+			`(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_4") (param "HOME") "/Library/Caches"))) (require-not (subpath (string-append (param "CARVE_5") (param "HOME") "/work/out"))))`}},
 		"relative .. folded": {dir: "relative-dotdot-folded",
 			ordered: []string{"(subpath " + cwd("/conf/secret") + ")", "(literal " + cwd("/conf") + ")", "(subpath " + cwd("/locked") + ")"},
 			not:     []string{"/app", "/a/"}},

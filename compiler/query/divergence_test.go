@@ -79,6 +79,71 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				// root would carry the .pem files out of the deny's reach.
 				{"remove", "/srv/cache", MacOS, false, "filesystem.denyRead[0]"},
 			}},
+		{"a convenience write root hidden by a deny from another root is dropped",
+			`"denyRead": ["/home/**"], "allowRead": [], "allowWrite": ["."], "denyWrite": []`,
+			[]ask{
+				{"write", "~/.npm/_logs/x", MacOS, false, "default"},
+				{"write", "~/.claude/debug/x", MacOS, false, "default"},
+				{"write", "./x", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
+		{"a convenience write root reopened inside the deny is kept",
+			`"denyRead": ["/home/**"], "allowRead": ["~/.npm"], "allowWrite": [], "denyWrite": []`,
+			[]ask{
+				{"write", "~/.npm/_logs/x", MacOS, true, "default"},
+				{"write", "~/.claude/debug/x", MacOS, false, "default"},
+			}},
+		{"a literal deny over the home directory drops the convenience write roots",
+			`"denyRead": ["/home"], "allowRead": [], "allowWrite": ["."], "denyWrite": []`,
+			[]ask{
+				{"write", "~/.npm/_logs/x", MacOS, false, "default"},
+				{"remove", "~/.npm/_logs/x", MacOS, false, "default"},
+				{"remove", "~/.claude/debug", MacOS, false, "default"},
+				{"remove", "./x", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
+		{"a literal deny under ~ named by an absolute glob write root",
+			`"denyRead": ["~/.config"], "allowRead": [], "allowWrite": ["/home/me/**/*"], "denyWrite": []`,
+			[]ask{
+				{"write", "~/.config/f", MacOS, true, "filesystem.allowWrite[0]"},
+				{"remove", "~/.config/f", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "~/.config", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "~/other", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
+		{"a read deny equal to a write root, with a write root from another root",
+			`"denyRead": ["/data/runs"], "allowRead": [], "allowWrite": ["/data/runs", "./out"], "denyWrite": []`,
+			[]ask{
+				{"write", "/data/runs/f", MacOS, true, "filesystem.allowWrite[0]"},
+				// Stricter than the reference, deliberately: the profile
+				// cannot tell whether ./out holds /data/runs, and assumes
+				// it does.
+				{"remove", "/data/runs/f", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "./out/f", MacOS, true, "filesystem.allowWrite[1]"},
+			}},
+		{"an absolute write deny with .. pins the directories of both spellings",
+			`"denyRead": [], "allowRead": [], "allowWrite": ["/"], "denyWrite": ["/tmp/x/../y"]`,
+			[]ask{
+				{"write", "/tmp/y", MacOS, false, "filesystem.denyWrite[0]"},
+				{"remove", "/tmp/y", MacOS, false, "filesystem.denyWrite[0]"},
+				// Stricter than the reference where /tmp/x exists: it
+				// pins the unfolded spelling's directories only where it
+				// does not, and then as /tmp/x, which Seatbelt never sees.
+				{"remove", "/tmp/x", MacOS, false, "filesystem.denyWrite[0]"},
+				{"remove", "/tmp/z", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
+		{"the text reading of a deny glob inside an allow from another root",
+			`"denyRead": ["./src/[ab]*.go"], "allowRead": ["~/proj"], "allowWrite": [], "denyWrite": []`,
+			[]ask{
+				{"read", "./src/[ab]*.go/f", MacOS, false, "filesystem.denyRead[0]"},
+				{"read", "./src/a1.go", MacOS, false, "filesystem.denyRead[0]"},
+			}},
+		{"a directory holding a read deny, matched by a glob write root",
+			`"denyRead": ["./[WIP] x/*.log"], "allowRead": [], "allowWrite": ["/home/me/**/*"], "denyWrite": []`,
+			[]ask{
+				{"remove", "./[WIP] x/a.log", MacOS, false, "filesystem.denyRead[0]"},
+				// Stricter than the reference, deliberately: renaming the
+				// directory would carry the .log files out of the deny.
+				{"remove", "./[WIP] x", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "./[WIP] x/b.txt", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
 	}
 	for _, tc := range tests {
 		src := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+tc.settings+`}}`)

@@ -54,20 +54,54 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 	denies = append(denies, fs.CredentialMasks...)
 	for _, d := range denies {
 		cred := isCredential(d)
+		// Where the deny and a write root are written from different
+		// roots, the profile cannot tell whether one lies in the other:
+		// it assumes so (stricter).
+		cross := e.crossRootWrite(d)
 		for _, x := range e.macEntries(d, false) {
-			if !cred && !e.inRoots(x) {
+			if !cred && !cross && !e.inRoots(x) {
 				continue // the last rule leaves it out (spec §1.10)
 			}
 			if x.match(mp, true) && !e.macCarved(d, p) {
 				return Decision{Rule: d.Origin, Why: "read-denied inside a write root: it may be changed but not removed or renamed (a renamed copy would be readable)"}
 			}
-			base := macBase(x)
-			if (base == mp && x.pat != "" || strictlyInside(base, mp)) && e.inWriteRoot(mp) {
-				return Decision{Rule: d.Origin, Why: "holds a read-denied path inside a write root: it cannot be removed or renamed (that would carry the denied files out of the deny's reach)"}
+			bases := []string{macBase(x)}
+			if u := e.macUnfolded(d); u != "" && x.pat == "" {
+				bases = append(bases, u)
+			}
+			for _, base := range bases {
+				if (base == mp && x.pat != "" || strictlyInside(base, mp)) && (e.inWriteRoot(mp) || cross) {
+					return Decision{Rule: d.Origin, Why: "holds a read-denied path inside a write root: it cannot be removed or renamed (that would carry the denied files out of the deny's reach)"}
+				}
 			}
 		}
 	}
 	return w
+}
+
+// crossRootWrite reports whether a write root the settings wrote starts at
+// another symbolic root (${HOME}, ${CWD}, "/") than d.
+func (e *Evaluator) crossRootWrite(d policy.PathRule) bool {
+	for _, a := range e.macWriteRoots() {
+		if a.Origin != policy.Default && rootOf(a.Path) != rootOf(d.Path) && !a.TrailingSeparator {
+			return true
+		}
+	}
+	return false
+}
+
+// macUnfolded is the macOS path of a literal rule with ".." as written,
+// which the profile also carries (a deny must match where the name does
+// not exist yet), or "" when the rule has none.
+func (e *Evaluator) macUnfolded(d policy.PathRule) string {
+	if d.Pattern && !d.Literal || !strings.Contains(d.Path+"/", "/../") {
+		return ""
+	}
+	p := d.Path
+	if rt := rootOf(p); rt != "" {
+		p = strings.TrimSuffix(e.expand(rt), "/") + p[len(rt):]
+	}
+	return macPath(p)
 }
 
 // inRoots reports whether a read deny's entry meets a write root, so that
@@ -76,7 +110,7 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 // literal path strictly inside a literal root, or matched by a pattern
 // root.
 func (e *Evaluator) inRoots(x macEntry) bool {
-	for _, a := range e.p.Filesystem.AllowWrite {
+	for _, a := range e.macWriteRoots() {
 		for _, r := range e.macEntries(a, true) {
 			if r.dirs {
 				continue // matches nothing
@@ -109,7 +143,7 @@ func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 		return false
 	}
 	fs := &e.p.Filesystem
-	for _, l := range [][]policy.PathRule{fs.AllowRead, fs.AllowWrite} {
+	for _, l := range [][]policy.PathRule{fs.AllowRead, e.macWriteRoots()} {
 		for _, a := range l {
 			if !e.macAllows(a, p) || a.Convenience && rootOf(a.Path) != rootOf(d.Path) {
 				// A convenience root a deny from another root covers is
@@ -134,8 +168,48 @@ func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 // inWriteRoot reports whether p (a macOS path) is a write root or lies
 // inside one.
 func (e *Evaluator) inWriteRoot(p string) bool {
-	for _, a := range e.p.Filesystem.AllowWrite {
+	for _, a := range e.macWriteRoots() {
 		if e.macAllows(a, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// macWriteRoots are the write roots of the profile on this host: the
+// allowWrite rules without the convenience roots a read deny hides here.
+func (e *Evaluator) macWriteRoots() []policy.PathRule {
+	var out []policy.PathRule
+	for _, a := range e.p.Filesystem.AllowWrite {
+		if !e.macDropped(a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// macDropped reports whether a is a default convenience write root
+// (~/.npm/_logs, ~/.claude/debug) that the reference drops on this host: a
+// read deny covers it, and no read allow inside that deny covers it again
+// (settings.md §6.4.5). The compiler drops it where the spellings decide
+// it; for a deny written from another root the profile asks the runtime.
+func (e *Evaluator) macDropped(a policy.PathRule) bool {
+	if !a.Convenience {
+		return false
+	}
+	p := e.expand(a.Path)
+	fs := &e.p.Filesystem
+	for _, d := range fs.DenyRead {
+		if !e.macCovers(d, p) {
+			continue
+		}
+		reopened := false
+		for _, r := range fs.AllowRead {
+			if e.macCovers(r, p) && e.macCovers(d, e.macSample(r)) {
+				reopened = true
+			}
+		}
+		if !reopened {
 			return true
 		}
 	}
@@ -157,6 +231,9 @@ func (e *Evaluator) writeDenyBases() []pinned {
 	for _, d := range e.writeDenies(MacOS) {
 		for _, x := range e.macEntries(d, false) {
 			out = append(out, pinned{macBase(x), d.Origin})
+		}
+		if u := e.macUnfolded(d); u != "" {
+			out = append(out, pinned{u, d.Origin})
 		}
 	}
 	if sc := e.p.Filesystem.MandatoryScan; sc != nil {

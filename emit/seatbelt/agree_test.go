@@ -592,7 +592,7 @@ func TestAgreementCanFailShapes(t *testing.T) {
 		{"macos-allow-glob-no-literal-reading", "the literal reading of an allow glob",
 			`  (regex "^/data/runs/[0-9][^/]*$")` + "\n", `  (regex "^/data/runs/[0-9][^/]*$")` + "\n" + `  (subpath "/data/runs/[0-9]*")` + "\n"},
 		{"macos-cross-root-carve", "a deny re-emitted uncarved for an allow from another root",
-			` (require-not (subpath (string-append (param "CARVE_1") (param "HOME") "/work")))`, ``},
+			` (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work")))`, ``},
 		{"relative-dotdot-folded", "the unfolded spelling's directory pinned",
 			"cannot be unlinked\n(deny file-write-unlink\n", "cannot be unlinked\n(deny file-write-unlink\n" + `  (literal (string-append (param "CWD") "/app"))` + "\n"},
 		{"macos-deny-glob-base-is-write-root", "the write root left unpinned",

@@ -24,6 +24,9 @@ type entry struct {
 	dirs bool
 	// convenience marks a default convenience write root.
 	convenience bool
+	// pre, when set, is a carve parameter put in front of the entry's
+	// allow filter (see keepConvenience).
+	pre string
 }
 
 func (e entry) glob() bool { return e.pat != "" }

@@ -22,15 +22,18 @@ func (m *emitter) files(fs policy.Filesystem) {
 		}
 	}
 	denies = append(entries(caller), entries(creds)...)
-	// macOS cannot show a masked copy: a masked file is not readable at all.
-	for _, e := range entries(fs.CredentialMasks) {
-		e.cred = true
-		denies = append(denies, e)
-	}
 	allows := allowEntries(fs.AllowRead)
 	var writes []entry
 	if !fs.Disabled {
 		writes = allowEntries(fs.AllowWrite)
+		// Masked files are left out, as the compiler leaves them out
+		// when it drops a convenience root.
+		m.keepConvenience(writes, denies, allows)
+	}
+	// macOS cannot show a masked copy: a masked file is not readable at all.
+	for _, e := range entries(fs.CredentialMasks) {
+		e.cred = true
+		denies = append(denies, e)
 	}
 	m.read(denies, allows, writes)
 	if fs.Disabled {
@@ -161,9 +164,32 @@ func mayCover(d, o entry) bool {
 }
 
 // A carve is a subtraction decided at run time: deny d carves entry o on
-// hosts where d covers o (see HostDefines).
+// hosts where d covers o (see HostDefines). With denies set, it is a
+// convenience write root o, kept on hosts where none of denies hides it
+// (see keepConvenience).
 type carve struct {
-	d, o entry
+	d, o           entry
+	denies, allows []entry
+}
+
+// keepConvenience puts a default convenience write root (~/.npm/_logs)
+// that a read deny written from another root may cover behind a carve
+// parameter: the reference drops such a root where a read deny covers it
+// on the host and no read allow inside the deny covers it again
+// (settings.md §6.4.5); the compiler could decide only the spellings.
+func (m *emitter) keepConvenience(writes, denies, allows []entry) {
+	for i, w := range writes {
+		if !w.convenience {
+			continue
+		}
+		for _, d := range denies {
+			if d.root != w.root && mayCover(d, w) {
+				m.carves = append(m.carves, carve{o: w, denies: denies, allows: allows})
+				writes[i].pre = `(param "` + carveParamName(len(m.carves)) + `")`
+				break
+			}
+		}
+	}
 }
 
 // carveParam is o's allow filter behind the carve parameter of (d, o):
@@ -177,7 +203,7 @@ func (m *emitter) carveParam(d, o entry) string {
 		if m.carveIndex == nil {
 			m.carveIndex = map[string]int{}
 		}
-		m.carves = append(m.carves, carve{d, o})
+		m.carves = append(m.carves, carve{d: d, o: o})
 		n = len(m.carves)
 		m.carveIndex[key] = n
 	}
@@ -389,9 +415,11 @@ func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) b
 }
 
 // globRootMatches reports whether a pattern write root names literal d.
+// A pattern root written from another root than d may name it on the
+// host; the emitter then assumes it does (stricter).
 func globRootMatches(d entry, writes []entry) bool {
 	for _, w := range writes {
-		if w.glob() && w.goRegexp(false).MatchString(d.spelling()) {
+		if w.glob() && !w.dirs && (w.root != d.root || w.goRegexp(false).MatchString(d.spelling())) {
 			return true
 		}
 	}

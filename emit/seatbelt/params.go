@@ -41,18 +41,57 @@ func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
 // profile on host h: Defines, and the carve parameters of the profile.
 // A carve applies where the reference would subtract on this host: the
 // deny's rule, with this host's directories, covers the entry's path
-// (spec macos-windows.md §1.8 step 4). It is a pure function of p and h.
+// (spec macos-windows.md §1.8 step 4); a convenience write root's applies
+// where no read deny hides it on this host (settings.md §6.4.5). It is a
+// pure function of p and h.
 func HostDefines(p *policy.Policy, h Host) []string {
 	out := h.Defines()
 	for i, c := range emit(p).carves {
 		v := carveOff
-		if covers(c.d.on(h), c.o.on(h)) {
+		switch {
+		case c.denies != nil:
+			if !hidden(c.o.on(h), c.denies, c.allows, h) {
+				v = ""
+			}
+		case covers(c.d.on(h), c.o.on(h)):
 			v = ""
 		}
 		out = append(out, carveParamName(i+1)+"="+v)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// hidden reports whether a read deny covers the literal entry w on h and
+// no read allow inside that deny covers w again (settings.md §6.4.5).
+func hidden(w entry, denies, allows []entry, h Host) bool {
+	p := w.lit
+	for _, d := range denies {
+		d = d.on(h)
+		if !coversPath(d, p) {
+			continue
+		}
+		reopened := false
+		for _, a := range allows {
+			a = a.on(h)
+			if coversPath(a, p) && coversPath(d, a.sample()) {
+				reopened = true
+			}
+		}
+		if !reopened {
+			return true
+		}
+	}
+	return false
+}
+
+// coversPath reports whether entry e, read as a deny, covers path p: p
+// is e's path or below it, or a pattern matches p or an ancestor.
+func coversPath(e entry, p string) bool {
+	if e.glob() {
+		return e.goRegexp(true).MatchString(p)
+	}
+	return p == e.lit || e.lit == "/" || strings.HasPrefix(p, e.lit+"/")
 }
 
 // on is e with its root replaced by h's directory: an absolute entry.

@@ -199,6 +199,9 @@ func (m *emitter) allowFPrefixed(e entry, pre string) string {
 
 // allowF is an entry's filter in an allow rule; denyF in a deny rule.
 func (m *emitter) allowF(e entry) string {
+	if e.pre != "" {
+		return m.allowFPrefixed(e, e.pre)
+	}
 	if e.glob() || e.dirs {
 		return m.regex(e, false)
 	}
