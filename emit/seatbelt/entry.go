@@ -27,6 +27,9 @@ type entry struct {
 	// pre, when set, is a carve parameter put in front of the entry's
 	// allow filter (see keepConvenience).
 	pre string
+	// text marks the extra reading of a pattern's bracket set as part of
+	// a name (see reading).
+	text bool
 }
 
 func (e entry) glob() bool { return e.pat != "" }
@@ -194,6 +197,7 @@ func reading(e entry) (entry, bool) {
 		end = len(e.pat)
 	}
 	x := e
+	x.text = true
 	x.lit, x.pat = e.lit+e.pat[:end], e.pat[end:]
 	if !strings.ContainsAny(x.pat, "*?") && policy.LastSetEnd(x.pat) < 0 {
 		x.lit, x.pat = x.lit+x.pat, ""

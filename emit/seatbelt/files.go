@@ -75,13 +75,12 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			// Under different roots the relation is a host fact; the
 			// common case (deny ~, allow the working directory inside it)
 			// needs no re-emission, and the runtime refuses the other
-			// (sandbox.CrossRootHazard).
-			for _, a := range allows {
-				if !a.glob() && relate(d.spelling(), a.spelling()) == inside {
-					fs = append(fs, m.denyF(d))
-					break
-				}
-			}
+			// (sandbox.CrossRootHazard). The text reading of a pattern
+			// ("./src/[ab]*.go" as a name, under an allow "~/proj") is
+			// re-emitted behind a carve parameter instead: the runtime
+			// does not look at readings, and the parameter applies the
+			// deny where it lies inside the allow on this host.
+			fs = append(fs, m.late(d, allows)...)
 		}
 		root = root || d.spelling() == "/"
 	}
@@ -99,6 +98,29 @@ func (m *emitter) read(denies, allows, writes []entry) {
 		fs = append(fs, m.allowF(w))
 	}
 	m.rule("allow file-write-unlink file-write-create", fs)
+}
+
+// late are the filters that re-emit literal deny d after the allows
+// (§1.8 step 4): d, where it lies strictly inside a literal allow; for a
+// text reading inside an allow from another root, d behind the carve
+// parameter of the pair (the allow "covers" the deny), set where it does
+// on the host.
+func (m *emitter) late(d entry, allows []entry) []string {
+	var out []string
+	for _, a := range allows {
+		if a.glob() {
+			continue
+		}
+		switch relate(d.spelling(), a.spelling()) {
+		case inside:
+			return []string{m.denyF(d)}
+		case unknown:
+			if d.text && !strings.HasPrefix(d.spelling(), rootParents) && mayCover(a, d) {
+				out = append(out, m.carveParam(a, d))
+			}
+		}
+	}
+	return out
 }
 
 // carve is d's deny filter minus the entries it covers (§1.8 step 4).
@@ -337,6 +359,9 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 	inRoot := func(p string, orIs bool) bool {
 		for _, w := range writes {
 			if w.glob() {
+				if orIs && globRootNames(w, p) {
+					return true
+				}
 				continue
 			}
 			switch relate(p, w.spelling()) {
@@ -424,6 +449,22 @@ func globRootMatches(d entry, writes []entry) bool {
 		}
 	}
 	return false
+}
+
+// globRootNames reports whether pattern write root w may name directory
+// p, so that renaming p is allowed there and carries what is denied below
+// it away: its regex matches p, or p starts at another root (or is an
+// ancestor of one), and the emitter assumes so. The reference pins only
+// directories inside literal roots.
+func globRootNames(w entry, p string) bool {
+	if w.dirs {
+		return false // matches nothing
+	}
+	if r, ok := strings.CutPrefix(p, rootParents); ok {
+		return w.root != r
+	}
+	root, _ := split(p)
+	return root != w.root || w.goRegexp(false).MatchString(p)
 }
 
 // A denyGroup is literal write denies folded into one regex (§1.9):
