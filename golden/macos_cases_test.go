@@ -169,10 +169,9 @@ func macCases() map[string]macCase {
 		"M35":  {dir: "macos-m35-filesystem-disabled", ordered: append(proxyTriple(httpP), "\n(allow file-read*)\n(allow file-write*)\n"), not: []string{".bashrc"}},
 		"M36a": {dir: "macos-m36a-deny-npm", ordered: []string{"(subpath " + home("/.claude/debug") + ")"}, not: []string{"_logs"}},
 		"M36b": {dir: "macos-m36b-deny-npm-allow-logs", ordered: []string{"(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}},
-		// Whether /Users holds ${HOME} is a host fact: the compiler keeps
-		// both convenience directories writable (reads stay denied).
-		// srt keeps the convenience roots only where the runtime finds
-		// that /Users/** does not hide them (a carve parameter).
+		// Whether /Users holds ${HOME} is a host fact: srt keeps the
+		// convenience roots only where the runtime finds that /Users/**
+		// does not hide them (a carve parameter).
 		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", keptRoots[8], keptRoots[9]}},
 		"M37":  {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
 		// Five shapes where srt's profile once allowed what the
@@ -192,6 +191,24 @@ func macCases() map[string]macCase {
 		// Deliberately stricter than the reference: the root is pinned.
 		"deny glob based at a write root": {dir: "macos-deny-glob-base-is-write-root",
 			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/cache/(.*/)?[^/]*\\.pem(/.*)?$")`, `(literal "/srv/cache")`)}},
+		// Shapes the full generated agreement test found.
+		"convenience roots under a deny from another root": {dir: "macos-convenience-roots-cross-root-deny",
+			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}, not: []string{"(subpath " + home("/.npm/_logs") + ")"}},
+		"a literal deny a pattern write root from another root names": {dir: "macos-literal-deny-in-glob-write-root",
+			ordered: []string{rule("deny file-write-unlink", "(subpath "+home("/.config")+")", `(literal (param "HOME"))`, `(regex (param "HOME_PARENTS_REGEX"))`)}},
+		"the text reading of a deny glob inside an allow from another root": {dir: "macos-text-reading-cross-root-allow",
+			ordered: []string{rule("allow file-read*", "(subpath "+home("/proj")+")"), "(deny file-read*\n",
+				`  (subpath (string-append (param "CARVE_4") (param "CWD") "/src/[ab]*.go"))` + "\n" + tagged}},
+		// Deliberately stricter than the reference: a directory a
+		// pattern write root names is pinned.
+		"pins inside a pattern write root": {dir: "macos-glob-write-root-pins",
+			ordered: []string{"; Read-denied paths inside write roots cannot be unlinked\n", "(literal " + cwd("/[WIP] x") + ")\n" + tagged}},
+		// Deliberately stricter than the reference: a write root from
+		// another root may hold the deny; an absolute deny with ".."
+		// pins the directories of both spellings.
+		"unlink rules for roots from another root": {dir: "macos-unlink-cross-root-write-root",
+			ordered: []string{rule("deny file-write-unlink", `(require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))`, `(literal "/data")`)},
+			once:    []string{`(literal "/private/tmp/x")`}},
 	}
 }
 

@@ -579,24 +579,37 @@ func TestRootHostRefused(t *testing.T) {
 	}
 }
 
-// TestAgreementCanFailShapes: each of the five shapes where the profile
-// once allowed what the reference's denies, put back into its golden
-// profile as the emitter used to write it, must disagree with the
+// TestAgreementCanFailShapes: each shape where the profile once differed
+// from the reference's (allowing what it denies, or, where srt is stricter
+// on purpose, allowing what the evaluator denies), put back into its
+// golden profile as the emitter used to write it, must disagree with the
 // evaluator.
 func TestAgreementCanFailShapes(t *testing.T) {
 	mutants := []struct {
 		dir, name, old, new string
+		all                 bool // replace every occurrence, not the first
 	}{
 		{"macos-allow-glob-trailing-separator", "a trailing separator dropped",
-			`(regex "^/data/in/[^/]*/$")`, `(regex "^/data/in/[^/]*$")`},
+			`(regex "^/data/in/[^/]*/$")`, `(regex "^/data/in/[^/]*$")`, false},
 		{"macos-allow-glob-no-literal-reading", "the literal reading of an allow glob",
-			`  (regex "^/data/runs/[0-9][^/]*$")` + "\n", `  (regex "^/data/runs/[0-9][^/]*$")` + "\n" + `  (subpath "/data/runs/[0-9]*")` + "\n"},
+			`  (regex "^/data/runs/[0-9][^/]*$")` + "\n", `  (regex "^/data/runs/[0-9][^/]*$")` + "\n" + `  (subpath "/data/runs/[0-9]*")` + "\n", false},
 		{"macos-cross-root-carve", "a deny re-emitted uncarved for an allow from another root",
-			` (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work")))`, ``},
+			` (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work")))`, ``, false},
 		{"relative-dotdot-folded", "the unfolded spelling's directory pinned",
-			"cannot be unlinked\n(deny file-write-unlink\n", "cannot be unlinked\n(deny file-write-unlink\n" + `  (literal (string-append (param "CWD") "/app"))` + "\n"},
+			"cannot be unlinked\n(deny file-write-unlink\n", "cannot be unlinked\n(deny file-write-unlink\n" + `  (literal (string-append (param "CWD") "/app"))` + "\n", false},
 		{"macos-deny-glob-base-is-write-root", "the write root left unpinned",
-			"  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (literal \"/srv/cache\")\n  (with message (param \"LOG_TAG\")))\n", "  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (with message (param \"LOG_TAG\")))\n"},
+			"  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (literal \"/srv/cache\")\n  (with message (param \"LOG_TAG\")))\n", "  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (with message (param \"LOG_TAG\")))\n", false},
+		// Shapes found by the full generated agreement test.
+		{"macos-convenience-roots-cross-root-deny", "a convenience write root kept under a deny from another root",
+			`(param "CARVE_1") (param "HOME") "/.npm/_logs"`, `(param "HOME") "/.npm/_logs"`, true},
+		{"macos-literal-deny-in-glob-write-root", "a literal deny left out of the unlink rule for a pattern root from another root",
+			"(deny file-write-unlink\n" + `  (subpath (string-append (param "HOME") "/.config"))` + "\n", "(deny file-write-unlink\n", false},
+		{"macos-text-reading-cross-root-allow", "the text reading of a deny glob not repeated after an allow from another root",
+			`  (subpath (string-append (param "CARVE_4") (param "CWD") "/src/[ab]*.go"))` + "\n", "", false},
+		{"macos-glob-write-root-pins", "a directory a pattern write root names left unpinned",
+			`  (literal (string-append (param "CWD") "/[WIP] x"))` + "\n", "", true},
+		{"macos-unlink-cross-root-write-root", "a read deny at a write root left out where a root from another root may hold it",
+			`  (require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))` + "\n", "", false},
 	}
 	for _, mu := range mutants {
 		dir := filepath.Join("../../golden/testdata", mu.dir)
@@ -617,7 +630,11 @@ func TestAgreementCanFailShapes(t *testing.T) {
 		if len(tl.disagreements) > 0 {
 			t.Errorf("%s: the golden profile disagrees: %s", mu.dir, tl.disagreements[0])
 		}
-		m := strings.Replace(string(profile), mu.old, mu.new, 1)
+		n := 1
+		if mu.all {
+			n = -1
+		}
+		m := strings.Replace(string(profile), mu.old, mu.new, n)
 		if m == string(profile) {
 			t.Fatalf("%s: the mutation changed nothing", mu.name)
 		}
