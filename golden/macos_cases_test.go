@@ -206,6 +206,10 @@ func macCases() map[string]macCase {
 		// Deliberately stricter than the reference: a write root from
 		// another root may hold the deny; an absolute deny with ".."
 		// pins the directories of both spellings.
+		// A write root ending in a separator matches nothing: it holds
+		// no read deny.
+		"a separator root holds nothing": {dir: "macos-separator-root-holds-nothing",
+			ordered: []string{`(regex "^/srv/cache/$")`}, not: []string{"cannot be unlinked"}},
 		"unlink rules for roots from another root": {dir: "macos-unlink-cross-root-write-root",
 			ordered: []string{rule("deny file-write-unlink", `(require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))`, `(literal "/data")`)},
 			once:    []string{`(literal "/private/tmp/x")`}},

@@ -145,8 +145,8 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 			}
 			for _, c := range concrete(r.Path, r.Pattern && !r.Literal, h) {
 				add(c)
-				add(c + "/f")
-				add(c + "/a/b")
+				add(path.Join(c, "f")) // "/f", never "//f"
+				add(path.Join(c, "a/b"))
 				add(path.Dir(c))
 				add(c + ".bak")
 				add(path.Join(path.Dir(c), "other"))
@@ -608,6 +608,10 @@ func TestAgreementCanFailShapes(t *testing.T) {
 			`  (subpath (string-append (param "CARVE_4") (param "CWD") "/src/[ab]*.go"))` + "\n", "", false},
 		{"macos-glob-write-root-pins", "a directory a pattern write root names left unpinned",
 			`  (literal (string-append (param "CWD") "/[WIP] x"))` + "\n", "", true},
+		{"macos-separator-root-holds-nothing", "a write root ending in a separator taken for a root from another root",
+			`"/(.*/)?\\.git/config(/.*)?$"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n",
+			`"/(.*/)?\\.git/config(/.*)?$"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n" +
+				"(deny file-write-unlink\n" + `  (subpath (string-append (param "CWD") "/conf/secret"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
 		{"macos-unlink-cross-root-write-root", "a read deny at a write root left out where a root from another root may hold it",
 			`  (require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))` + "\n", "", false},
 	}

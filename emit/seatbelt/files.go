@@ -358,6 +358,9 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 	// one, when orIs).
 	inRoot := func(p string, orIs bool) bool {
 		for _, w := range writes {
+			if w.dirs {
+				continue // matches nothing: no path is writable through it
+			}
 			if w.glob() {
 				if orIs && globRootNames(w, p) {
 					return true
