@@ -118,6 +118,14 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				{"remove", "/data/runs/f", MacOS, false, "filesystem.denyRead[0]"},
 				{"remove", "./out/f", MacOS, true, "filesystem.allowWrite[1]"},
 			}},
+		{"a read deny of / lies inside no write root",
+			`"denyRead": [{"path": "/", "literal": true}], "allowRead": ["/"], "allowWrite": ["~/proj/secret"], "denyWrite": []`,
+			[]ask{
+				// The allow of / reopens the convenience roots.
+				{"write", "~/.claude/debug/f", MacOS, true, "default"},
+				{"remove", "~/.claude/debug/f", MacOS, true, "default"},
+				{"remove", "~/proj/secret/f", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
 		{"an absolute write deny with .. pins the directories of both spellings",
 			`"denyRead": [], "allowRead": [], "allowWrite": ["/"], "denyWrite": ["/tmp/x/../y"]`,
 			[]ask{
@@ -128,6 +136,16 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				// does not, and then as /tmp/x, which Seatbelt never sees.
 				{"remove", "/tmp/x", MacOS, false, "filesystem.denyWrite[0]"},
 				{"remove", "/tmp/z", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
+		{"a deny pattern with .. pins the directories of its spelling",
+			`"denyRead": ["/opt/a/../*.key"], "allowRead": [], "allowWrite": ["/"], "denyWrite": ["/opt/c/../*.pem"]`,
+			[]ask{
+				// The reference keeps the spelling (resolving /opt/a/..
+				// climbs to an ancestor) and pins /opt/a/.. and above.
+				{"remove", "/opt/a", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "/opt/k.key", MacOS, false, "filesystem.denyRead[0]"},
+				{"remove", "/opt/c", MacOS, false, "filesystem.denyWrite[0]"},
+				{"remove", "/opt/b", MacOS, true, "filesystem.allowWrite[0]"},
 			}},
 		{"the text reading of a deny glob inside an allow from another root",
 			`"denyRead": ["./src/[ab]*.go"], "allowRead": ["~/proj"], "allowWrite": [], "denyWrite": []`,

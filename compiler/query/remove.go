@@ -25,7 +25,14 @@ import (
 //     are one. The reference pins only those strictly inside a root:
 //     srt also pins a write root that holds a read deny, since renaming
 //     the root into another write root (/tmp/claude is always one) would
-//     carry the denied files out of the deny's reach.
+//     carry the denied files out of the deny's reach, and a directory a
+//     pattern write root names.
+//
+// Where the profile cannot know the host, it is stricter than the
+// reference, and so is Remove: a read deny and a write root written from
+// different roots (${HOME}, ${CWD}, "/") are taken to lie one inside the
+// other; an absolute deny with ".." also pins the directories of its
+// unfolded spelling.
 //
 // On Linux and Windows the answer is Write's: what can be changed can be
 // removed, except that Linux mount points (a protected leaf and the
@@ -66,7 +73,7 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 				return Decision{Rule: d.Origin, Why: "read-denied inside a write root: it may be changed but not removed or renamed (a renamed copy would be readable)"}
 			}
 			bases := []string{macBase(x)}
-			if u := e.macUnfolded(d); u != "" && x.pat == "" {
+			if u := e.macUnfolded(d); u != "" {
 				bases = append(bases, u)
 			}
 			for _, base := range bases {
@@ -80,8 +87,12 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 }
 
 // crossRootWrite reports whether a write root the settings wrote starts at
-// another symbolic root (${HOME}, ${CWD}, "/") than d.
+// another symbolic root (${HOME}, ${CWD}, "/") than d, so that the profile
+// cannot tell whether d lies inside it. A deny of "/" lies inside nothing.
 func (e *Evaluator) crossRootWrite(d policy.PathRule) bool {
+	if d.Path == "/" {
+		return false
+	}
 	for _, a := range e.macWriteRoots() {
 		if a.Origin != policy.Default && rootOf(a.Path) != rootOf(d.Path) && !a.TrailingSeparator {
 			return true
@@ -90,18 +101,24 @@ func (e *Evaluator) crossRootWrite(d policy.PathRule) bool {
 	return false
 }
 
-// macUnfolded is the macOS path of a literal rule with ".." as written,
-// which the profile also carries (a deny must match where the name does
-// not exist yet), or "" when the rule has none.
+// macUnfolded is where the spelling of d with ".." as written starts on
+// macOS (a literal path itself, a pattern's base directory), which the
+// profile also carries and pins the directories of, or "" when d has no
+// "..". The reference keeps such a spelling where it cannot resolve it
+// (the path does not exist, or resolving it climbs to an ancestor of the
+// spelling, as a pattern's "/opt/a/.." does) and pins its directories.
 func (e *Evaluator) macUnfolded(d policy.PathRule) string {
-	if d.Pattern && !d.Literal || !strings.Contains(d.Path+"/", "/../") {
+	if !strings.Contains(d.Path+"/", "/../") {
 		return ""
 	}
-	p := d.Path
+	root, p := "", d.Path
 	if rt := rootOf(p); rt != "" {
-		p = strings.TrimSuffix(e.expand(rt), "/") + p[len(rt):]
+		root, p = strings.TrimSuffix(e.expand(rt), "/"), p[len(rt):]
 	}
-	return macPath(p)
+	if d.Pattern && !d.Literal {
+		return macPath(macBase(macEntry{lit: root, pat: p}))
+	}
+	return macPath(root + p)
 }
 
 // inRoots reports whether a read deny's entry meets a write root, so that

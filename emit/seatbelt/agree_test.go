@@ -143,6 +143,13 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 					}
 				}
 			}
+			if strings.Contains(r.Path, "/../") {
+				// The directories of a spelling with ".." before the
+				// first "..", which the profile pins.
+				dir := concrete(r.Path[:strings.Index(r.Path, "/../")], false, h)[0]
+				add(dir)
+				add(path.Dir(dir))
+			}
 			for _, c := range concrete(r.Path, r.Pattern && !r.Literal, h) {
 				add(c)
 				add(path.Join(c, "f")) // "/f", never "//f"
@@ -384,8 +391,9 @@ var genPaths = []string{
 	// absolute glob over the home directory (HOME is /Users/me on most
 	// hosts) against ~ and . entries.
 	"/Users/me/**/*", "/Users/me/Library/**", "~/Library/Caches", "~/work", "~/work/out",
-	// ".." in relative entries, folded by the compiler.
-	"./app/../conf/secret", "./a/b/../../c", "src/../*.pem",
+	// ".." in relative entries, folded by the compiler; in absolute and ~
+	// patterns, whose spelling as written is pinned too.
+	"./app/../conf/secret", "./a/b/../../c", "src/../*.pem", "/opt/a/../*.key", "~/x/../y/*.pem",
 	// A deny glob whose base directory is a write root.
 	"/srv/cache", "/srv/cache/**/*.pem", "/srv/cache/*.pem",
 	// A bracket set in an allow: no literal reading.
