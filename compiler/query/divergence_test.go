@@ -147,6 +147,13 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				{"remove", "/opt/c", MacOS, false, "filesystem.denyWrite[0]"},
 				{"remove", "/opt/b", MacOS, true, "filesystem.allowWrite[0]"},
 			}},
+		{"the text reading of a deny glob inside a pattern allow is not repeated",
+			`"denyRead": ["./build[1]"], "allowRead": ["/home/me/**/*"], "allowWrite": [], "denyWrite": []`,
+			[]ask{
+				// A literal deny is repeated only inside a literal allow.
+				{"read", "./build[1]/a", MacOS, true, "filesystem.allowRead[0]"},
+				{"read", "./build1/a", MacOS, false, "filesystem.denyRead[0]"},
+			}},
 		{"the text reading of a deny glob inside an allow from another root",
 			`"denyRead": ["./src/[ab]*.go"], "allowRead": ["~/proj"], "allowWrite": [], "denyWrite": []`,
 			[]ask{

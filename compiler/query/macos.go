@@ -213,7 +213,20 @@ func (e *Evaluator) readMac(p string) Decision {
 	var hiding *policy.PathRule
 	for _, d := range covering {
 		late := allow == nil || isCredential(d)
-		if !late && d.Pattern && !d.Literal {
+		// A pattern covering p only through the reading of its bracket
+		// set as a name ("./build[1]") is a literal deny here.
+		var lits []string
+		glob := false
+		for _, x := range e.macEntries(d, false) {
+			switch {
+			case !x.match(macPath(p), true):
+			case x.pat != "":
+				glob = true
+			default:
+				lits = append(lits, x.lit)
+			}
+		}
+		if !late && glob {
 			late = true
 			for _, a := range fs.AllowRead {
 				// As the reference decides it, with this host's
@@ -227,9 +240,10 @@ func (e *Evaluator) readMac(p string) Decision {
 			}
 		} else if !late {
 			for _, a := range fs.AllowRead {
-				if (!a.Pattern || a.Literal) && strictlyInside(e.macEntries(d, false)[0].lit, e.macEntries(a, true)[0].lit) {
-					late = true // re-emitted whole after the allows
-					break
+				for _, l := range lits {
+					if (!a.Pattern || a.Literal) && strictlyInside(l, e.macEntries(a, true)[0].lit) {
+						late = true // re-emitted whole after the allows
+					}
 				}
 			}
 		}

@@ -389,7 +389,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 			list = append([]string{from}, list...)
 		}
 		for _, a := range list {
-			if inRoot(a, orIs) {
+			if a != "/" && inRoot(a, orIs) { // "/" is never pinned (§1.8 step 7)
 				out = append(out, m.pinF(a))
 			}
 		}
