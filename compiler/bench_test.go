@@ -64,3 +64,35 @@ func BenchmarkCompileOnly(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompileScaling loads and compiles settings files of growing
+// size; the time and memory per operation must grow linearly with the
+// entry count.
+func BenchmarkCompileScaling(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			var allowed, denied, read, write, deny []string
+			for i := range n / 5 {
+				allowed = append(allowed, fmt.Sprintf("host%d.example%d.com:443", i, i%97))
+				denied = append(denied, fmt.Sprintf("*.blocked%d.example.org", i))
+				read = append(read, fmt.Sprintf("~/secrets/%d", i))
+				write = append(write, fmt.Sprintf("./build/out%d/**", i))
+				deny = append(deny, fmt.Sprintf("./build/out%d/keep", i))
+			}
+			data, err := json.MarshalIndent(map[string]any{
+				"network":    map[string]any{"allowedDomains": allowed, "deniedDomains": denied},
+				"filesystem": map[string]any{"denyRead": read, "allowWrite": write, "denyWrite": deny},
+			}, "", "  ")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, diags, err := CompileFile("large.json", data, schema.Options{OS: schema.OSPosix}); err != nil || diags != nil {
+					b.Fatal(err, diags)
+				}
+			}
+		})
+	}
+}

@@ -168,7 +168,7 @@ func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.Pa
 	return out
 }
 
-// Paths every sandboxed command may write (settings.md §6.4.5).
+// Paths every sandboxed command may write (docs/reference.md#default-writable).
 var defaultWritable = []string{
 	"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper", "/dev/autofs_nowait",
 	"/tmp/claude", "/private/tmp/claude",
@@ -240,7 +240,12 @@ func (c *compiler) filesystem() policy.Filesystem {
 		Files:     MandatoryFiles,
 		Dirs:      MandatoryDirs,
 		GitConfig: !is(fs.AllowGitConfig),
+		GitDirs:   policy.GitDirs,
+		GitFiles:  policy.GitFiles,
 		Origin:    policy.Mandatory,
+	}
+	if scan.GitConfig {
+		scan.GitFiles = append(append([]string{}, policy.GitFiles...), policy.GitConfigFiles...)
 	}
 	if d := c.s.MandatoryDenySearchDepth; d != nil {
 		scan.Depth = *d

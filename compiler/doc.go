@@ -13,7 +13,7 @@
 //
 // Paths follow POSIX rules, unless CompileFile is asked for the Windows
 // rules (schema.OSWindows): then NormalizeWindows reads the Windows
-// spellings of settings.md §6.4.2 (drive letters, backslashes, UNC,
+// spellings of docs/reference.md#path-resolution (drive letters, backslashes, UNC,
 // %USERPROFILE%, * and ? as the only wildcards), the POSIX default
 // writable paths and mandatory denies are left out (the reference has none
 // on Windows), and Policy.Windows holds the windows.* keys.

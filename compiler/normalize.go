@@ -7,7 +7,7 @@ import (
 )
 
 // Normalize turns a path entry as written into a symbolic, clean path
-// (settings.md §6.4.2), and reports whether it is a pattern:
+// (docs/reference.md#path-resolution), and reports whether it is a pattern:
 //
 //   - "~" and "~/x" start at ${HOME}; "~user/x" is not expanded (it is a
 //     relative path, as in the reference);

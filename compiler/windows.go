@@ -24,15 +24,15 @@ type WindowsPath struct {
 }
 
 // The environment variables a Windows path may start with, upper case, and
-// the roots they stand for (spec macos-windows.md §3.6).
+// the roots they stand for (docs/reference.md#windows-session).
 var windowsVars = []struct{ name, root string }{
 	{"%USERPROFILE%", policy.Home},
 	{"%HOMEDRIVE%", policy.HomeDrive},
 	{"%HOMEPATH%", policy.HomePath},
 }
 
-// NormalizeWindows reads a path entry the Windows way (spec
-// macos-windows.md §3.6 resolve-fs and §5.2):
+// NormalizeWindows reads a path entry the Windows way
+// (docs/reference.md#windows-session and docs/reference.md#windows-paths):
 //
 //   - %USERPROFILE%, %HOMEDRIVE% and %HOMEPATH% (any case) at the start
 //     become symbolic roots, as do "~" and "~\" or "~/";

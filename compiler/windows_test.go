@@ -14,7 +14,7 @@ func TestNormalizeWindows(t *testing.T) {
 		want     WindowsPath
 		err      string // substring of the error; "" for none
 	}{
-		// Spec macos-windows.md §4.2 W14.
+		// docs/reference.md#windows-cases, W14.
 		{name: "userprofile", in: `%USERPROFILE%\x`, want: WindowsPath{Path: "${HOME}/x"}},
 		{name: "userprofile any case", in: `%UserProfile%\x\`, want: WindowsPath{Path: "${HOME}/x", TrailingSeparator: true}},
 		{name: "lower drive", in: `c:\y`, want: WindowsPath{Path: "C:/y"}},

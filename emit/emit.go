@@ -1,5 +1,5 @@
-// Package emit assembles the artifact directory of a compiled policy (design
-// §2): plan.json, and for each target the files its emitter produces. Like
+// Package emit assembles the artifact directory of a compiled policy
+// (docs/srtc.md#srtc-compile): plan.json, and for each target the files its emitter produces. Like
 // the emitters it is pure: bytes in memory, written out by the caller.
 package emit
 
@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
@@ -49,15 +50,35 @@ type Manifest struct {
 	policy.Policy
 	Targets []Target          `json:"targets"`
 	Files   map[string]string `json:"files"` // path -> SHA-256, hex
+	// Concrete, when set, is the host linux/bwrap.args was written for;
+	// srt runs such a plan only there.
+	Concrete *Options `json:"concrete,omitempty"`
 }
+
+// Options ask for the concrete form of linux/bwrap.args for one host: the
+// symbolic ${HOME} and ${CWD} replaced by Home and Cwd where they are set.
+// The zero value keeps the plan symbolic and portable.
+type Options struct {
+	Home string `json:"home,omitempty"`
+	Cwd  string `json:"cwd,omitempty"`
+}
+
+func (o Options) concrete() bool { return o.Home != "" || o.Cwd != "" }
 
 // Artifacts returns the artifact directory of p for targets.
 func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
+	return ArtifactsWith(p, targets, Options{})
+}
+
+// ArtifactsWith is Artifacts with the concrete form of the Linux plan for
+// one host, when o asks for it; plan.json then records the host, and the
+// checksum of what is written.
+func ArtifactsWith(p *policy.Policy, targets []Target, o Options) (Files, error) {
 	files := Files{}
 	for _, t := range targets {
 		switch t {
 		case Linux:
-			if err := linux(p, files); err != nil {
+			if err := linux(p, files, o); err != nil {
 				return nil, err
 			}
 		case MacOS:
@@ -74,12 +95,15 @@ func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
 			return nil, fmt.Errorf("unknown target %q", t)
 		}
 	}
-	return finish(p, targets, files)
+	return finish(p, targets, files, o)
 }
 
 // finish adds plan.json, the manifest of files, to files.
-func finish(p *policy.Policy, targets []Target, files Files) (Files, error) {
+func finish(p *policy.Policy, targets []Target, files Files, o Options) (Files, error) {
 	m := Manifest{Policy: *p, Targets: targets, Files: map[string]string{}}
+	if o.concrete() && files["linux/bwrap.args"] != nil {
+		m.Concrete = &o
+	}
 	for name, b := range files {
 		sum := sha256.Sum256(b)
 		m.Files[name] = hex.EncodeToString(sum[:])
@@ -92,11 +116,18 @@ func finish(p *policy.Policy, targets []Target, files Files) (Files, error) {
 	return files, nil
 }
 
-func linux(p *policy.Policy, files Files) error {
+func linux(p *policy.Policy, files Files, o Options) error {
 	if p.Windows != nil {
 		return errWindowsReading(Linux)
 	}
-	files["linux/bwrap.args"] = bwrap.Emit(p).Render()
+	pl := bwrap.Emit(p)
+	if o.concrete() {
+		if err := concreteOK(pl, o); err != nil {
+			return err
+		}
+		pl = pl.Concrete(o.Home, o.Cwd)
+	}
+	files["linux/bwrap.args"] = pl.Render()
 	rules, err := seccomp.ParseRules(p.Process.Seccomp)
 	if err != nil {
 		return err
@@ -112,6 +143,29 @@ func linux(p *policy.Policy, files Files) error {
 		}
 		files["linux/seccomp."+string(a)+".bpf"] = raw
 		files["linux/seccomp."+string(a)+".txt"] = []byte(prog.String())
+	}
+	return nil
+}
+
+// concreteOK refuses a concrete plan the runtime would misread: a relative
+// directory, or one holding glob characters under which a pattern stands
+// (the pattern would match inside the directory's name).
+func concreteOK(pl bwrap.Plan, o Options) error {
+	for _, d := range []struct{ flag, dir, root string }{{"--home", o.Home, policy.Home}, {"--cwd", o.Cwd, policy.Cwd}} {
+		if d.dir == "" {
+			continue
+		}
+		if !strings.HasPrefix(d.dir, "/") {
+			return fmt.Errorf("%s %s: the concrete plan needs an absolute path", d.flag, d.dir)
+		}
+		if !strings.ContainsAny(d.dir, "*?[]{}\\") {
+			continue
+		}
+		for _, s := range pl.Steps {
+			if strings.HasSuffix(string(s.Directive), ":pattern") && strings.HasPrefix(s.Operand, d.root) {
+				return fmt.Errorf("%s %s holds a glob character, and the plan has a pattern under it (%s): write the symbolic plan instead (no %s)", d.flag, d.dir, s.Operand, d.flag)
+			}
+		}
 	}
 	return nil
 }

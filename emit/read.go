@@ -15,14 +15,17 @@ import (
 // format this program understands and that every file it lists is there
 // with the checksum it records, so that what runs is what was reviewed.
 func ReadPlan(dir string) (*policy.Policy, error) {
-	p, _, err := ReadPlanFiles(dir)
-	return p, err
+	m, _, err := ReadPlanFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &m.Policy, nil
 }
 
-// ReadPlanFiles is ReadPlan that also returns the bytes of every file the
-// plan lists, as they were checked: a runtime uses these, never a second
-// read of the directory, and no file the plan does not list.
-func ReadPlanFiles(dir string) (*policy.Policy, Files, error) {
+// ReadPlanFiles is ReadPlan that returns the whole manifest and the bytes of
+// every file it lists, as they were checked: a runtime uses these, never a
+// second read of the directory, and no file the plan does not list.
+func ReadPlanFiles(dir string) (*Manifest, Files, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "plan.json"))
 	if err != nil {
 		return nil, nil, err
@@ -32,7 +35,7 @@ func ReadPlanFiles(dir string) (*policy.Policy, Files, error) {
 		return nil, nil, fmt.Errorf("%s: %w", filepath.Join(dir, "plan.json"), err)
 	}
 	if m.FormatVersion != policy.FormatVersion {
-		return nil, nil, fmt.Errorf("%s: format %d, this srt reads format %d: compile it again with a matching srtc", dir, m.FormatVersion, policy.FormatVersion)
+		return nil, nil, fmt.Errorf("%s: plan format %d, and this srt reads format %d only: compile it again with the srtc of this srt's version (srtc compile -o %s SETTINGS), or run it with the srt that matches the srtc that wrote it", filepath.Join(dir, "plan.json"), m.FormatVersion, policy.FormatVersion, dir)
 	}
 	if m.Windows != nil {
 		return nil, nil, fmt.Errorf("%s was compiled for Windows (its paths were read the Windows way), and srt does not execute Windows plans yet", dir)
@@ -49,5 +52,5 @@ func ReadPlanFiles(dir string) (*policy.Policy, Files, error) {
 		}
 		files[name] = got
 	}
-	return &m.Policy, files, nil
+	return &m, files, nil
 }

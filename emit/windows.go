@@ -31,10 +31,15 @@ func errWindowsReading(t Target) error {
 // included; windows/plan.json carries its own provenance. A nil win leaves
 // the windows target out.
 func ArtifactsSplit(posix, win *policy.Policy, posixTargets []Target) (Files, error) {
+	return ArtifactsSplitWith(posix, win, posixTargets, Options{})
+}
+
+// ArtifactsSplitWith is ArtifactsSplit with Options for the Linux plan.
+func ArtifactsSplitWith(posix, win *policy.Policy, posixTargets []Target, o Options) (Files, error) {
 	if win == nil {
-		return Artifacts(posix, posixTargets)
+		return ArtifactsWith(posix, posixTargets, o)
 	}
-	files, err := Artifacts(posix, posixTargets)
+	files, err := ArtifactsWith(posix, posixTargets, o)
 	if err != nil {
 		return nil, err
 	}
@@ -42,5 +47,5 @@ func ArtifactsSplit(posix, win *policy.Policy, posixTargets []Target) (Files, er
 	if err := windows(win, files); err != nil {
 		return nil, err
 	}
-	return finish(posix, append(append([]Target{}, posixTargets...), Windows), files)
+	return finish(posix, append(append([]Target{}, posixTargets...), Windows), files, o)
 }

@@ -5,6 +5,6 @@
 // testdata/<case>/ holds the Linux cases (compiled with the POSIX path
 // rules); windows/<case>/ the Windows cases (compiled with the Windows path
 // rules: windows/plan.json, or error.txt for a file that is refused), whose
-// plans are also checked against the musts and must-nots of spec
-// macos-windows.md §4.2.
+// plans are also checked against the musts and must-nots of
+// docs/reference.md#windows-cases.
 package golden

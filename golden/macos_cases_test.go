@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The spec's macOS golden cases (macos-windows.md §4.1), checked against
+// The spec's macOS golden cases (docs/reference.md#macos-cases), checked against
 // the golden profiles. The spec writes host paths (CWD=/w/proj,
 // HOME=/Users/u); srt's profiles write them as parameters, so the strings
 // below are the spec's rules in that form. Where srt deliberately differs,
@@ -38,11 +38,20 @@ func mand(gitConfig bool) []string {
 	for _, f := range []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"} {
 		out = append(out, "(subpath "+cwd("/"+f)+")", cwdRe(`/(.*/)?`+strings.ReplaceAll(`\`+f, ".", `\\.`)[1:]+`(/.*)?$`))
 	}
-	for _, d := range []string{".vscode", ".idea", ".claude/commands", ".claude/agents", ".git/hooks"} {
+	for _, d := range []string{".vscode", ".idea", ".claude/commands", ".claude/agents"} {
 		out = append(out, "(subpath "+cwd("/"+d)+")", cwdRe(`/(.*/)?`+strings.ReplaceAll(d, ".", `\\.`)+`/.*(/.*)?$`))
 	}
+	// The git names, in each repository and each submodule's git directory.
+	git := func(name, tail string) {
+		re := strings.ReplaceAll(name, ".", `\\.`)
+		out = append(out, "(subpath "+cwd("/.git/"+name)+")", cwdRe(`/(.*/)?\\.git/`+re+tail), cwdRe(`/(.*/)?\\.git/modules/(.*/)?`+re+tail))
+	}
+	git("hooks", `/.*(/.*)?$`)
+	git("worktrees", `/.*(/.*)?$`)
+	git("commondir", `(/.*)?$`)
 	if gitConfig {
-		out = append(out, "(subpath "+cwd("/.git/config")+")", cwdRe(`/(.*/)?\\.git/config(/.*)?$`))
+		git("config", `(/.*)?$`)
+		git("config.worktree", `(/.*)?$`)
 	}
 	return out
 }
@@ -216,7 +225,7 @@ func macCases() map[string]macCase {
 	}
 }
 
-// notProfileCases are §4.1 cases that are not about a profile srtc emits,
+// notProfileCases are docs/reference.md#macos-cases cases that are not about a profile srtc emits,
 // and where they are tested instead.
 var notProfileCases = map[string]string{
 	"M1":  "no restriction at all: a settings file always restricts the network (allowedDomains is required), so srt always wraps",

@@ -132,7 +132,7 @@ func must(t *testing.T, ok bool, format string, args ...any) {
 	}
 }
 
-// windowsSpec holds the must and must-not of spec macos-windows.md §4.2,
+// windowsSpec holds the must and must-not of docs/reference.md#windows-cases,
 // checked on the plan of the golden case of the same name. Inputs that no
 // settings file can give (install flags, a command's own customConfig,
 // the caller's environment, binShell) are checked on the rule the plan
@@ -368,7 +368,7 @@ func TestWindowsSpecCases(t *testing.T) {
 	}
 }
 
-// TestWindowsMacOSKeysIgnored is spec §4.2 W25: the macOS-only keys change
+// TestWindowsMacOSKeysIgnored is docs/reference.md#windows-cases W25: the macOS-only keys change
 // nothing in the plan.
 func TestWindowsMacOSKeysIgnored(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("windows", "w25-macos-keys-ignored", "settings.json"))

@@ -21,7 +21,7 @@ func TestGoldenWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cases) < 25 {
-		t.Fatalf("found %d Windows golden cases, want at least 25 (spec macos-windows.md §4.2)", len(cases))
+		t.Fatalf("found %d Windows golden cases, want at least 25 (docs/reference.md#windows-cases)", len(cases))
 	}
 	rewrite := *update || os.Getenv("SRT_UPDATE") == "1"
 	for _, settings := range cases {

@@ -1,9 +1,12 @@
 package schema
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 
 	"srt.dev/internal/ecmaregex"
 	"srt.dev/internal/whatwg"
@@ -56,10 +59,28 @@ func collectFacts(n *Node, key string, f *facts) {
 }
 
 // checks evaluates the rules of #Checks and records every violation.
-func (l *loader) checks(g *grammar, doc cue.Value) {
+// doc shows the first chunk of each long array; long holds them whole.
+func (l *loader) checks(g *grammar, doc cue.Value, long map[string]longArray) {
 	f := &facts{URLHost: map[string]string{}, Regex: map[string]regexFact{}, AbsoluteURL: map[string]bool{}}
 	collectFacts(l.root, "", f)
-	c := g.checks.Unify(g.ctx.Encode(map[string]any{"facts": f}).FillPath(cue.ParsePath("doc"), doc))
+	// Rendering a long array whole finds the long arrays nested in the
+	// chunks after its first one.
+	r := &renderer{skip: l.unknown, long: long}
+	chunks := &ast.StructLit{}
+	done := map[string]bool{}
+	for len(done) < len(long) {
+		for _, key := range slices.Sorted(maps.Keys(long)) {
+			if !done[key] {
+				done[key] = true
+				a := long[key]
+				chunks.Elts = append(chunks.Elts, &ast.Field{Label: ast.NewString(key), Value: r.chunks(a.n, a.path)})
+			}
+		}
+	}
+	in := g.ctx.Encode(map[string]any{"facts": f, "chunkSize": chunkSize}).
+		FillPath(cue.ParsePath("doc"), doc).
+		FillPath(cue.ParsePath("long"), g.ctx.BuildExpr(chunks))
+	c := g.checks.Unify(in)
 	it, err := c.LookupPath(cue.ParsePath("out")).Fields()
 	if err != nil {
 		l.ruleErrs = append(l.ruleErrs, err)

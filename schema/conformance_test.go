@@ -30,7 +30,7 @@ func loadCases(t testing.TB) []conformanceCase {
 }
 
 // deliberate lists the cases where this project rejects what the reference
-// accepts, and why (design §5).
+// accepts, and why (README.md, "Where we deliberately differ").
 var deliberate = map[string]string{
 	"U01": "unknown root key denyWriteTypo: the reference drops it silently; we reject it so a typo cannot drop a deny rule",
 	"U02": "unknown key network.allowAllDomains: rejected for the same reason",
@@ -40,7 +40,7 @@ var deliberate = map[string]string{
 func TestConformance(t *testing.T) {
 	cases := loadCases(t)
 	if len(cases) != 109 {
-		t.Errorf("got %d cases, want the 109 of settings.md §9", len(cases))
+		t.Errorf("got %d cases, want the 109 of docs/reference.md#conformance-cases", len(cases))
 	}
 	agree := 0
 	for _, c := range cases {

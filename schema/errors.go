@@ -204,10 +204,32 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// A cueFinding is one error of the grammar, at a path in the document.
+type cueFinding struct {
+	path Path
+	msg  string
+}
+
+// cueFindings lists the errors of one evaluation of the grammar, the
+// evaluation that saw the chunk pass of every long array (see chunkSize).
+func (l *loader) cueFindings(err error, pass int) []cueFinding {
+	var found []cueFinding
+	for _, e := range cueerrors.Errors(err) {
+		path, ok := l.jsonPath(e.Path(), pass)
+		if !ok {
+			continue
+		}
+		format, args := e.Msg()
+		found = append(found, cueFinding{path, fmt.Sprintf(format, args...)})
+	}
+	return found
+}
+
 // cueErrors turns the grammar's errors into diagnostics: one per JSON path,
 // positioned at the offending value, with CUE's wording replaced where a
-// user would not understand it.
-func (l *loader) cueErrors(err error, schema cue.Value) {
+// user would not understand it. err is the first evaluation's error, for
+// the fallback message.
+func (l *loader) cueErrors(findings []cueFinding, err error, schema cue.Value) {
 	if err == nil {
 		return
 	}
@@ -216,19 +238,19 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 	}
 	byPath := map[string]*found{}
 	var order []Path
-	for _, e := range cueerrors.Errors(err) {
-		path, ok := l.jsonPath(e.Path())
-		if !ok {
-			continue
-		}
-		format, args := e.Msg()
-		msg := fmt.Sprintf(format, args...)
+	// below holds every path that has an error strictly beneath it.
+	below := map[string]bool{}
+	for _, fd := range findings {
+		path, msg := fd.path, fd.msg
 		key := path.String()
 		f := byPath[key]
 		if f == nil {
 			f = &found{}
 			byPath[key] = f
 			order = append(order, path)
+			for i := range len(path) {
+				below[path[:i].String()] = true
+			}
 		}
 		switch {
 		case strings.Contains(msg, "field not allowed"):
@@ -252,7 +274,7 @@ func (l *loader) cueErrors(err error, schema cue.Value) {
 	for _, path := range order {
 		f := byPath[path.String()]
 		n := path.lookup(l.root)
-		if n != nil && (n.Kind == Object || n.Kind == Array) && hasErrorBelow(order, path) {
+		if n != nil && (n.Kind == Object || n.Kind == Array) && below[path.String()] {
 			// The errors below say what is wrong with this object or
 			// array; what is reported here is only its mismatch against
 			// the other alternatives of a disjunction, such as the string
@@ -299,17 +321,6 @@ func isCUEWording(msg string) bool {
 	return false
 }
 
-// hasErrorBelow reports whether some path in paths lies strictly below p.
-func hasErrorBelow(paths []Path, p Path) bool {
-	prefix := p.String()
-	for _, q := range paths {
-		if len(q) > len(p) && strings.HasPrefix(q.String(), prefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // got is the " (got X)" suffix naming a scalar value in a message.
 func got(n *Node) string {
 	if n.Kind == Array || n.Kind == Object {
@@ -319,8 +330,9 @@ func got(n *Node) string {
 }
 
 // jsonPath converts a CUE error path (which starts with "#Settings") to a
-// path in the document, using the document to tell indices from keys.
-func (l *loader) jsonPath(sels []string) (Path, bool) {
+// path in the document, using the document to tell indices from keys. An
+// index into a long array is one of the chunk the given pass showed CUE.
+func (l *loader) jsonPath(sels []string, pass int) (Path, bool) {
 	if len(sels) == 0 || !strings.HasPrefix(sels[0], "#") {
 		return nil, false
 	}
@@ -337,6 +349,7 @@ func (l *loader) jsonPath(sels []string) (Path, bool) {
 			if err != nil {
 				return nil, false
 			}
+			i += chunkStart(len(n.Elems), pass)
 			path = append(path, i)
 			n = Path{i}.lookup(n)
 			continue

@@ -17,7 +17,7 @@ const JSONSchemaID = "https://srt.dev/schema/srt-settings.json"
 // from the CUE grammar, never written by hand.
 //
 // JSON Schema cannot express the rules of #Checks (the cross-field rules of
-// settings.md §4 and the rules that need a parser), nor decide integers by
+// docs/reference.md#cross-field-rules and the rules that need a parser), nor decide integers by
 // value the way the reference does (3.0 is an integer there, and here); an
 // editor therefore accepts a little more than srtc validate.
 func JSONSchema(os OS) ([]byte, error) {

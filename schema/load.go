@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"srt.dev/schema/builtin"
+
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
@@ -84,9 +86,32 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	// closedness error would hide CUE's other errors.
 	l.unknown = map[*Node]bool{}
 	l.unknownKeys(root, g.settings, Path{})
-	doc := g.ctx.BuildExpr(toExpr(root, l.unknown))
-	l.cueErrors(g.settings.Unify(doc).Validate(cue.Concrete(true), cue.All()), g.settings)
-	l.checks(g, doc)
+	// The grammar sees every array in chunks of at most chunkSize
+	// elements: pass p shows chunk p of each long array.
+	var (
+		findings []cueFinding
+		firstErr error
+		doc      cue.Value
+		long     map[string]longArray
+	)
+	for pass := range passes(root) {
+		r := &renderer{skip: l.unknown, pass: pass}
+		if pass == 0 {
+			r.long = map[string]longArray{}
+		}
+		d := g.ctx.BuildExpr(r.expr(root, Path{}))
+		if pass == 0 {
+			doc, long = d, r.long
+		}
+		if err := g.settings.Unify(d).Validate(cue.Concrete(true), cue.All()); err != nil {
+			findings = append(findings, l.cueFindings(err, pass)...)
+			if firstErr == nil {
+				firstErr = err
+			}
+		}
+	}
+	l.cueErrors(findings, firstErr, g.settings)
+	l.checks(g, doc, long)
 	if len(l.diags) == 0 && len(l.ruleErrs) > 0 {
 		// A rule could not be evaluated on a document the grammar accepts:
 		// a bug in settings.cue. Refuse rather than skip the rule.
@@ -114,7 +139,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 // MaxFileSize; a caller that reads files can use it without reading all of
 // a huge one.
 func TooLarge(name string, size int64) Diagnostics {
-	return Diagnostics{{File: name, off: -1, Message: fmt.Sprintf("the file is %s; a settings file may be at most %s", byteSize(size), byteSize(MaxFileSize))}}
+	return Diagnostics{{File: name, off: -1, Message: builtin.TooLarge(size)}}
 }
 
 // grammar is the compiled CUE for one OS. CUE values are not safe for
@@ -211,11 +236,62 @@ func lineCol(lines []int, off int) (line, col int) {
 	return lo + 1, off - start + 1
 }
 
-// toExpr converts a parsed document to CUE syntax, leaving out the values
-// in skip. Numbers that JavaScript
-// considers integers (3, 3.0, 1e1) become CUE integers, so that the grammar's
-// int constraints decide integers by value as the reference does.
-func toExpr(n *Node, skip map[*Node]bool) ast.Expr {
+// chunkSize is the longest list the grammar is shown at once. CUE finds a
+// list element by a linear search of the elements before it, so the time to
+// evaluate a list grows with the square of its length: 180,000 entries took
+// minutes. A longer array is shown chunkSize elements at a time, which keeps
+// the whole load linear in the size of the file.
+const chunkSize = 1000
+
+// passes is the number of evaluations of the grammar that show every
+// element of the longest array of the document once.
+func passes(n *Node) int {
+	p := 1
+	switch n.Kind {
+	case Array:
+		p = max(p, (len(n.Elems)+chunkSize-1)/chunkSize)
+		for _, e := range n.Elems {
+			if e.Kind == Array || e.Kind == Object {
+				p = max(p, passes(e))
+			}
+		}
+	case Object:
+		for _, f := range n.Fields {
+			p = max(p, passes(f.Value))
+		}
+	}
+	return p
+}
+
+// chunkStart is the index of the first element that pass shows of an array
+// of n elements. A long array with fewer chunks than passes shows its first
+// chunk again (its errors are reported once); a short one is shown whole.
+func chunkStart(n, pass int) int {
+	if n <= chunkSize || pass*chunkSize >= n {
+		return 0
+	}
+	return pass * chunkSize
+}
+
+// A renderer converts a parsed document to CUE syntax for one pass, leaving
+// out the values in skip. Numbers that JavaScript considers integers (3,
+// 3.0, 1e1) become CUE integers, so that the grammar's int constraints
+// decide integers by value as the reference does.
+type renderer struct {
+	skip map[*Node]bool
+	pass int
+	// long, when not nil, receives every array longer than chunkSize, by
+	// its path as Path.String writes it.
+	long map[string]longArray
+}
+
+// A longArray is an array longer than chunkSize, and where it is.
+type longArray struct {
+	path Path
+	n    *Node
+}
+
+func (r *renderer) expr(n *Node, path Path) ast.Expr {
 	switch n.Kind {
 	case Null:
 		return ast.NewNull()
@@ -235,21 +311,40 @@ func toExpr(n *Node, skip map[*Node]bool) ast.Expr {
 	case String:
 		return ast.NewString(n.Str)
 	case Array:
-		elems := make([]ast.Expr, len(n.Elems))
-		for i, e := range n.Elems {
-			elems[i] = toExpr(e, skip)
+		start := chunkStart(len(n.Elems), r.pass)
+		elems := n.Elems[start:min(len(n.Elems), start+chunkSize)]
+		if len(n.Elems) > chunkSize && r.long != nil {
+			r.long[path.String()] = longArray{path, n}
 		}
-		return ast.NewList(elems...)
+		out := make([]ast.Expr, len(elems))
+		for i, e := range elems {
+			out[i] = r.expr(e, path.child(start+i))
+		}
+		return ast.NewList(out...)
 	default:
 		s := &ast.StructLit{}
 		for _, f := range n.Fields {
-			if skip[f.Value] {
+			if r.skip[f.Value] {
 				continue
 			}
-			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewString(f.Key), Value: toExpr(f.Value, skip)})
+			s.Elts = append(s.Elts, &ast.Field{Label: ast.NewString(f.Key), Value: r.expr(f.Value, path.child(f.Key))})
 		}
 		return s
 	}
+}
+
+// chunks renders the whole of a long array as a list of chunks.
+func (r *renderer) chunks(n *Node, path Path) ast.Expr {
+	var out []ast.Expr
+	for start := 0; start < len(n.Elems); start += chunkSize {
+		elems := n.Elems[start:min(len(n.Elems), start+chunkSize)]
+		chunk := make([]ast.Expr, len(elems))
+		for i, e := range elems {
+			chunk[i] = r.expr(e, path.child(start+i))
+		}
+		out = append(out, ast.NewList(chunk...))
+	}
+	return ast.NewList(out...)
 }
 
 func abs(f float64) float64 {
@@ -276,16 +371,6 @@ func jsonString(s string) string {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // describe renders a scalar value for a message: "got ..." text.

@@ -44,7 +44,7 @@ func merge(dst, src map[string]any) {
 }
 
 // TestVerdicts covers the grammar beyond the reference's own cases: every
-// rule of settings.md §3 and §4 with values on both sides of its edge.
+// rule of docs/reference.md#grammar and docs/reference.md#cross-field-rules with values on both sides of its edge.
 func TestVerdicts(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -54,7 +54,7 @@ func TestVerdicts(t *testing.T) {
 		// valid.
 		wantPaths []string
 	}{
-		// §1.4: integers by value, no nulls, no coercion.
+		// docs/reference.md#settings-keys: integers by value, no nulls, no coercion.
 		{"int 3.0", "", `{"mandatoryDenySearchDepth":3.0}`, nil},
 		{"int 1e1", "", `{"mandatoryDenySearchDepth":1e1}`, nil},
 		{"int 2.5", "", `{"mandatoryDenySearchDepth":2.5}`, []string{"mandatoryDenySearchDepth"}},
@@ -64,7 +64,7 @@ func TestVerdicts(t *testing.T) {
 		{"bool string", "", `{"allowPty":"true"}`, []string{"allowPty"}},
 		{"null required", "", `{"network":{"allowedDomains":null}}`, []string{"network.allowedDomains"}},
 
-		// §3.1 host-only lists: bare IPv6 yes, brackets no.
+		// docs/reference.md#grammar host-only lists: bare IPv6 yes, brackets no.
 		{"host bare ipv6", "", `{"network":{"tlsTerminate":{"excludeDomains":["::1","fe80::1%eth0"]}}}`, nil},
 		{"host bracketed ipv6", "", `{"network":{"tlsTerminate":{"excludeDomains":["[::1]"]}}}`, []string{"network.tlsTerminate.excludeDomains[0]"}},
 		{"host quirks", "", `{"network":{"mitmProxy":{"socketPath":"/s","domains":["a..b","exa mple.com","1.2.3","*.*.example.com","_srv.example.com","bücher.example"]}}}`, nil},
@@ -72,7 +72,7 @@ func TestVerdicts(t *testing.T) {
 		{"host port", "", `{"network":{"mitmProxy":{"socketPath":"/s","domains":["example.com:443"]}}}`, []string{"network.mitmProxy.domains[0]"}},
 		{"mitm empty domains", "", `{"network":{"mitmProxy":{"socketPath":"/s","domains":[]}}}`, []string{"network.mitmProxy.domains"}},
 
-		// §3.2 bracket quirks.
+		// docs/reference.md#grammar bracket quirks.
 		{"bracket names", "", `{"network":{"allowedDomains":["[example.com]","[1.2.3.4]:80","[127.1]","[*.example.com]","[EXAMPLE.com]:8080","[a.b","[a.b:80]","[user@a.b]","[a.b/x]","[2852039166]","[a]b.c","[::ffff:1.2.3.4]"]}}`, nil},
 		{"bracket empty", "", `{"network":{"allowedDomains":["[]"]}}`, []string{"network.allowedDomains[0]"}},
 		{"bracket trailing dot", "", `{"network":{"allowedDomains":["[x.]"]}}`, []string{"network.allowedDomains[0]"}},
@@ -80,12 +80,12 @@ func TestVerdicts(t *testing.T) {
 		{"bracket zone", "", `{"network":{"allowedDomains":["[fe80::1%eth0]:22"]}}`, nil},
 		{"allow upper case", "", `{"network":{"allowedDomains":["Example.COM:443"]}}`, nil},
 
-		// §3.3 deny entries.
+		// docs/reference.md#grammar deny entries.
 		{"deny star port", "", `{"network":{"deniedDomains":["*","*:22","*:65535","[*]"]}}`, nil},
 		{"deny star 0", "", `{"network":{"deniedDomains":["*:0"]}}`, []string{"network.deniedDomains[0]"}},
 		{"deny *.com", "", `{"network":{"deniedDomains":["*.com"]}}`, []string{"network.deniedDomains[0]"}},
 
-		// §3.4 address ranges.
+		// docs/reference.md#grammar address ranges.
 		{"ranges", "", `{"network":{"deniedResolvedAddresses":["10.0.0.0/08","0.0.0.0/0","::ffff:10.0.0.0/104","::ffff:10.0.0.0","fe80::1%eth0/64","::/0","2001:db8::/128","10.0.0.1%x"]}}`, nil},
 		{"range mapped /95", "", `{"network":{"deniedResolvedAddresses":["::ffff:10.0.0.0/95"]}}`, []string{"network.deniedResolvedAddresses[0]"}},
 		{"range empty prefix", "", `{"network":{"deniedResolvedAddresses":["10.0.0.0/"]}}`, []string{"network.deniedResolvedAddresses[0]"}},
@@ -94,23 +94,23 @@ func TestVerdicts(t *testing.T) {
 		{"range name", "", `{"network":{"deniedResolvedAddresses":["example.com"]}}`, []string{"network.deniedResolvedAddresses[0]"}},
 		{"range brackets", "", `{"network":{"deniedResolvedAddresses":["[::1]"]}}`, []string{"network.deniedResolvedAddresses[0]"}},
 
-		// §3.5 Mach names.
+		// docs/reference.md#grammar Mach names.
 		{"mach edge", "", `{"network":{"allowMachLookup":["","*","a*"]}}`, nil},
 		{"mach **", "", `{"network":{"allowMachLookup":["**"]}}`, []string{"network.allowMachLookup[0]"}},
 
-		// §3.7 extract: ECMAScript, not RE2.
+		// docs/reference.md#grammar extract: ECMAScript, not RE2.
 		{"extract lookbehind", "", `{"network":{"tlsTerminate":{}},"credentials":{"envVars":[{"name":"T","mode":"mask","extract":"(?<=token=)(\\w+)"}]}}`, nil},
 		{"extract named", "", `{"network":{"tlsTerminate":{}},"credentials":{"envVars":[{"name":"T","mode":"mask","extract":"(?<tok>\\w+)\\k<tok>"}]}}`, nil},
 		{"extract backwards range", "", `{"credentials":{"envVars":[{"name":"T","mode":"deny","extract":"([z-a])"}]}}`, []string{"credentials.envVars[0].extract"}},
 		{"extract no group", "", `{"credentials":{"envVars":[{"name":"T","mode":"deny","extract":"(?=a)b"}]}}`, []string{"credentials.envVars[0].extract"}},
 
-		// §3.8 URLs.
+		// docs/reference.md#grammar URLs.
 		{"urls", "", `{"network":{"parentProxy":{"http":"proxy:3128","https":"socks5://h:1080","noProxy":"not a url"}}}`, nil},
 		{"url relative", "", `{"network":{"parentProxy":{"http":"not a url"}}}`, []string{"network.parentProxy.http"}},
 		{"url empty host", "", `{"network":{"parentProxy":{"https":"http://"}}}`, []string{"network.parentProxy.https"}},
 		{"url bad port", "", `{"network":{"parentProxy":{"http":"http://proxy:99999"}}}`, []string{"network.parentProxy.http"}},
 
-		// §3.9, §3.10 and §3.12 with both rule sets.
+		// docs/reference.md#grammar and docs/reference.md#cross-field-rules with both rule sets.
 		{"uuid", "", `{"windows":{"sublayerGuid":"4F3C2A10-8B1E-4C8D-9A57-2B0E6F1D3C42"}}`, nil},
 		{"uuid bad", "", `{"windows":{"wfpSublayerGuid":"4f3c2a10"}}`, []string{"windows.wfpSublayerGuid"}},
 		{"posix drive path", OSPosix, `{"bwrapPath":"C:\\bwrap.exe"}`, []string{"bwrapPath"}},
@@ -122,20 +122,20 @@ func TestVerdicts(t *testing.T) {
 		{"inert allow list", OSPosix, `{"filesystem":{"allowRead":["/data/*/"],"allowWrite":["/data/*/"]}}`, nil},
 		{"inert credential deny", OSPosix, `{"credentials":{"files":[{"path":"~/*/","mode":"deny"}]}}`, []string{"credentials.files[0].path"}},
 
-		// §3.11 path entries.
+		// docs/reference.md#grammar path entries.
 		{"literal marker", "", `{"filesystem":{"allowWrite":[{"path":"/x/**","literal":true}]}}`, nil},
 		{"literal extra key", "", `{"filesystem":{"allowWrite":[{"path":"/x","literal":true,"why":"x"}]}}`, []string{"filesystem.allowWrite[0].why"}},
 		{"literal missing", "", `{"filesystem":{"allowWrite":[{"path":"/x"}]}}`, []string{"filesystem.allowWrite[0].literal"}},
 		{"path number", "", `{"filesystem":{"allowWrite":[3]}}`, []string{"filesystem.allowWrite[0]"}},
 
-		// §4 C8: AWS pairs.
+		// docs/reference.md#cross-field-rules C8: AWS pairs.
 		{"aws ok", "", `{"network":{"tlsTerminate":{}},"credentials":{"envVars":[{"name":"A","mode":"mask"},{"name":"S","mode":"mask"}],"awsPairs":[{"accessKeyIdVar":"A","secretAccessKeyVar":"S"}]}}`, nil},
 		{"aws same var twice", "", `{"network":{"tlsTerminate":{}},"credentials":{"envVars":[{"name":"A","mode":"mask"}],"awsPairs":[{"accessKeyIdVar":"A","secretAccessKeyVar":"A"}]}}`, []string{"credentials.awsPairs[0].secretAccessKeyVar"}},
 		{"aws not masked", "", `{"credentials":{"envVars":[{"name":"A","mode":"deny"}],"awsPairs":[{"accessKeyIdVar":"A","secretAccessKeyVar":"S"}]}}`, []string{"credentials.awsPairs[0].accessKeyIdVar", "credentials.awsPairs[0].secretAccessKeyVar"}},
 		{"aws extract", "", `{"network":{"tlsTerminate":{}},"credentials":{"envVars":[{"name":"A","mode":"mask","extract":"(x)"},{"name":"S","mode":"mask"}],"awsPairs":[{"accessKeyIdVar":"A","secretAccessKeyVar":"S"}]}}`, []string{"credentials.awsPairs[0].accessKeyIdVar"}},
 		{"aws strict", "", `{"credentials":{"awsPairs":[{"accessKeyIdVar":"A","secretAccessKeyVar":"S","region":"x"}]}}`, []string{"credentials.awsPairs[0].accessKeyIdVar", "credentials.awsPairs[0].region", "credentials.awsPairs[0].secretAccessKeyVar"}},
 
-		// §4 C10, C11.
+		// docs/reference.md#cross-field-rules C10, C11.
 		{"ca key only", "", `{"network":{"tlsTerminate":{"caKeyPath":"/k"}}}`, []string{"network.tlsTerminate.caKeyPath"}},
 		{"port range ok", "", `{"windows":{"proxyPortRange":[1,65]}}`, nil},
 		{"port range wide", "", `{"windows":{"proxyPortRange":[1,66]}}`, []string{"windows.proxyPortRange"}},

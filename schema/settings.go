@@ -73,7 +73,7 @@ func (s *source) position(off int) (line, col int) {
 	return lineCol(s.lines, off)
 }
 
-// Network is the "network" object (settings.md §2.2).
+// Network is the "network" object (docs/reference.md#settings-keys).
 type Network struct {
 	AllowedDomains          []string          `json:"allowedDomains"`
 	DeniedDomains           []string          `json:"deniedDomains"`
@@ -99,7 +99,7 @@ type Network struct {
 	ParentProxy             *ParentProxy    `json:"parentProxy,omitempty"`
 }
 
-// TLSTerminate is "network.tlsTerminate" (§2.2.1). Its presence, even
+// TLSTerminate is "network.tlsTerminate" (docs/reference.md#settings-keys). Its presence, even
 // empty, turns TLS termination on.
 type TLSTerminate struct {
 	CACertPath         *string  `json:"caCertPath,omitempty"`
@@ -110,20 +110,20 @@ type TLSTerminate struct {
 	HandshakeTimeoutMs *int     `json:"handshakeTimeoutMs,omitempty"`
 }
 
-// MitmProxy is "network.mitmProxy" (§2.2.2).
+// MitmProxy is "network.mitmProxy" (docs/reference.md#settings-keys).
 type MitmProxy struct {
 	SocketPath string   `json:"socketPath"`
 	Domains    []string `json:"domains"`
 }
 
-// ParentProxy is "network.parentProxy" (§2.2.3).
+// ParentProxy is "network.parentProxy" (docs/reference.md#settings-keys).
 type ParentProxy struct {
 	HTTP    *string `json:"http,omitempty"`
 	HTTPS   *string `json:"https,omitempty"`
 	NoProxy *string `json:"noProxy,omitempty"`
 }
 
-// Filesystem is the "filesystem" object (§2.3).
+// Filesystem is the "filesystem" object (docs/reference.md#settings-keys).
 type Filesystem struct {
 	Disabled       *bool       `json:"disabled,omitempty"`
 	DenyRead       []PathEntry `json:"denyRead"`
@@ -133,7 +133,7 @@ type Filesystem struct {
 	AllowGitConfig *bool       `json:"allowGitConfig,omitempty"`
 }
 
-// PathEntry is one filesystem list entry (§3.11): a spelling that may be a
+// PathEntry is one filesystem list entry (docs/reference.md#grammar): a spelling that may be a
 // glob, or, with Literal set, exactly one path.
 type PathEntry struct {
 	Path    string
@@ -168,7 +168,7 @@ func (p *PathEntry) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &p.Path)
 }
 
-// Credentials is the "credentials" object (§2.4).
+// Credentials is the "credentials" object (docs/reference.md#settings-keys).
 type Credentials struct {
 	Files                []CredentialFile   `json:"files,omitempty"`
 	EnvVars              []CredentialEnvVar `json:"envVars,omitempty"`
@@ -189,20 +189,20 @@ type CredentialOptions struct {
 	InjectHosts []string `json:"injectHosts,omitempty"`
 }
 
-// CredentialFile is one "credentials.files" entry (§2.5).
+// CredentialFile is one "credentials.files" entry (docs/reference.md#settings-keys).
 type CredentialFile struct {
 	CredentialOptions
 	Path           string `json:"path"`
 	MaskDuplicates *bool  `json:"maskDuplicates,omitempty"`
 }
 
-// CredentialEnvVar is one "credentials.envVars" entry (§2.6).
+// CredentialEnvVar is one "credentials.envVars" entry (docs/reference.md#settings-keys).
 type CredentialEnvVar struct {
 	CredentialOptions
 	Name string `json:"name"`
 }
 
-// AwsPair is one "credentials.awsPairs" entry (§2.7).
+// AwsPair is one "credentials.awsPairs" entry (docs/reference.md#settings-keys).
 type AwsPair struct {
 	AccessKeyIDVar     string  `json:"accessKeyIdVar"`
 	SecretAccessKeyVar string  `json:"secretAccessKeyVar"`
@@ -216,25 +216,25 @@ type SigV4 struct {
 	SigV4A    *string `json:"sigv4a,omitempty"`
 }
 
-// Ripgrep is "ripgrep" (§2.8).
+// Ripgrep is "ripgrep" (docs/reference.md#settings-keys).
 type Ripgrep struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
 	Argv0   *string  `json:"argv0,omitempty"`
 }
 
-// Seccomp is "seccomp" (§2.9).
+// Seccomp is "seccomp" (docs/reference.md#settings-keys).
 type Seccomp struct {
 	ApplyPath *string `json:"applyPath,omitempty"`
 	Argv0     *string `json:"argv0,omitempty"`
 }
 
-// Git is "git" (§2.10).
+// Git is "git" (docs/reference.md#settings-keys).
 type Git struct {
 	SafeDirectories []string `json:"safeDirectories,omitempty"`
 }
 
-// Windows is "windows" (§2.11).
+// Windows is "windows" (docs/reference.md#settings-keys).
 type Windows struct {
 	Backend         *string `json:"backend,omitempty"`
 	SandboxUser     *string `json:"sandboxUser,omitempty"`

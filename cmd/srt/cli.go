@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -22,6 +24,7 @@ const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
        srt run --plan DIR [--dry-run] [options] [--] command [args...]
        srt doctor
+       srt quarantine list|release ID...|drop ID...
 
 Runs the command in a sandbox: it can read, write and reach only what the
 settings file allows (see 'srtc validate' and 'srtc compile').
@@ -49,11 +52,26 @@ srt run runs a directory written by 'srtc compile' (it checks the files'
 checksums first), with the options above but --settings; --dry-run prints
 the bubblewrap command line instead.
 srt doctor checks what this host allows and says how to fix what it does not.
-To run a program called run or doctor, write srt -- run.
+srt quarantine lists, puts back or deletes the protected names (git hooks
+and configuration, shell start-up files, editor settings) that a sandboxed
+command wrote and srt moved aside when it ended.
+To run a program called run, doctor or quarantine, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
 `
+
+const doctorUsage = `Usage: srt doctor
+
+Checks what this host allows srt to do (bubblewrap, user and network
+namespaces, seccomp, Landlock, the AppArmor user-namespace restriction) and
+prints, for each failed check, how to fix it. Exit status 1 when a check
+fails.
+`
+
+// errEmptySettings refuses --settings "": the reference reads it as no
+// flag at all, which silently runs with other rules than the caller named.
+var errEmptySettings = errors.New(`--settings "" names no file: give the settings file's path, or leave the option out to use ~/.srt-settings.json`)
 
 type options struct {
 	settings   string
@@ -90,16 +108,20 @@ func parse(args []string, plan bool) (*options, error, bool) {
 		case a == "-h" || a == "--help":
 			return o, nil, true
 		case a == "-V" || a == "--version":
-			fmt.Println(version)
+			fmt.Println(versionLine())
 			return nil, nil, true
 		case a == "-d" || a == "--debug":
 			o.debug = true
 		case plan && (a == "-s" || a == "--settings" || strings.HasPrefix(a, "--settings=")):
 			return nil, errors.New("srt run runs the policy compiled in the plan; --settings does not apply (compile the settings with srtc compile)"), false
 		case a == "-s" || a == "--settings":
-			o.settings, err = value()
+			if o.settings, err = value(); err == nil && o.settings == "" {
+				err = errEmptySettings
+			}
 		case strings.HasPrefix(a, "--settings="):
-			o.settings = strings.TrimPrefix(a, "--settings=")
+			if o.settings = strings.TrimPrefix(a, "--settings="); o.settings == "" {
+				err = errEmptySettings
+			}
 		case plan && a == "--plan":
 			o.plan, err = value()
 		case plan && strings.HasPrefix(a, "--plan="):
@@ -140,7 +162,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "doctor":
-			return doctor(stdout)
+			switch {
+			case len(args) == 1:
+				return doctor(stdout)
+			case args[1] == "-h" || args[1] == "--help":
+				fmt.Fprint(stdout, doctorUsage)
+				return 0
+			}
+			fmt.Fprintf(stderr, "Error: srt doctor takes no arguments (got %q)\n%s", args[1], doctorUsage)
+			return 1
+		case "quarantine":
+			return quarantineCmd(args[1:], stdout, stderr)
 		case "run":
 			plan, args = true, args[1:]
 		}
@@ -205,7 +237,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
+	warnWritesHome(p, stderr)
 	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// warnWritesHome warns when an allowWrite of "." grants the home
+// directory because srt runs there.
+func warnWritesHome(p *policy.Policy, stderr io.Writer) {
+	cwd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	if r, ok := policy.WritesCwdAtHome(p, cwd, home); ok {
+		fmt.Fprintf(stderr, "srt: warning: allowWrite \".\" (%s, %s) is the working directory, which is the home directory %s: the command can change shell start-up files, ~/.ssh and every tool's configuration. Run srt in the project's directory, or name the directories to write.\n", r.Origin.Key, p.Source, home)
+	}
 }
 
 // readPlan reads an artifact directory written by srtc compile (its
@@ -214,7 +257,7 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if dir == "" {
 		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
 	}
-	p, files, err := emit.ReadPlanFiles(dir)
+	m, files, err := emit.ReadPlanFiles(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +266,32 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if b, ok := files["macos/profile.sb"]; ok {
 		so.SeatbeltProfile = b
 	}
-	return p, nil
+	if goruntime.GOOS == "linux" {
+		if so.LinuxPlan, err = linuxPlan(dir, m, files); err != nil {
+			return nil, err
+		}
+	}
+	return &m.Policy, nil
+}
+
+// linuxPlan is the directory's Linux plan as checked: linux/bwrap.args and
+// the seccomp programs, run as they are.
+func linuxPlan(dir string, m *emit.Manifest, files emit.Files) (*sandbox.LinuxPlan, error) {
+	name := filepath.Join(dir, "linux", "bwrap.args")
+	args, ok := files["linux/bwrap.args"]
+	if !ok {
+		return nil, fmt.Errorf("%s holds no Linux plan (%s): compile it with srtc compile --target linux (or all)", dir, name)
+	}
+	lp := &sandbox.LinuxPlan{Name: name, Args: args, Seccomp: map[string][]byte{}}
+	for n, b := range files {
+		if arch, ok := strings.CutPrefix(n, "linux/seccomp."); ok && strings.HasSuffix(arch, ".bpf") {
+			lp.Seccomp[strings.TrimSuffix(arch, ".bpf")] = b
+		}
+	}
+	if m.Concrete != nil {
+		lp.Home, lp.Cwd = m.Concrete.Home, m.Concrete.Cwd
+	}
+	return lp, nil
 }
 
 // execute runs argv under p with the options that concern the run: the
@@ -239,6 +307,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	mo := sandbox.ManagerOptions{Log: log}
+	var audit *auditLog
 	if o.auditLog != "" {
 		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
@@ -246,7 +315,12 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 			return 1
 		}
 		defer f.Close()
-		mo.Audit = f
+		audit = &auditLog{w: f, run: newRunRecord(p, argv)}
+		mo.Audit = audit
+		if err := audit.event("start", nil); err != nil {
+			fmt.Fprintf(stderr, "Error: --audit-log %s: %v. Refusing to run the command without the audit log it asks for.\n", o.auditLog, err)
+			return 1
+		}
 	}
 	m, err := sandbox.NewManager(p, mo)
 	if err != nil {
@@ -258,7 +332,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	controlFailed := make(chan struct{})
 	if control != nil {
 		// Lines are read once the sandbox is up; earlier ones wait in
-		// the descriptor (settings.md §7.4), so none is lost.
+		// the descriptor (docs/reference.md#live-updates), so none is lost.
 		c := &controller{m: m, start: p, fd: o.controlFD, stderr: stderr, log: log}
 		so.Started = func() {
 			go func() {
@@ -281,9 +355,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		return 1
 	}
 	if so.DryRun {
-		for _, a := range res.Argv {
-			fmt.Fprintln(stdout, a)
-		}
+		dryRun(stdout, res, len(argv))
 		return 0
 	}
 	if o.violations {
@@ -292,7 +364,11 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	code := res.ExitCode
-	if aerr := m.AuditErr(); aerr != nil {
+	aerr := m.AuditErr()
+	if audit != nil && aerr == nil {
+		aerr = audit.event("exit", &code)
+	}
+	if aerr != nil {
 		fmt.Fprintf(stderr, "Error: the audit log %s is incomplete: %v\n", o.auditLog, aerr)
 		if code == 0 {
 			code = 1
@@ -306,7 +382,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	return code
 }
 
-// loadSettings reads the settings file (settings.md §7): an explicit path
+// loadSettings reads the settings file (docs/reference.md#settings-loading): an explicit path
 // as given, else ~/.srt-settings.json, whose absence alone means the
 // built-in defaults.
 func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
@@ -322,7 +398,7 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 	switch {
 	case err == nil:
 		if len(data) > builtin.MaxFileSize {
-			return path, nil, fmt.Errorf("%s is larger than %d bytes", path, builtin.MaxFileSize)
+			return path, nil, fmt.Errorf("%s: %s", path, builtin.TooLarge(int64(len(data))))
 		}
 		return path, data, nil
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -346,7 +422,11 @@ func doctor(stdout io.Writer) int {
 	code := 0
 	for _, c := range sandbox.Doctor("") {
 		if c.OK {
-			fmt.Fprintf(stdout, "ok    %s: %s\n", c.Name, c.Detail)
+			if c.Detail == "" {
+				fmt.Fprintf(stdout, "ok    %s\n", c.Name)
+			} else {
+				fmt.Fprintf(stdout, "ok    %s: %s\n", c.Name, c.Detail)
+			}
 			if c.Note != "" {
 				fmt.Fprintf(stdout, "      note: %s\n", c.Note)
 			}
@@ -356,4 +436,31 @@ func doctor(stdout io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL  %s: %s\n      fix: %s\n", c.Name, c.Detail, c.Remedy)
 	}
 	return code
+}
+
+// dryRun prints the bubblewrap command line one word a line, each with the
+// line of linux/bwrap.args it came from, or what else added it.
+func dryRun(w io.Writer, res *sandbox.Result, command int) {
+	name := "bwrap.args"
+	for i, a := range res.Argv {
+		from := "srt"
+		switch {
+		case i >= len(res.Argv)-command:
+			from = "the command"
+		case i < len(res.ArgvLines) && res.ArgvLines[i] > 0:
+			from = name + ":" + strconv.Itoa(res.ArgvLines[i])
+		case len(res.ArgvLines) == 0:
+			fmt.Fprintln(w, a) // no lines known (not Linux)
+			continue
+		}
+		fmt.Fprintf(w, "%-40s # %s\n", quoteWord(a), from)
+	}
+}
+
+// quoteWord quotes a word that a line could not show plainly.
+func quoteWord(a string) string {
+	if a == "" || strings.ContainsAny(a, " \t\n\r\"#\\") || strings.ContainsFunc(a, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return strconv.Quote(a)
+	}
+	return a
 }

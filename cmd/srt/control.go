@@ -24,8 +24,8 @@ func parseFD(v string) (int, error) {
 	return n, nil
 }
 
-// A controller applies the settings lines of --control-fd (settings.md
-// §7.4, network.md §6.1) to a running Manager.
+// A controller applies the settings lines of --control-fd
+// (docs/reference.md#live-updates) to a running Manager.
 type controller struct {
 	m *sandbox.Manager
 	// start is the policy the sandbox started with: what a line cannot
@@ -87,7 +87,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 		fmt.Fprintf(c.stderr, "srt: invalid config on control fd %d (line %d): %s; ignored, the previous config is still in force\n", c.fd, n, why)
 	}
 	if tooLong {
-		refuse(fmt.Sprintf("longer than %d bytes", builtin.MaxFileSize))
+		refuse(fmt.Sprintf("longer than a settings file may be (%s)", builtin.ByteSize(builtin.MaxFileSize)))
 		return
 	}
 	// The line itself, and diagnostics that may quote it, go only to the

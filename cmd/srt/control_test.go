@@ -225,17 +225,28 @@ func TestViolationsAndAuditLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var got, events []string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var r struct {
-			Proxy, Host, Reason, Rule, Stage string
-			Port                             int
-			Allow                            bool
+			Event, Proxy, Host, Reason, Rule, Stage string
+			Port                                    int
+			Allow                                   bool
+			ExitStatus                              *int
 		}
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
+		if r.Event != "" {
+			events = append(events, r.Event)
+			if r.Event == "exit" && (r.ExitStatus == nil || *r.ExitStatus != 4) {
+				t.Errorf("exit record without the command's status 4: %s", l)
+			}
+			continue
+		}
 		got = append(got, fmt.Sprintf("%s %s:%d allow=%v rule=%s reason=%s", r.Proxy, r.Host, r.Port, r.Allow, r.Rule, r.Reason))
+	}
+	if strings.Join(events, " ") != "start exit" {
+		t.Errorf("run records %q, want a start and an exit record", events)
 	}
 	want := []string{
 		"http 127.0.0.1:" + port + " allow=true rule=127.0.0.1:" + port + " reason=",

@@ -6,11 +6,16 @@ import (
 	"fmt"
 	"os"
 
+	"srt.dev/internal/buildversion"
 	"srt.dev/runtime/sandbox"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=..."; ""
+// means the module version and VCS revision the binary was built from.
+var version = ""
+
+// versionLine is what --version prints.
+func versionLine() string { return buildversion.Line("srt", version) }
 
 func main() {
 	if code, ok := helperRole(os.Args[1:]); ok {

@@ -30,7 +30,7 @@ func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, 
 		return nil, err
 	}
 	key := sha256.New()
-	fmt.Fprintf(key, "%s\x00%s\x00%d\x00", version, name, len(data))
+	fmt.Fprintf(key, "%s\x00%s\x00%d\x00", versionLine(), name, len(data))
 	key.Write(data)
 	if fi, err := os.Stat(srtc); err == nil {
 		fmt.Fprintf(key, "\x00%s\x00%d\x00%d", srtc, fi.Size(), fi.ModTime().UnixNano())

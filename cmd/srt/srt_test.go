@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -48,6 +49,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("SRTC", srtc)
 	cache, _ := os.MkdirTemp("", "srt-test-cache-")
 	os.Setenv("XDG_CACHE_HOME", cache)
+	os.Setenv("XDG_STATE_HOME", cache)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.RemoveAll(cache)
@@ -113,6 +115,7 @@ func TestExitCodesAndStdio(t *testing.T) {
 func TestSettingsRefusals(t *testing.T) {
 	dir := project(t)
 	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "big.json"), make([]byte, 4<<20+1), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	tests := []struct {
 		args []string
@@ -128,12 +131,33 @@ func TestSettingsRefusals(t *testing.T) {
 		{[]string{"--control-fd", "987", "true"}, "--control-fd 987 is not usable: bad file descriptor. Refusing to run the command"},
 		{[]string{"--control-fd"}, "option --control-fd needs a value"},
 		{[]string{"--bogus", "true"}, "unknown option --bogus"},
+		// An empty name would silently run with the built-in defaults.
+		{[]string{"--settings", "", "true"}, `--settings "" names no file`},
+		{[]string{"--settings=", "true"}, `--settings "" names no file`},
+		// The size limit in srtc's words.
+		{[]string{"--settings", "big.json", "true"}, "big.json: the file is 4.0 MiB; a settings file may be at most 4.0 MiB"},
+		{[]string{"doctor", "extra"}, "srt doctor takes no arguments"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := srt(t, dir, "", tt.args...)
 		if code != 1 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("srt %v: %d %q, want exit 1 and %q", tt.args, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestHelpAndVersion checks that help is printed, not acted on, and that
+// --version says which build runs.
+func TestHelpAndVersion(t *testing.T) {
+	dir := project(t)
+	for _, args := range [][]string{{"doctor", "--help"}, {"doctor", "-h"}} {
+		code, out, errOut := srt(t, dir, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "Usage: srt doctor\n") || strings.Contains(out, "ok    ") || errOut != "" {
+			t.Errorf("srt %v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if got := versionLine(); !strings.HasPrefix(got, "srt ") || strings.Contains(got, "dev\n") || !strings.Contains(got, "revision") {
+		t.Errorf("versionLine() = %q", got)
 	}
 }
 
@@ -182,7 +206,7 @@ func cliStdin(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reade
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"), "XDG_STATE_HOME="+filepath.Join(dir, ".run", "state"))
 	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -268,6 +292,47 @@ func TestKilled(t *testing.T) {
 	}
 }
 
+// TestKilledQuarantine: a protected name the command wrote is moved to
+// the quarantine when srt was killed (by the reaper, without another
+// run), and srt quarantine lists and releases it.
+func TestKilledQuarantine(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	marker := "27.1828"
+	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "mkdir a && echo evil > a/.bashrc && echo ready; sleep "+marker)
+	if line, _ := out.ReadString('\n'); line != "ready\n" {
+		t.Fatalf("%q", line)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, "a", ".bashrc")); err != nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "a", ".bashrc")); err == nil {
+		t.Fatal("a/.bashrc is still in the tree after srt was killed")
+	}
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, ".run", "state"))
+	code, list, errOut := srt(t, dir, "", "quarantine", "list")
+	id, _, _ := strings.Cut(list, " ")
+	if code != 0 || !strings.Contains(list, filepath.Join(dir, "a", ".bashrc")) {
+		t.Fatalf("srt quarantine list: %d %q %s", code, list, errOut)
+	}
+	if code, _, errOut := srt(t, dir, "", "quarantine", "release", id); code != 0 {
+		t.Fatalf("srt quarantine release %s: %d %s", id, code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a", ".bashrc")); string(b) != "evil\n" {
+		t.Errorf("released a/.bashrc holds %q", b)
+	}
+	if code, list, _ := srt(t, dir, "", "quarantine", "list"); code != 0 || list != "" {
+		t.Errorf("after release, srt quarantine list: %d %q", code, list)
+	}
+}
+
 func TestRunPlanAndDoctor(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
@@ -296,11 +361,23 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl")); err != nil || !strings.Contains(string(b), `"host":"denied.test"`) {
 		t.Errorf("run --plan --audit-log: %v %q", err, b)
 	}
+	// The audit log records what an audit needs, never the arguments,
+	// which can carry secrets.
+	code, _, errOut = srt(t, dir, "", "run", "--plan", plan, "--audit-log", "audit2.jsonl", "--", "/bin/sh", "-c", "curl -s -o /dev/null -H 'Authorization: Bearer s3cr3t-token' http://denied.test/; exit 3")
+	b, err := os.ReadFile(filepath.Join(dir, "audit2.jsonl"))
+	if code != 3 || err != nil || strings.Contains(string(b), "s3cr3t") || strings.Contains(string(b), "curl") {
+		t.Errorf("audit log with a secret argument: %d %v %s\n%s", code, err, errOut, b)
+	}
+	for _, want := range []string{`"event":"start"`, `"event":"exit"`, `"program":"sh"`, `"args":2`, `"exitStatus":3`, `"settings":"s.json"`, `"settingsSha256":"` + p.SourceSHA256 + `"`, `"user":"`, `"host":"denied.test"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, b)
+		}
+	}
 	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--settings", "s.json", "true"); code != 1 || !strings.Contains(errOut, "--settings does not apply") {
 		t.Errorf("run --plan --settings: %d %q", code, errOut)
 	}
 	code, out, _ = srt(t, dir, "", "run", "--plan", plan, "--dry-run", "--", "true")
-	if code != 0 || !strings.Contains(out, "--unshare-net\n") || !strings.Contains(out, "\n--seccomp\n3\n") {
+	if code != 0 || !regexp.MustCompile(`(?m)^--unshare-net +# bwrap.args:\d+\n`).MatchString(out) || !regexp.MustCompile(`\n--seccomp +# bwrap.args:(\d+)\n3 +# bwrap.args:\d+\n`).MatchString(out) {
 		t.Errorf("dry run: %d %q", code, out)
 	}
 	os.WriteFile(filepath.Join(plan, "linux", "bwrap.args"), []byte("tampered"), 0o644)
@@ -309,7 +386,7 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	}
 	// The host CI runs on must pass every check.
 	var buf bytes.Buffer
-	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") {
+	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") || strings.Contains(buf.String(), ": \n") {
 		t.Errorf("doctor: %d\n%s", code, buf.String())
 	}
 }
@@ -393,7 +470,7 @@ func TestAsNobody(t *testing.T) {
 	if err != nil || string(out) != want {
 		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, want)
 	}
-	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 2 {
+	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 4 { // start, two decisions, exit
 		t.Errorf("audit log: %v %q", err, audit)
 	}
 	if fi, err := os.Stat(filepath.Join(home, "proj", "new.txt")); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534 {

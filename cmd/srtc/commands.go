@@ -7,6 +7,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"srt.dev/internal/buildversion"
 	"srt.dev/schema"
 )
 
@@ -68,7 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) 
 	parser, err := kong.New(&c,
 		kong.Name("srtc"),
 		kong.Description("srtc checks, compiles and reviews srt sandbox settings (.srt-settings.json)."),
-		kong.Vars{"version": version},
+		kong.Vars{"version": buildversion.Line("srtc", version)},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { panic(kongExit(code)) }),
 		kong.UsageOnError(),

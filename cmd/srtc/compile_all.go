@@ -64,7 +64,7 @@ func (c *compileCmd) all(s streams, name string, data []byte) (emit.Files, error
 		}
 		return emit.Artifacts(win, []emit.Target{emit.Windows})
 	}
-	return emit.ArtifactsSplit(posix, win, []emit.Target{emit.Linux, emit.MacOS})
+	return emit.ArtifactsSplitWith(posix, win, []emit.Target{emit.Linux, emit.MacOS}, c.host())
 }
 
 // windowsSpelled matches what the POSIX reading makes of a Windows

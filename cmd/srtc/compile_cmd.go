@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
@@ -65,7 +64,7 @@ func (c *compileCmd) Run(s streams) error {
 		if rules == schema.OSPosix {
 			noteWindowsSpellings(s, p, "")
 		}
-		files, err = emit.Artifacts(p, []emit.Target{emit.Target(c.Target)})
+		files, err = emit.ArtifactsWith(p, []emit.Target{emit.Target(c.Target)}, c.host())
 	}
 	var refused *seatbelt.Error
 	if errors.As(err, &refused) {
@@ -88,7 +87,6 @@ func (c *compileCmd) Run(s streams) error {
 		return err
 	}
 	if c.Home != "" || c.Cwd != "" {
-		concrete(files, c.Home, c.Cwd)
 		if files["windows/plan.json"] != nil {
 			io.WriteString(s.stderr, "srtc: note: --home and --cwd apply to linux/bwrap.args; windows/plan.json stays symbolic (%USERPROFILE%, %CD%)\n")
 		}
@@ -109,19 +107,10 @@ func (c *compileCmd) Run(s streams) error {
 	return nil
 }
 
-// concrete fills in the symbolic roots of the bubblewrap plan for one host.
-func concrete(files emit.Files, home, cwd string) {
-	var pairs []string
-	if home != "" {
-		pairs = append(pairs, policy.Home, home)
-	}
-	if cwd != "" {
-		pairs = append(pairs, policy.Cwd, cwd)
-	}
-	r := strings.NewReplacer(pairs...)
-	if b, ok := files["linux/bwrap.args"]; ok {
-		files["linux/bwrap.args"] = []byte(r.Replace(string(b)))
-	}
+// host is the host a concrete Linux plan is written for; the zero value
+// keeps it symbolic.
+func (c *compileCmd) host() emit.Options {
+	return emit.Options{Home: c.Home, Cwd: c.Cwd}
 }
 
 // check compares the directory with what compiling gives: every file must

@@ -50,7 +50,10 @@ func (c *lintCmd) Run(s streams) error {
 			}
 			return err
 		}
-		fs := lint.Lint(src, lint.Options{ProjectLocal: c.projectLocal(f, name)})
+		lo := lint.Options{ProjectLocal: c.projectLocal(f, name)}
+		lo.Cwd, _ = os.Getwd()
+		lo.Home, _ = os.UserHomeDir()
+		fs := lint.Lint(src, lo)
 		if fs == nil {
 			fs = []lint.Finding{}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"srt.dev/compiler/query"
 	"srt.dev/schema"
+	"srt.dev/schema/builtin"
 )
 
 // reviewFlags are the flags the review commands (explain, lint, diff,
@@ -46,6 +47,9 @@ func loadSource(s streams, name string, rules schema.OS) (*query.Source, string,
 		fmt.Fprintf(s.stderr, "srtc: %v\n", err)
 		return nil, "", exitError(exitUsage)
 	}
+	if name == "" {
+		sayDefault(s, label)
+	}
 	src, diags, err := query.Load(label, data, schema.Options{OS: rules})
 	if err != nil {
 		return nil, "", err
@@ -61,6 +65,27 @@ func loadSource(s streams, name string, rules schema.OS) (*query.Source, string,
 		fmt.Fprintln(s.stderr, "  (review a file written for Windows with --target windows)")
 	}
 	return src, label, nil
+}
+
+// sayDefault says which file a command checks when none was named: every
+// command of srtc and srt takes ~/.srt-settings.json then, the file srt
+// runs with (a project's own file is named explicitly, in srtc as in srt
+// --settings), or the built-in defaults when it does not exist.
+func sayDefault(s streams, label string) {
+	if label == schema.DefaultSettingsName {
+		fmt.Fprintf(s.stderr, "srtc: %s does not exist: checking the built-in defaults srt uses then (name a file to check another)\n", homeSettings())
+		return
+	}
+	fmt.Fprintf(s.stderr, "srtc: checking %s, the file srt uses without --settings (name a file to check another)\n", label)
+}
+
+// homeSettings is the default settings file, ~/.srt-settings.json.
+func homeSettings() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "~/.srt-settings.json"
+	}
+	return filepath.Join(home, ".srt-settings.json")
 }
 
 // readSettings returns a settings file's bytes and the name to report it
@@ -96,7 +121,7 @@ func gitShow(spec string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: no such file, and git cannot show it as REV:path: %s", spec, msg)
 	}
 	if len(out) > schema.MaxFileSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", spec, schema.MaxFileSize)
+		return nil, fmt.Errorf("%s: %s", spec, builtin.TooLarge(int64(len(out))))
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"srt.dev/internal/buildversion"
+
 	"path/filepath"
 
 	"srt.dev/compiler/lint"
@@ -69,7 +71,7 @@ type sarifLocation struct {
 // (error, warning, note); URIs are the files as named, with forward
 // slashes.
 func sarifLog(results []lintResult) sarifLogDoc {
-	d := sarifDriver{Name: "srtc", Version: version, Rules: []sarifRule{}}
+	d := sarifDriver{Name: "srtc", Version: buildversion.Version(version), Rules: []sarifRule{}}
 	index := map[string]int{}
 	for i, r := range lint.Rules {
 		sr := sarifRule{ID: r.Code, Name: r.Name, ShortDescription: sarifMessage{r.Help}}

@@ -14,10 +14,10 @@ import (
 type testCmd struct {
 	reviewFlags
 	Format string `enum:"text,json" default:"text" help:"Output format (${enum})."`
-	Tests  string `name:"tests" placeholder:"FILE" help:"The test file. Default: the settings file's name with .json replaced by .test (.srt-settings.test)."`
+	Tests  string `name:"tests" placeholder:"FILE" help:"The test file. Default: the settings file's name with .json replaced by .test (~/.srt-settings.test)."`
 	Home   string `help:"Check for this home directory instead of the symbolic HOME root."`
 	Cwd    string `help:"Check for this working directory instead of the symbolic CWD root."`
-	File   string `arg:"" optional:"" name:"file" default:".srt-settings.json" help:"Settings file (default .srt-settings.json here)."`
+	File   string `arg:"" optional:"" name:"file" help:"Settings file, or REV:path from git. Default: ~/.srt-settings.json, as for srt and every srtc command."`
 }
 
 func (c *testCmd) Help() string {
@@ -41,7 +41,11 @@ func (c *testCmd) Run(s streams) error {
 	}
 	tests := c.Tests
 	if tests == "" {
-		tests = strings.TrimSuffix(c.File, filepath.Ext(c.File)) + ".test"
+		file := c.File
+		if file == "" {
+			file = homeSettings()
+		}
+		tests = strings.TrimSuffix(file, filepath.Ext(file)) + ".test"
 	}
 	data, err := os.ReadFile(tests)
 	if err != nil {

@@ -33,6 +33,7 @@ var Rules = []Rule{
 	{"SRT101", "write-home", Error, "allowWrite grants the home directory (or an ancestor of it): the command can change shell start-up files, keys and every tool's configuration outside the working directory"},
 	{"SRT102", "write-root", Error, "allowWrite grants / : the command can write everywhere the user can"},
 	{"SRT103", "write-path-dir", Error, "allowWrite grants a directory on PATH or a shell start-up directory: a program put there runs outside the sandbox later"},
+	{"SRT104", "write-cwd-is-home", Warning, "allowWrite grants the working directory, and srtc runs in the home directory: srt started here lets the command write the whole home directory"},
 	{"SRT110", "dangerous-unix-socket", Error, "allowUnixSockets lists a socket that hands out more than the sandbox allows (docker, containerd, podman: root on the host; ssh or gpg agents: the user's keys)"},
 	{"SRT111", "all-unix-sockets", Warning, "allowAllUnixSockets: every unix socket, including docker.sock and agent sockets, is reachable"},
 	{"SRT120", "weakening-switch-in-project", Error, "a project-local settings file turns on a switch that weakens the sandbox; put it in the user's own settings if it is really needed"},
@@ -92,6 +93,10 @@ type Options struct {
 	// (and so arrives with the code under review), not the user's own
 	// ~/.srt-settings.json.
 	ProjectLocal bool
+	// Cwd and Home are the directory srtc runs in and the user's home
+	// directory; when they are the same, an allowWrite of "." grants the
+	// home directory (SRT104). "" turns the rule off.
+	Cwd, Home string
 }
 
 // Lint checks a compiled settings file. Findings are sorted by position,
@@ -99,6 +104,9 @@ type Options struct {
 func Lint(src *query.Source, opts Options) []Finding {
 	l := &linter{src: src, p: src.Policy, e: src.Evaluator("", ""), opts: opts}
 	l.writes()
+	if r, ok := policy.WritesCwdAtHome(l.p, opts.Cwd, opts.Home); ok {
+		l.add("SRT104", r.Origin, "allowWrite %q is the working directory, and the working directory (%s) is the home directory: run srt in the project's directory, or name the directories to write", ".", opts.Cwd)
+	}
 	l.sockets()
 	l.switches()
 	l.wildcards()

@@ -33,6 +33,9 @@ type Rules struct {
 	// with ReasonAskFailed; allow=false with a reason denies with it,
 	// sanitised.
 	Ask func(ctx context.Context, rawHost string, port int) (allow bool, reason string, err error)
+	// Source is the settings file the rules come from, named in the
+	// explanation of a refusal (Explain); "" means unknown.
+	Source string
 }
 
 // A Decision is the verdict on one connection.
@@ -47,7 +50,7 @@ type Decision struct {
 	Rule *policy.HostRule
 }
 
-// Decide applies the decision order of spec network.md §2.1 to a host as
+// Decide applies the decision order of docs/reference.md#network-decision to a host as
 // the client spelled it: malformed → deny; canonicalise; deny list; allow
 // list; strict → deny; the command's own list; ask; deny.
 func Decide(ctx context.Context, r *Rules, rawHost string, port int, commandID string) Decision {

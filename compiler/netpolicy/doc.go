@@ -1,6 +1,6 @@
 // Package netpolicy decides, for the HTTP and SOCKS5 proxies alike, whether
-// a connection may go out (spec network.md §2.1), and vets the addresses an
-// allowed name resolves to before one of them is dialled (§3).
+// a connection may go out (docs/reference.md#network-decision), and vets the addresses an
+// allowed name resolves to before one of them is dialled (docs/reference.md#resolved-address-guard).
 //
 // One function decides for both proxies, so they cannot disagree. Names are
 // canonicalised once (compiler/policy.CanonicalHost) and matched with the

@@ -32,7 +32,7 @@ func prefixes(s ...string) []netip.Prefix {
 	return out
 }
 
-// The fixed classes of spec network.md §3, step 4.
+// The fixed classes of the resolved-address guard (docs/reference.md#resolved-address-guard).
 var fixed = []struct {
 	class    string
 	prefixes []netip.Prefix
@@ -47,7 +47,7 @@ var fixed = []struct {
 		"fd00:a9fe:a9fe::1/128", "fd00:100::100:200/128")},
 }
 
-// Guard vets the addresses an allowed name resolved to (spec network.md §3).
+// Guard vets the addresses an allowed name resolved to (docs/reference.md#resolved-address-guard).
 type Guard struct {
 	Rules *Rules
 	// Listed is network.deniedResolvedAddresses.

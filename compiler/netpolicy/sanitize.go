@@ -6,7 +6,7 @@ import (
 )
 
 // invisible reports the characters that a reason or a violation line may
-// not carry (spec network.md §6.2): C0, DEL and C1 controls, soft hyphen,
+// not carry (docs/reference.md#violations): C0, DEL and C1 controls, soft hyphen,
 // the Arabic letter mark, zero-width and direction marks and overrides,
 // line and paragraph separators, invisible operators, the BOM and the tag
 // characters.
@@ -67,7 +67,7 @@ func SanitizeReason(text string, max int) string {
 
 // StatusPhrase turns a reason into an HTTP status phrase: sanitised, cut to
 // 500 UTF-16 units, and every character outside printable ASCII replaced by
-// "?" (spec network.md §2.3).
+// "?" (docs/reference.md#refusal-responses).
 func StatusPhrase(reason string) string {
 	s := []rune(SanitizeReason(reason, 500))
 	for i, r := range s {

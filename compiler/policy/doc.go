@@ -1,8 +1,19 @@
-// Package policy holds the platform-neutral policy types that the compiler
+// Package policy holds the platform-neutral policy IR that the compiler
 // produces and the emitters and the runtime consume. It is small and stable
 // on purpose: emitters import it, never the settings schema.
 //
-// So far it holds the network host rules: allow and deny entries parsed once
-// into a matcher (spec network.md §1), shared by the compiler and by the
-// runtime's proxies.
+// A Policy is one settings file compiled: the network rules the proxies
+// enforce (allow and deny lists parsed once into HostRule matchers,
+// docs/reference.md#host-matching; the resolved-address ranges), the
+// file-system rules as PathRules on symbolic roots (${HOME}, ${CWD}) with
+// the mandatory write denies and their scan, the process switches, the
+// command's environment, and, for a file read with the Windows path rules,
+// the windows.* keys. Every rule carries the Origin that produced it (a
+// settings key and file:line:col, or default or mandatory), and nothing in
+// a Policy depends on the host.
+//
+// It also holds the helpers the compiler, the emitters, the evaluator and
+// the runtime share so that they cannot disagree: CanonicalHost, the glob
+// translations (Doublestar for the Linux matcher, GlobRegex and DenyRegex for
+// Seatbelt, docs/reference.md#glob-regex) and GitSafeValues.
 package policy

@@ -2,7 +2,7 @@ package policy
 
 import "strings"
 
-// Doublestar translates an srt glob (spec settings.md §6.4.3) into the
+// Doublestar translates an srt glob (docs/reference.md#glob-syntax) into the
 // syntax of github.com/bmatcuk/doublestar/v4, which both the compiler and
 // the runtime match with:
 //

@@ -26,15 +26,15 @@ type HostRule struct {
 	Origin Origin `json:"origin"`
 }
 
-// ParseHostRule splits an allow or deny entry into host and port (spec
-// network.md §1.2): "[v6]:port" and "host:port" with a port of 1-65535 and
+// ParseHostRule splits an allow or deny entry into host and port
+// (docs/reference.md#grammar): "[v6]:port" and "host:port" with a port of 1-65535 and
 // no leading zeros; the text inside brackets is canonicalised as the
 // grammar does (whatwg.BracketHost). An entry the grammar refuses may parse
 // to a rule that matches nothing, or fail; entries reach here validated.
 func ParseHostRule(entry string) (HostRule, error) {
 	r := HostRule{Entry: entry, Host: entry}
 	if strings.HasPrefix(entry, "[") {
-		// As in the grammar (settings.md §3.2): without a "]", or with
+		// As in the grammar (docs/reference.md#grammar): without a "]", or with
 		// anything but ":port" after it, the whole entry is the host.
 		end := strings.IndexByte(entry, ']')
 		if end < 0 {
@@ -81,7 +81,7 @@ func parsePort(s string) (int, bool) {
 }
 
 // Match reports whether the rule matches a destination: host must be
-// canonical (CanonicalHost) and port its port (spec network.md §1.5).
+// canonical (CanonicalHost) and port its port (docs/reference.md#host-matching).
 func (r HostRule) Match(host string, port int) bool {
 	if r.Port != 0 && r.Port != port {
 		return false
@@ -132,7 +132,7 @@ var ErrMalformedHost = errors.New("malformed host")
 
 // CanonicalHost validates a destination host as a client sent it (CONNECT
 // authority, URL host, SOCKS address) and returns the form every decision
-// uses (spec network.md §1.3-1.4): at most 255 characters; no "%"; an IP
+// uses (docs/reference.md#destination-host): at most 255 characters; no "%"; an IP
 // literal, or only A-Z a-z 0-9 . _ -; then lower-cased, IPv4 numbers in any
 // radix or shorthand written as a dotted quad, IPv6 compressed without
 // brackets, IPv4-mapped IPv6 as IPv4, and one trailing dot removed.

@@ -76,7 +76,7 @@ func TestParseHostRule(t *testing.T) {
 	}
 }
 
-// TestMatch follows spec network.md §1.5, including its quirks.
+// TestMatch follows docs/reference.md#host-matching, including its quirks.
 func TestMatch(t *testing.T) {
 	tests := []struct {
 		entry string
@@ -170,7 +170,7 @@ func TestSchemaEntriesParse(t *testing.T) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	// The bracket quirks of settings.md §3.2, which the grammar accepts.
+	// The bracket quirks of docs/reference.md#grammar, which the grammar accepts.
 	quirks, _ := json.Marshal(map[string]any{
 		"network":    map[string]any{"allowedDomains": []string{"[example.com]", "[1.2.3.4]:80", "[127.1]", "[*.example.com]", "[EXAMPLE.com]:8080", "[a.b", "[a.b:80]", "[user@a.b]", "[a.b/x]", "[2852039166]", "[a]b.c", "[::ffff:1.2.3.4]"}, "deniedDomains": []string{"*", "*:22", "[*]"}},
 		"filesystem": map[string]any{"denyRead": []string{}, "allowWrite": []string{}, "denyWrite": []string{}},

@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // FormatVersion is the version of the Policy shape, written in artifacts so
 // that a runtime can refuse a plan it does not understand.
@@ -15,12 +18,28 @@ const (
 )
 
 // MandatoryFiles and MandatoryDirs are always write-protected in the working
-// directory and, up to mandatoryDenySearchDepth, below it (settings.md
-// §6.4.6): shell start-up files, git and editor configuration, agent
+// directory and, up to mandatoryDenySearchDepth, below it
+// (docs/reference.md#mandatory-denies): shell start-up files, git and editor configuration, agent
 // commands.
 var (
 	MandatoryFiles = []string{".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".gitconfig", ".gitmodules", ".ripgreprc", ".mcp.json"}
 	MandatoryDirs  = []string{".vscode", ".idea", ".claude/commands", ".claude/agents"}
+)
+
+// The names in a repository's git directory (.git, and each submodule's
+// under .git/modules) that the mandatory denies protect: each can make the
+// user's next git command run a program, or read a configuration, that the
+// sandboxed command wrote.
+var (
+	// GitDirs: hooks are programs; worktrees holds each linked working
+	// tree's commondir and config.worktree.
+	GitDirs = []string{"hooks", "worktrees"}
+	// GitFiles: commondir moves the configuration and the hooks to a
+	// directory the command chooses.
+	GitFiles = []string{"commondir"}
+	// GitConfigFiles are protected unless filesystem.allowGitConfig:
+	// config, and config.worktree, which git reads with it.
+	GitConfigFiles = []string{"config", "config.worktree"}
 )
 
 // Policy is one settings file compiled: everything the sandbox enforces, in
@@ -56,7 +75,7 @@ var (
 	Mandatory = Origin{Key: "mandatory"}
 )
 
-// Network is what the proxies enforce (spec network.md §1-3).
+// Network is what the proxies enforce (docs/reference.md#grammar, docs/reference.md#resolved-address-guard).
 type Network struct {
 	Allowed HostList `json:"allowed"`
 	Denied  HostList `json:"denied"`
@@ -104,7 +123,7 @@ type AddressRule struct {
 	Origin Origin `json:"origin"`
 }
 
-// Filesystem is the file-system policy (spec settings.md §6.4).
+// Filesystem is the file-system policy (docs/reference.md#fs-precedence).
 type Filesystem struct {
 	// Disabled turns the file-system policy off: everything is readable
 	// and writable, and no mandatory deny applies.
@@ -129,7 +148,7 @@ type Filesystem struct {
 }
 
 // MandatoryScan describes the search for dangerous names below the working
-// directory (spec linux.md §2.8).
+// directory (docs/reference.md#mandatory-denies).
 type MandatoryScan struct {
 	// Depth is mandatoryDenySearchDepth: a dangerous file counts if its
 	// directory is at most Depth-1 levels below the working directory, a
@@ -139,8 +158,13 @@ type MandatoryScan struct {
 	Dirs  []string `json:"dirs"`
 	// GitConfig is whether a repository's .git/config is protected, like
 	// its hooks (false under filesystem.allowGitConfig).
-	GitConfig bool   `json:"gitConfig"`
-	Origin    Origin `json:"origin"`
+	GitConfig bool `json:"gitConfig"`
+	// GitDirs and GitFiles are the names protected in every git directory
+	// the scan finds (GitDirs, and GitFiles with GitConfigFiles unless
+	// allowGitConfig).
+	GitDirs  []string `json:"gitDirs"`
+	GitFiles []string `json:"gitFiles"`
+	Origin   Origin   `json:"origin"`
 }
 
 // A PathRule names a path or a pattern of paths.
@@ -167,7 +191,7 @@ type PathRule struct {
 	// TrailingSeparator records that the entry was written with a
 	// trailing separator. In a Windows reading (\ or /, any entry): a
 	// deny on a path that does not exist then creates a directory
-	// placeholder, not a file (spec macos-windows.md §5.2 item 3). In a
+	// placeholder, not a file (docs/reference.md#windows-paths). In a
 	// POSIX reading (/, only an entry with glob characters, "/data/in/*/"):
 	// the entry names directories; macOS grants, for an allow, only what
 	// lies inside the directories it matches, never a file the glob alone
@@ -176,6 +200,23 @@ type PathRule struct {
 	// grow).
 	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
 	Origin            Origin `json:"origin"`
+}
+
+// WritesCwdAtHome returns the allowWrite entry of p that grants the
+// working directory itself (".", "./"), when the working directory cwd is
+// the home directory home: the entry then grants the whole home directory
+// (shell start-up files, ~/.ssh, every tool's configuration). ok is false
+// otherwise, or when cwd or home is "".
+func WritesCwdAtHome(p *Policy, cwd, home string) (r PathRule, ok bool) {
+	if cwd == "" || home == "" || path.Clean(cwd) != path.Clean(home) {
+		return PathRule{}, false
+	}
+	for _, r := range p.Filesystem.AllowWrite {
+		if r.Path == Cwd && r.Origin != Default && r.Origin != Mandatory {
+			return r, true
+		}
+	}
+	return PathRule{}, false
 }
 
 // Process holds the process-isolation switches.
@@ -203,7 +244,7 @@ type Env struct {
 	Mask []EnvRule `json:"mask,omitempty"`
 	// GitSafeDirectories are marked safe.directory through GIT_CONFIG_*
 	// variables; the runtime numbers them after any inherited
-	// GIT_CONFIG_COUNT (spec linux.md §2.1).
+	// GIT_CONFIG_COUNT (docs/reference.md#linux-environment).
 	GitSafeDirectories []string `json:"gitSafeDirectories,omitempty"`
 }
 
@@ -213,8 +254,8 @@ type EnvRule struct {
 	Origin Origin `json:"origin"`
 }
 
-// GitSafeValues are the safe.directory values for dirs (spec linux.md
-// §2.1): each directory and everything below it, or "*" for more than
+// GitSafeValues are the safe.directory values for dirs
+// (docs/reference.md#linux-environment): each directory and everything below it, or "*" for more than
 // eight. Both runtimes number them after any inherited GIT_CONFIG_COUNT.
 func GitSafeValues(dirs []string) []string {
 	if len(dirs) > 8 {

@@ -3,7 +3,7 @@ package policy
 import "strings"
 
 // GlobRegex translates an srt glob into an anchored regular expression
-// (spec macos-windows.md §1.7), the form a Seatbelt profile matches paths
+// (docs/reference.md#glob-regex), the form a Seatbelt profile matches paths
 // with. It is the one translation of the rule; a Linux use of the same
 // rule calls it too. The output uses only ^ $ ( ) ? * . [..] [^/] and
 // backslash escapes, so it means the same in POSIX ERE (Seatbelt) and in
@@ -161,7 +161,7 @@ func simplify(toks []string) []string {
 
 // GlobSample is one path a glob matches: every "?" and every run of "*"
 // replaced by "x", every set by its first member. A deny glob "covers" an allow pattern when it matches its sample
-// (spec §1.8, step 4).
+// (docs/reference.md#macos-reads, step 4).
 func GlobSample(glob string) string {
 	var b strings.Builder
 	for i := 0; i < len(glob); i++ {

@@ -9,7 +9,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// TestGlobRegex pins the examples of spec macos-windows.md §1.7 (there
+// TestGlobRegex pins the examples of docs/reference.md#glob-regex (there
 // written JSON-escaped, here as the regex itself).
 func TestGlobRegex(t *testing.T) {
 	tests := []struct{ glob, allow, deny string }{

@@ -15,7 +15,7 @@ const (
 // windows.* keys with their defaults filled in, each with its Origin.
 //
 // When Policy.Windows is set, the paths of the policy follow these rules
-// (spec macos-windows.md §3.6, §5.2): separators are written "/" (the
+// (docs/reference.md#windows-session, docs/reference.md#windows-paths): separators are written "/" (the
 // emitter renders "\"); a drive letter is upper case ("C:/x"); a UNC path
 // starts with "//" ("//server/share/x"); the \\?\ and \\?\UNC\ prefixes
 // are gone; %USERPROFILE% and ~ are Home, %HOMEDRIVE% HomeDrive,
@@ -64,8 +64,8 @@ type PortRange struct {
 	Origin Origin `json:"origin"`
 }
 
-// The defaults of the windows.* keys (spec settings.md §2.11,
-// macos-windows.md §3.3).
+// The defaults of the windows.* keys (docs/reference.md#settings-keys,
+// docs/reference.md#windows-install).
 const (
 	DefaultWindowsBackend = "srt-win"
 	DefaultSandboxUser    = "srt-sandbox"

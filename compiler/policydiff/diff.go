@@ -207,7 +207,11 @@ func probePaths(mandatory bool, ps ...*policy.Policy) []string {
 		set[policy.Cwd+"/a/"+f] = true
 		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+f] = true
 	}
-	for _, d := range append(append([]string{}, policy.MandatoryDirs...), ".git/hooks", ".git/config") {
+	gitNames := []string{}
+	for _, n := range append(append(append([]string{}, policy.GitDirs...), policy.GitFiles...), policy.GitConfigFiles...) {
+		gitNames = append(gitNames, ".git/"+n)
+	}
+	for _, d := range append(append([]string{}, policy.MandatoryDirs...), gitNames...) {
 		if !mandatory {
 			break
 		}

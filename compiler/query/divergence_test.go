@@ -7,7 +7,7 @@ import (
 
 // TestMacOSReferenceDecisions: the macOS answers for five shapes where the
 // profile once allowed what the reference's profile denies, written by
-// hand from the spec (macos-windows.md §1.5a-§1.10, settings.md §6.4)
+// hand from the spec (docs/reference.md#macos, #fs-precedence)
 // before either reading was run. HOME=/home/me, CWD=/home/me/proj.
 func TestMacOSReferenceDecisions(t *testing.T) {
 	type ask struct {

@@ -4,8 +4,8 @@
 //
 // It is the one static evaluator behind srtc explain, lint, diff and test,
 // so that they cannot disagree with each other. It works on the policy IR
-// (compiler/policy) and the platform semantics of the specs
-// (/work/shared/spec/linux.md, macos-windows.md, settings.md §6.4), not on
+// (compiler/policy) and the platform semantics the reference documents
+// (docs/reference.md#linux, #macos, #windows, #fs-precedence), not on
 // the emitted artifacts:
 //
 //   - Linux: everything is readable (--ro-bind / /) except what denyRead
@@ -15,7 +15,7 @@
 //     mandatory deny is; unix sockets cannot be filtered by path (seccomp
 //     refuses socket(AF_UNIX) unless allowAllUnixSockets); globs are
 //     expanded when srt starts, so files created later are not covered.
-//   - macOS: the Seatbelt profile's rule order (spec §1.8): reads are
+//   - macOS: the Seatbelt profile's rule order (docs/reference.md#macos-reads): reads are
 //     deny-then-allow (allowRead reopens; a literal deny inside a literal
 //     allow, every pattern deny except where an allow from the same root
 //     is carved out, and every credential deny are repeated after the

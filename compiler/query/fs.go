@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -188,7 +189,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows {
 			// The command still runs under the write-restricted token,
 			// with no write root: nothing the settings name is writable
-			// (spec macos-windows.md §3.8, §4.2 W21). Found by the
+			// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21). Found by the
 			// agreement test of emit/wfp.
 			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 		}
@@ -251,7 +252,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 			}
 			if t == Windows && isCredential(d) {
 				// The helper drops a write root at or under a credential
-				// deny (spec macos-windows.md §3.6 rank), as it drops a
+				// deny (docs/reference.md#windows-session), as it drops a
 				// read grant there. Found by the agreement test of emit/wfp.
 				restored = false
 			}
@@ -273,11 +274,21 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	} else if root.Origin == policy.Default {
 		why = "a default writable path"
 	}
-	if root.Pattern && t == Linux {
+	switch {
+	case t != Linux:
+	case root.Pattern:
 		why += " (a glob: expanded when srt starts)"
+	case root.Path == "/dev" || strings.HasPrefix(root.Path, "/dev/"):
+		if !bwrapDevices[strings.TrimPrefix(p, "/dev/")] {
+			return Decision{Rule: root.Origin, Why: "not a device of the sandbox's /dev (bubblewrap's --dev makes its own, with null, zero, full, random, urandom, tty, ptmx and the std streams): what is written there stays in the sandbox"}
+		}
+		why += " (the sandbox's own /dev, which bubblewrap's --dev makes; writes to a device reach that device)"
+	case root.Path != policy.Cwd && root.Path != policy.Home:
+		// The resolve step binds a write root only if it exists.
+		why += "; only if " + root.Path + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
 	}
 	if t == MacOS && e.macDeepProtectedDir(p) {
-		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, spec §1.9a)"
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, docs/reference.md#mandatory-denies)"
 	}
 	if t == Windows && e.dangerousName(p) {
 		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
@@ -330,9 +341,9 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 		// s is at level i+1; its parent directory at level i.
 		dangerous := false
 		switch {
-		case s == ".git" && i+1 < len(segs) && segs[i+1] == "config" && scan.GitConfig:
+		case s == ".git" && i+1 < len(segs) && slices.Contains(gitFiles(scan), segs[i+1]):
 			dangerous = depthOK(i, scan.Depth-2)
-		case s == ".git" && i+1 < len(segs) && segs[i+1] == "hooks":
+		case s == ".git" && i+1 < len(segs) && slices.Contains(gitDirs(scan), segs[i+1]):
 			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
 		case s == ".vscode" || s == ".idea":
 			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+1, len(segs))
@@ -367,7 +378,7 @@ func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
 // macDirBelow reports whether a protected directory whose name ends at
 // segment end (its parent at level i) covers a path of n segments on t.
 // macOS protects one directly in the working directory with a subpath, and
-// one deeper with the pattern CWD/**/NAME/** (spec §1.9a), which matches
+// one deeper with the pattern CWD/**/NAME/** (docs/reference.md#mandatory-denies), which matches
 // what is inside it, not the directory itself: a deeper .vscode may be
 // created, removed or renamed, its contents may not be written.
 func macDirBelow(t Target, i, end, n int) bool {
@@ -390,7 +401,7 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
 		}
 		for _, r := range n.AllowUnixSockets {
-			// Always a subpath, never a glob (spec macos-windows.md §1.5).
+			// Always a subpath, never a glob (docs/reference.md#macos-network).
 			r.Pattern = false
 			if e.covers(r, p, t) {
 				return Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile"}
@@ -401,4 +412,30 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 	w := e.Write(p, t)
 	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"
 	return w
+}
+
+// bwrapDevices are the names below /dev that bubblewrap's --dev provides.
+var bwrapDevices = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true, "tty": true,
+	"ptmx": true, "stdin": true, "stdout": true, "stderr": true,
+}
+
+// gitDirs and gitFiles are the names the scan protects in a git
+// directory (today's names for a policy from before the lists).
+func gitDirs(sc *policy.MandatoryScan) []string {
+	if sc.GitDirs == nil && sc.GitFiles == nil {
+		return policy.GitDirs
+	}
+	return sc.GitDirs
+}
+
+func gitFiles(sc *policy.MandatoryScan) []string {
+	if sc.GitDirs == nil && sc.GitFiles == nil {
+		out := append([]string{}, policy.GitFiles...)
+		if sc.GitConfig {
+			out = append(out, policy.GitConfigFiles...)
+		}
+		return out
+	}
+	return sc.GitFiles
 }

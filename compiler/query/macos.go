@@ -10,7 +10,7 @@ import (
 )
 
 // The macOS reading of path rules, as the Seatbelt profile spells them
-// (spec macos-windows.md §1.5a, §1.6, §1.7, §1.7a; emit/seatbelt):
+// (docs/reference.md#macos-paths, docs/reference.md#macos-filters, docs/reference.md#glob-regex, docs/reference.md#macos-readings; emit/seatbelt):
 //
 //   - Seatbelt matches the path the kernel resolved: /tmp, /var and /etc
 //     are /private/tmp, /private/var and /private/etc, so a rule and a
@@ -182,7 +182,7 @@ func (e *Evaluator) macSample(r policy.PathRule) string {
 	return x.lit + policy.GlobSample(x.pat)
 }
 
-// readMac answers a read on macOS by the profile's steps (spec §1.8):
+// readMac answers a read on macOS by the profile's steps (docs/reference.md#macos-reads):
 // everything readable; the denies; the allows; then again every pattern
 // deny minus the allows it covers, every literal deny that lies strictly
 // inside a literal allow, and every credential deny; the root directory

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"path"
 	"strconv"
 	"strings"
@@ -189,15 +190,11 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 	n := &e.p.Network
 	r := &netpolicy.Rules{Allowed: n.Allowed, Denied: n.Denied, DeniedReasons: n.DeniedReasons, Strict: n.StrictAllowlist}
 	// No ask callback and no per-command lists: the CLI installs neither
-	// (spec settings.md §6.1), so what no rule allows is denied.
+	// (docs/reference.md#network-decision), so what no rule allows is denied.
 	d := netpolicy.Decide(context.Background(), r, host, port, "")
 	switch {
 	case d.Rule != nil && d.Allow:
-		why := "allowed by the allow list"
-		if net.ParseIP(d.Host) == nil {
-			// The resolved-address guard (spec network.md §3).
-			why += "; dialled only at a vetted address (no loopback, link-local, metadata, this host's, deniedResolvedAddresses)"
-		}
+		why := "allowed by the allow list; " + dialWhy(d.Host, port)
 		if m := n.MitmProxy; m != nil {
 			why += "; mitmProxy may route it upstream"
 		}
@@ -208,6 +205,45 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 		return Decision{Rule: policy.Default, Why: "malformed host: refused before any rule"}
 	}
 	return Decision{Rule: policy.Default, Why: "no allowedDomains entry matches; what no rule allows is denied"}
+}
+
+// dialWhy says where the proxy dials an allowed host (canonical), as the
+// resolved-address guard (compiler/netpolicy Guard) decides: a literal as
+// written, a localhost name only at loopback, any other name only at an
+// address that passes the guard. The proxies run on the host, outside the
+// sandbox's network namespace, so loopback there is the host's.
+func dialWhy(host string, port int) string {
+	if a, err := netip.ParseAddr(host); err == nil {
+		if isLoopback(a) {
+			return fmt.Sprintf("an IP literal is dialled as written, without the address guard: this reaches the host's own loopback (a server listening on the host at port %d)", port)
+		}
+		return "an IP literal is dialled as written, without the address guard"
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return fmt.Sprintf("a localhost name is dialled only at a loopback address, which is the host's own loopback (a server listening on the host at port %d is reached)", port)
+	}
+	return "dialled only at an address that passes the guard: a name that resolves to loopback, link-local, a metadata address, one of this host's addresses or deniedResolvedAddresses is refused, unless that address is itself allow-listed as an IP literal"
+}
+
+// isLoopback reports whether a is a loopback address, or an IPv6 address
+// that carries one (::ffff:127.0.0.1).
+func isLoopback(a netip.Addr) bool {
+	return a.IsLoopback() || a.Is4In6() && a.Unmap().IsLoopback()
+}
+
+// HostLoopback returns the allowedDomains entries through which the
+// command reaches the host's own loopback (by way of the proxies, which
+// run on the host): localhost names, loopback literals and "*".
+func (e *Evaluator) HostLoopback() []string {
+	var out []string
+	for _, r := range e.p.Network.Allowed {
+		h := strings.TrimSuffix(strings.TrimPrefix(r.Host, "["), "]")
+		a, err := netip.ParseAddr(h)
+		if h == "*" || h == "localhost" || strings.HasSuffix(h, ".localhost") || err == nil && isLoopback(a) {
+			out = append(out, r.Entry)
+		}
+	}
+	return out
 }
 
 // SplitHostPort splits "host", "host:port" or "[v6]:port"; no port is 0.

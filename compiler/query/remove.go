@@ -11,15 +11,15 @@ import (
 // its directory, with the change reaching the host.
 //
 // On macOS this is more than a write: the profile keeps protected paths
-// and the directories above them from being moved away (spec
-// macos-windows.md §1.8 step 7, §1.9, §1.10), so that a denied file cannot
-// be renamed to a name no deny matches:
+// and the directories above them from being moved away
+// (docs/reference.md#macos-reads step 7, #macos-unlink-rule), so that a
+// denied file cannot be renamed to a name no deny matches:
 //
 //   - the base directory of every write deny (mandatory ones included:
 //     the working directory, ${CWD}/.git, ${CWD}/.claude) and each of its
 //     ancestors cannot be removed or renamed;
 //   - inside a write root, a read-denied path cannot be removed (unless
-//     an allow the deny covers carves it out: spec §1.8 step 4 "covers",
+//     an allow the deny covers carves it out: docs/reference.md#macos-reads step 4 "covers",
 //     decided with this host's directories), nor can the base directory
 //     of a read deny and its ancestors that lie inside a write root or
 //     are one. The reference pins only those strictly inside a root:
@@ -46,7 +46,7 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 	fs := &e.p.Filesystem
 	mp := macPath(p)
 	if mp == "/" {
-		return w // pins stop below "/" (spec §1.8 step 7)
+		return w // pins stop below "/" (docs/reference.md#macos-reads step 7)
 	}
 	for _, d := range e.writeDenyBases() {
 		if d.base == mp || strictlyInside(d.base, mp) {
@@ -67,7 +67,7 @@ func (e *Evaluator) Remove(p string, t Target) Decision {
 		cross := e.crossRootWrite(d)
 		for _, x := range e.macEntries(d, false) {
 			if !cred && !cross && !e.inRoots(x) {
-				continue // the last rule leaves it out (spec §1.10)
+				continue // the last rule leaves it out (docs/reference.md#macos-unlink-rule)
 			}
 			if x.match(mp, true) && !e.macCarved(d, p) {
 				return Decision{Rule: d.Origin, Why: "read-denied inside a write root: it may be changed but not removed or renamed (a renamed copy would be readable)"}
@@ -122,7 +122,7 @@ func (e *Evaluator) macUnfolded(d policy.PathRule) string {
 }
 
 // inRoots reports whether a read deny's entry meets a write root, so that
-// the last rule of the profile (spec §1.10) keeps it: a pattern whose base
+// the last rule of the profile (docs/reference.md#macos-unlink-rule) keeps it: a pattern whose base
 // directory is at, inside or above a literal root, or any pattern root; a
 // literal path strictly inside a literal root, or matched by a pattern
 // root.
@@ -154,7 +154,7 @@ func (e *Evaluator) inRoots(x macEntry) bool {
 
 // macCarved reports whether p, covered by read deny d, is carved out of
 // d's unlink protection by an allowRead or a write root that d covers
-// (spec §1.8 step 4, §1.10). Credential denies are never carved.
+// (docs/reference.md#macos-reads step 4, #macos-unlink-rule). Credential denies are never carved.
 func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 	if isCredential(d) {
 		return false
@@ -208,7 +208,7 @@ func (e *Evaluator) macWriteRoots() []policy.PathRule {
 // macDropped reports whether a is a default convenience write root
 // (~/.npm/_logs, ~/.claude/debug) that the reference drops on this host: a
 // read deny covers it, and no read allow inside that deny covers it again
-// (settings.md §6.4.5). The compiler drops it where the spellings decide
+// (docs/reference.md#default-writable). The compiler drops it where the spellings decide
 // it; for a deny written from another root the profile asks the runtime.
 func (e *Evaluator) macDropped(a policy.PathRule) bool {
 	if !a.Convenience {

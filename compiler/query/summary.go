@@ -50,7 +50,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 		var mandatory []string
 		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
 			for _, r := range l {
-				if r.Origin == policy.Default && !r.Convenience && t != Windows {
+				if r.Origin == policy.Default && !r.Convenience && t == MacOS {
 					continue // /dev and /tmp/claude names, the same in every policy
 				}
 				if r.Origin == policy.Mandatory {
@@ -161,13 +161,13 @@ func (e *Evaluator) knobs(t Target) []knob {
 	local := sw("local binding (listen on localhost)", "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen")
 	switch t {
 	case Linux:
-		// allowLocalBinding is ignored on Linux (spec linux.md §4): the
+		// allowLocalBinding is ignored on Linux (docs/reference.md#seccomp): the
 		// sandbox's private loopback is always usable, and reaches
 		// nothing outside it.
 		out = append(out,
 			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
 			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
-			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); the host's loopback is not reachable"}})
+			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); " + e.hostLoopbackWhy()}})
 		out = append(out, linuxKernelKnobs()...)
 	case MacOS:
 		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
@@ -217,8 +217,19 @@ func (e *Evaluator) knobs(t Target) []knob {
 	return out
 }
 
+// hostLoopbackWhy says whether the command reaches the host's loopback:
+// never directly, and through the proxies only for what allowedDomains
+// lists of it.
+func (e *Evaluator) hostLoopbackWhy() string {
+	via := e.HostLoopback()
+	if len(via) == 0 {
+		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)"
+	}
+	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ")
+}
+
 // trustdService is the Mach service enableWeakerNetworkIsolation opens
-// (spec macos-windows.md §1.4).
+// (docs/reference.md#macos-optional-blocks).
 const trustdService = "com.apple.trustd.agent"
 
 // FormatOrigin renders an Origin as "key file:line:col" or "key".

@@ -116,7 +116,7 @@ func (e *Evaluator) windowsPath(spelling string) string {
 // nearestMatch is the unit of deny d on Windows: the nearest of anc (p
 // first, then its ancestors) that d puts a deny ACE on. Every match of a
 // pattern gets its own ACE, and on one object the deny comes before an
-// allow (spec macos-windows.md §3.7), so an allow between two nested
+// allow (docs/reference.md#windows-aces), so an allow between two nested
 // matches (C:/a/vendor/keep/vendor under **/vendor) reopens only down to
 // the deeper match. Linux hides the shallowest match as one tmpfs. Found
 // by the agreement test of emit/wfp.
@@ -151,7 +151,7 @@ func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
 }
 
 // writeDenies are the write denies that apply on t. Windows has no
-// mandatory write denies (spec macos-windows.md §3.6: the session's
+// mandatory write denies (docs/reference.md#windows-session: the session's
 // denyWrite list is the settings' own; the reference adds none, and
 // windows/plan.json lists that as a residual risk), whichever reading the
 // policy comes from: a portable file explained with the POSIX reading
@@ -173,11 +173,14 @@ func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
 
 // dangerousName reports whether p is, or lies in, one of the names Linux
 // and macOS protect in the working directory (policy.MandatoryFiles and
-// MandatoryDirs, .git/hooks and .git/config), so that a Windows answer
+// MandatoryDirs, and the git names: .git/hooks, .git/config, ...), so that a Windows answer
 // can say that nothing protects it there.
 func (e *Evaluator) dangerousName(p string) bool {
 	cwd := e.expand(policy.Cwd)
-	names := append(append([]string{".git/hooks", ".git/config"}, policy.MandatoryFiles...), policy.MandatoryDirs...)
+	names := append(append([]string{}, policy.MandatoryFiles...), policy.MandatoryDirs...)
+	for _, n := range append(append(append([]string{}, policy.GitDirs...), policy.GitFiles...), policy.GitConfigFiles...) {
+		names = append(names, ".git/"+n)
+	}
 	for _, n := range names {
 		if coversWindows(policy.PathRule{Path: cwd + "/" + n}, p) {
 			return true

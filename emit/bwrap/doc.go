@@ -7,6 +7,6 @@
 // against the host, written "@name operand": which paths exist, whether they
 // are files or directories, where symlinks lead, what a glob matches now,
 // and what the mandatory-deny scan finds decide the exact mounts, in the
-// order the lines give (spec linux.md §2.3). Package runtime/resolve does
+// order the lines give (docs/reference.md#bwrap-order). Package runtime/resolve does
 // that for one host.
 package bwrap

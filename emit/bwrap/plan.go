@@ -21,6 +21,9 @@ type Step struct {
 	Params bool
 	// Origin is the setting behind the step, if any.
 	Origin *policy.Origin
+	// Line is the line of linux/bwrap.args the step was read from (Parse);
+	// 0 for a step made in memory.
+	Line int
 	// Reason says why srt adds a step no setting asks for; written as the
 	// line's comment when there is no Origin.
 	Reason string
@@ -54,7 +57,8 @@ const (
 	// is kept from being created.
 	DenyWrite Directive = "deny-write"
 	// MandatoryScan protects the dangerous names found below the working
-	// directory, to a depth.
+	// directory, to a depth: git-dirs and git-files name what it protects
+	// in each git directory it finds.
 	MandatoryScan Directive = "mandatory-scan"
 	// KernelMask hides a kernel interface where it exists on the host: an
 	// empty read-only tmpfs over a directory, /dev/null over a file.
@@ -67,9 +71,12 @@ const (
 type Plan struct {
 	Source string
 	Steps  []Step
+	// Home and Cwd, when set, are the directories a concrete plan was
+	// written for (Concrete); "" leaves the root symbolic.
+	Home, Cwd string
 }
 
-// Emit returns the plan of p (spec linux.md §2.3 for the order).
+// Emit returns the plan of p (docs/reference.md#bwrap-order for the order).
 func Emit(p *policy.Policy) Plan {
 	var pl Plan
 	pl.Source = p.Source
@@ -124,7 +131,8 @@ func Emit(p *policy.Policy) Plan {
 			if !sc.GitConfig {
 				git = "allow-config"
 			}
-			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: fmt.Sprintf("depth=%d git=%s", sc.Depth, git), Params: true, Origin: &sc.Origin})
+			op := fmt.Sprintf("depth=%d git=%s git-dirs=%s git-files=%s", sc.Depth, git, strings.Join(sc.GitDirs, ","), strings.Join(sc.GitFiles, ","))
+			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
 		}
 	}
 
@@ -162,14 +170,24 @@ func Emit(p *policy.Policy) Plan {
 func (pl Plan) Render() []byte {
 	var b strings.Builder
 	b.WriteString("# bubblewrap plan compiled by srtc from " + pl.Source + "\n")
-	b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
-	b.WriteString("# this run's home and working directories. @step lines are resolved\n")
+	if pl.Home != "" || pl.Cwd != "" {
+		b.WriteString("# A concrete plan: it runs only where the home directory is " + orSymbolic(pl.Home) + "\n")
+		b.WriteString("# and the working directory is " + orSymbolic(pl.Cwd) + ".\n")
+		b.WriteString("# --option lines are bubblewrap arguments. @step lines are resolved\n")
+	} else {
+		b.WriteString("# --option lines are bubblewrap arguments; ${HOME} and ${CWD} stand for\n")
+		b.WriteString("# this run's home and working directories. @step lines are resolved\n")
+	}
 	b.WriteString("# against the host at run time, in this order. # comments name the\n")
 	b.WriteString("# setting behind each step.\n")
 	for _, s := range pl.Steps {
 		var line string
 		if s.Args != nil {
-			line = strings.Join(s.Args, " ")
+			words := make([]string, len(s.Args))
+			for i, a := range s.Args {
+				words[i] = quoteIfNeeded(a)
+			}
+			line = strings.Join(words, " ")
 		} else {
 			line = "@" + string(s.Directive)
 			switch {
@@ -197,10 +215,55 @@ func (pl Plan) Render() []byte {
 // quoteIfNeeded leaves plain operands alone and quotes the rest, so that
 // every line reads back unambiguously.
 func quoteIfNeeded(s string) string {
+	if s == "" {
+		return `""`
+	}
 	for _, r := range s {
 		if r <= ' ' || r == '#' || r == '"' || r == '\\' || r >= 0x7f {
 			return strconv.Quote(s)
 		}
 	}
 	return s
+}
+
+func orSymbolic(dir string) string {
+	if dir == "" {
+		return "any (still symbolic)"
+	}
+	return quoteIfNeeded(dir)
+}
+
+// Concrete returns the plan with the symbolic roots filled in for one host:
+// ${HOME} by home and ${CWD} by cwd, where they are not "". Only a word
+// or operand that starts with a root is changed.
+func (pl Plan) Concrete(home, cwd string) Plan {
+	out := pl
+	out.Home, out.Cwd = home, cwd
+	out.Steps = make([]Step, len(pl.Steps))
+	fill := func(s string) string {
+		for _, r := range []struct{ sym, dir string }{{policy.Home, home}, {policy.Cwd, cwd}} {
+			if r.dir == "" {
+				continue
+			}
+			if s == r.sym {
+				return r.dir
+			}
+			if rest, ok := strings.CutPrefix(s, r.sym+"/"); ok {
+				return strings.TrimSuffix(r.dir, "/") + "/" + rest
+			}
+		}
+		return s
+	}
+	for i, s := range pl.Steps {
+		if s.Args != nil {
+			s.Args = append([]string(nil), s.Args...)
+			for j := range s.Args {
+				s.Args[j] = fill(s.Args[j])
+			}
+		} else if !s.Params {
+			s.Operand = fill(s.Operand)
+		}
+		out.Steps[i] = s
+	}
+	return out
 }

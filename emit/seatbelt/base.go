@@ -1,6 +1,6 @@
 package seatbelt
 
-// The fixed base allowances of every profile (spec macos-windows.md §1.3),
+// The fixed base allowances of every profile (docs/reference.md#macos-base),
 // in the reference's order. They are single-line rules without a message.
 
 // baseHead comes before the optional Mach blocks.
@@ -87,7 +87,7 @@ func sysctlRead() []string {
 	return out
 }
 
-// Optional non-file blocks (§1.4).
+// Optional non-file blocks (docs/reference.md#macos-optional-blocks).
 var (
 	weakerNetworkIsolation = []string{`(allow mach-lookup (global-name "com.apple.trustd.agent"))`}
 	appleEvents            = []string{

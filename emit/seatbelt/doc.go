@@ -1,5 +1,5 @@
 // Package seatbelt emits the macOS artifact of a policy: a Seatbelt (.sb)
-// profile for sandbox-exec, laid out as spec macos-windows.md §1 records the
+// profile for sandbox-exec, laid out as docs/reference.md#macos-profile-layout records the
 // reference's (default deny, the fixed base allowances, the network, file
 // reads deny-then-allow, file writes allow-only, the mandatory denies, the
 // trailing unlink rule, the optional blocks).

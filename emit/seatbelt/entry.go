@@ -8,7 +8,7 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// An entry is one path or pattern as the profile spells it (spec §1.6): a
+// An entry is one path or pattern as the profile spells it (docs/reference.md#macos-filters): a
 // symbolic root (a sandbox-exec parameter), literal text after it, and for
 // a pattern the glob after that. Splitting literal text from the glob lets
 // a reading anchor a glob at a directory whose name has brackets.
@@ -61,7 +61,8 @@ func entryOf(r policy.PathRule) entry {
 
 // entries are the entries of a list of deny rules: each rule's spellings
 // (see spellings), then the extra readings of its patterns (see reading),
-// after all plain entries, as the reference orders them (§1.7a).
+// after all plain entries, as the reference orders them
+// (docs/reference.md#macos-readings).
 func entries(rules []policy.PathRule) []entry {
 	var out, extra []entry
 	for _, r := range rules {
@@ -96,7 +97,7 @@ var privateDirs = []string{"/tmp", "/var", "/etc"}
 //   - an absolute path under /tmp, /var or /etc, which are symlinks into
 //     /private on macOS, also as /private/...: Seatbelt matches the path the
 //     kernel resolved. The reference gets this by realpath, for paths that
-//     exist at run time only (§5.1.8); the emitter cannot look, so it writes
+//     exist at run time only (docs/reference.md#macos-pitfalls); the emitter cannot look, so it writes
 //     both for every list: a deny then holds for a file created later, and
 //     an allow opens what the user named;
 //   - a path or pattern with ".." also folded: Seatbelt never sees "..",
@@ -176,8 +177,8 @@ func folded(e entry) (entry, bool) {
 }
 
 // reading is the extra entry of a pattern whose spelling has a bracket
-// set, which may just as well be part of a real name ("[WIP] proj", spec
-// §1.7a). The reference adds it only when that name exists on disk; the
+// set, which may just as well be part of a real name ("[WIP] proj",
+// docs/reference.md#macos-readings). The reference adds it only when that name exists on disk; the
 // emitter cannot look, so it always adds it: the pattern up to the
 // component that holds its last set is read as literal text; the rest, if
 // it has wildcards, stays a glob anchored there, otherwise the entry is a
@@ -324,7 +325,7 @@ func (e entry) sample() string {
 	return e.root + e.lit + policy.GlobSample(e.pat)
 }
 
-// covers reports whether deny entry d covers entry a (§1.8 step 4): for a
+// covers reports whether deny entry d covers entry a (docs/reference.md#macos-reads step 4): for a
 // pattern deny, its regex matches a's sample; for a literal deny, a lies
 // strictly inside it.
 func covers(d, a entry) bool {

@@ -8,8 +8,8 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// files writes the file-read section (§1.8), the file-write section
-// (§1.9) and the trailing unlink rule (§1.10).
+// files writes the file-read section (docs/reference.md#macos-reads), the file-write section
+// (docs/reference.md#macos-reads) and the trailing unlink rule (docs/reference.md#macos-unlink-rule).
 func (m *emitter) files(fs policy.Filesystem) {
 	var denies []entry
 	var creds []policy.PathRule
@@ -101,7 +101,7 @@ func (m *emitter) read(denies, allows, writes []entry) {
 }
 
 // late are the filters that re-emit literal deny d after the allows
-// (§1.8 step 4): d, where it lies strictly inside a literal allow; for a
+// (docs/reference.md#macos-reads step 4): d, where it lies strictly inside a literal allow; for a
 // text reading inside an allow from another root, d behind the carve
 // parameter of the pair (the allow "covers" the deny), set where it does
 // on the host.
@@ -123,7 +123,7 @@ func (m *emitter) late(d entry, allows []entry) []string {
 	return out
 }
 
-// carve is d's deny filter minus the entries it covers (§1.8 step 4).
+// carve is d's deny filter minus the entries it covers (docs/reference.md#macos-reads step 4).
 //
 // Whether d covers an entry written from another root (an absolute deny
 // over the home directory, "/home/me/**/*", and an allow "~/work") is a
@@ -198,7 +198,7 @@ type carve struct {
 // that a read deny written from another root may cover behind a carve
 // parameter: the reference drops such a root where a read deny covers it
 // on the host and no read allow inside the deny covers it again
-// (settings.md §6.4.5); the compiler could decide only the spellings.
+// (docs/reference.md#default-writable); the compiler could decide only the spellings.
 func (m *emitter) keepConvenience(writes, denies, allows []entry) {
 	for i, w := range writes {
 		if !w.convenience {
@@ -233,7 +233,7 @@ func (m *emitter) carveParam(d, o entry) string {
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors
-// from being renamed or removed (§1.8 step 7): each entry's deny filter,
+// from being renamed or removed (docs/reference.md#macos-reads step 7): each entry's deny filter,
 // for a pattern its base directory, then every ancestor up to "/".
 func (m *emitter) moveBlock(es []entry) []string {
 	var fs []string
@@ -250,7 +250,7 @@ func (m *emitter) moveBlock(es []entry) []string {
 	return fs
 }
 
-// mandatory are the write denies of spec §1.9a, anchored at the working
+// mandatory are the write denies of docs/reference.md#mandatory-denies, anchored at the working
 // directory: each name there and, through a pattern, at any depth below
 // (Seatbelt needs no scan, so the search depth does not apply; this is
 // stricter than Linux, which stops at mandatoryDenySearchDepth).
@@ -273,9 +273,29 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 	for _, d := range sc.Dirs {
 		add(d, true)
 	}
-	add(".git/hooks", true)
-	if sc.GitConfig {
-		add(".git/config", false)
+	dirs, files := sc.GitDirs, sc.GitFiles
+	if dirs == nil && files == nil {
+		// A policy from before the lists: today's names.
+		dirs, files = policy.GitDirs, policy.GitFiles
+		if sc.GitConfig {
+			files = append(append([]string{}, files...), policy.GitConfigFiles...)
+		}
+	}
+	// The same names in every repository, and in each submodule's git
+	// directory under .git/modules (whose name may have slashes).
+	gitName := func(name string, dir bool) {
+		add(".git/"+name, dir)
+		pat := "/**/.git/modules/**/" + name
+		if dir {
+			pat += "/**"
+		}
+		out = append(out, entry{root: policy.Cwd, pat: pat, origin: o})
+	}
+	for _, d := range dirs {
+		gitName(d, true)
+	}
+	for _, f := range files {
+		gitName(f, false)
 	}
 	return out
 }
@@ -327,8 +347,8 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 	m.rule("deny file-write-unlink file-write-create", fl)
 }
 
-// trailing writes the last file rule (§1.10): a read-denied path inside a
-// write root may not be unlinked, since §1.8 step 8 re-allowed unlinking
+// trailing writes the last file rule (docs/reference.md#macos-unlink-rule): a read-denied path inside a
+// write root may not be unlinked, since docs/reference.md#macos-reads step 8 re-allowed unlinking
 // in write roots and a renamed secret would be readable.
 //
 // The directories pinned with it are those above the deny (for a pattern,
@@ -389,7 +409,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 			list = append([]string{from}, list...)
 		}
 		for _, a := range list {
-			if a != "/" && inRoot(a, orIs) { // "/" is never pinned (§1.8 step 7)
+			if a != "/" && inRoot(a, orIs) { // "/" is never pinned (docs/reference.md#macos-reads step 7)
 				out = append(out, m.pinF(a))
 			}
 		}
@@ -470,7 +490,7 @@ func globRootNames(w entry, p string) bool {
 	return root != w.root || w.goRegexp(false).MatchString(p)
 }
 
-// A denyGroup is literal write denies folded into one regex (§1.9):
+// A denyGroup is literal write denies folded into one regex (docs/reference.md#macos-reads):
 // dir/(name|...)/(leaf|...).
 type denyGroup struct {
 	dir    string

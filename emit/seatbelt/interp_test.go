@@ -11,7 +11,7 @@ import (
 // whether an operation on a concrete path (or unix socket, or address) is
 // allowed, given the sandbox-exec parameters. It reads the profile's text
 // with the reader of sexpr_test.go and knows nothing of the emitter; its
-// model of Seatbelt is the one spec macos-windows.md §1.2 and §1.6 give:
+// model of Seatbelt is the one docs/reference.md#macos-profile-layout and docs/reference.md#macos-filters give:
 //
 //   - the rules are read in order and, for one operation, the last rule
 //     that matches decides; (deny default) makes an unmatched operation

@@ -22,7 +22,7 @@ const (
 	ParamCwdParentsRegex  = "CWD_PARENTS_REGEX"  // CWD's likewise
 	ParamHTTPPort         = "HTTP_PROXY_PORT"    // srt's HTTP proxy on 127.0.0.1
 	ParamSOCKSPort        = "SOCKS_PROXY_PORT"   // srt's SOCKS5 proxy on 127.0.0.1
-	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (§1.12)
+	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (docs/reference.md#macos-log-tag)
 )
 
 // ParamCarvePrefix names the carve parameters CARVE_1, CARVE_2, ...: one
@@ -41,8 +41,8 @@ func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
 // profile on host h: Defines, and the carve parameters of the profile.
 // A carve applies where the reference would subtract on this host: the
 // deny's rule, with this host's directories, covers the entry's path
-// (spec macos-windows.md §1.8 step 4); a convenience write root's applies
-// where no read deny hides it on this host (settings.md §6.4.5). It is a
+// (docs/reference.md#macos-reads step 4); a convenience write root's applies
+// where no read deny hides it on this host (docs/reference.md#default-writable). It is a
 // pure function of p and h.
 func HostDefines(p *policy.Policy, h Host) []string {
 	out := h.Defines()
@@ -63,7 +63,7 @@ func HostDefines(p *policy.Policy, h Host) []string {
 }
 
 // hidden reports whether a read deny covers the literal entry w on h and
-// no read allow inside that deny covers w again (settings.md §6.4.5).
+// no read allow inside that deny covers w again (docs/reference.md#default-writable).
 func hidden(w entry, denies, allows []entry, h Host) bool {
 	p := w.lit
 	for _, d := range denies {
@@ -110,7 +110,7 @@ func (e entry) on(h Host) entry {
 
 // Host is what the runtime knows about one run. HOME and CWD must be
 // absolute and free of symlinks (Seatbelt matches the path the kernel
-// resolved, spec §5.1.8).
+// resolved, docs/reference.md#macos-pitfalls).
 type Host struct {
 	Home, Cwd           string
 	HTTPPort, SOCKSPort int

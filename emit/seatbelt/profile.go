@@ -7,7 +7,7 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// Emit returns the Seatbelt profile of p (spec macos-windows.md §1.2 for
+// Emit returns the Seatbelt profile of p (docs/reference.md#macos-profile-layout for
 // the layout). It is a pure function: the same policy gives the same bytes.
 // Host facts are sandbox-exec parameters (see Host). It fails, with an
 // *Error naming the setting, for a path the profile cannot express safely.
@@ -89,9 +89,9 @@ func (m *emitter) q(s string, o policy.Origin) string {
 // tag is the message every computed rule and the default deny carry.
 var tag = `(with message (param "` + ParamLogTag + `"))`
 
-// rule writes a computed rule (§1.2): a header line, one filter per line,
+// rule writes a computed rule (docs/reference.md#macos-profile-layout): a header line, one filter per line,
 // and the tag. Filters are de-duplicated keeping the first; a rule without
-// filters is left out, since it would match everything (§5.1.11).
+// filters is left out, since it would match everything (docs/reference.md#macos-pitfalls).
 func (m *emitter) rule(head string, filters []string) {
 	seen := map[string]bool{}
 	var fs []string
@@ -149,7 +149,7 @@ func (m *emitter) str(p string, o policy.Origin) string {
 }
 
 // regex is the regex expression of an entry: the exact form for an allow,
-// with the subtree tail "(/.*)?" for a deny (§1.6). The root is the
+// with the subtree tail "(/.*)?" for a deny (docs/reference.md#macos-filters). The root is the
 // parameter holding it regex-escaped; the literal text after it is escaped
 // here, so that a name with brackets is never read as a set.
 //
@@ -223,7 +223,7 @@ func (m *emitter) pinF(p string) string {
 	return "(literal " + m.str(p, policy.Origin{Key: "pin"}) + ")"
 }
 
-// network writes the network section (§1.5). A settings file always
+// network writes the network section (docs/reference.md#macos-network). A settings file always
 // restricts the network (network.allowedDomains is required), so the
 // unrestricted form "(allow network*)" never appears: only srt's proxies
 // on 127.0.0.1 are reachable, plus what the flags open.
@@ -242,7 +242,7 @@ func (m *emitter) network(n policy.Network) {
 	case len(n.AllowUnixSockets) > 0:
 		m.add("(allow system-socket (socket-domain AF_UNIX))")
 		for _, r := range n.AllowUnixSockets {
-			// Never a pattern (§5.1.13): "*" in a socket path is a name.
+			// Never a pattern (docs/reference.md#macos-pitfalls): "*" in a socket path is a name.
 			root, rest := split(r.Path)
 			for _, e := range spellings(entry{root: root, lit: rest, origin: r.Origin}) {
 				s := m.str(e.spelling(), e.origin)
@@ -261,7 +261,7 @@ func (m *emitter) network(n policy.Network) {
 	}
 	ports := []string{httpPort, socksPort}
 	if socksPort == httpPort {
-		ports = ports[:1] // one proxy serves both (§1.5)
+		ports = ports[:1] // one proxy serves both (docs/reference.md#macos-network)
 	}
 	for _, port := range ports {
 		m.add("(allow network-bind (local ip "+port+"))",

@@ -10,7 +10,7 @@ import (
 
 // MaxString is the longest string literal the emitter writes, in bytes.
 // sandbox-exec rejects a profile with a literal of about 1025 bytes or more
-// ("Error reading string", spec §1.1 and §5.1.3).
+// ("Error reading string", docs/reference.md#macos-profile-layout and docs/reference.md#macos-pitfalls).
 const MaxString = 1000
 
 // An Error is a setting the emitter refuses to express as a Seatbelt rule,
@@ -29,10 +29,10 @@ func (e *Error) Error() string {
 }
 
 // quote writes s as an SBPL string literal. The escaping is JSON's, as in
-// the reference (spec §1.6, §5.1.1): `"` and `\` get a backslash; every
+// the reference (docs/reference.md#macos-filters, docs/reference.md#macos-pitfalls): `"` and `\` get a backslash; every
 // other byte, non-ASCII and DEL included, is written as it is. Control
 // characters are refused: whether Seatbelt's reader understands \t, \n or
-// \u00XX is not established (§5.1.2), and a wrongly read deny would be a
+// \u00XX is not established (docs/reference.md#macos-pitfalls), and a wrongly read deny would be a
 // hole, so a path with one gets an error instead of a rule. Over-long
 // literals are refused too.
 func quote(s string, o policy.Origin) (string, error) {

@@ -334,7 +334,7 @@ func agreeNetwork(t *testing.T, tl *tally, pl *wfp.Plan, m *model, e *query.Eval
 // start, which the query does not know.
 const (
 	// exAbsentGrant: a grant on a path absent at session start is never
-	// made (spec macos-windows.md §3.6, §3.7, W12); the query answers as
+	// made (docs/reference.md#windows-session, docs/reference.md#windows-aces, W12); the query answers as
 	// if it were.
 	exAbsentGrant = "grant on a path absent at session start: not made, while the query answers for the name"
 	// exGlobSnapshot: a pattern is expanded once at session start; a

@@ -1,6 +1,6 @@
 // Package wfp emits the Windows artifact of a policy, windows/plan.json: a
-// declarative plan of what the reference's Windows sandbox (spec
-// macos-windows.md §3) does for one settings file, in six phases (install,
+// declarative plan of what the reference's Windows sandbox
+// (docs/reference.md#windows-sandbox) does for one settings file, in six phases (install,
 // installUser, sessionStart, perCommand, sessionReset, uninstall): the
 // sandbox account and group, the WFP sublayer and filters, the ACL entries
 // with their masks, the write-restricted token, the helper's argv and the

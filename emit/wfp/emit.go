@@ -149,7 +149,7 @@ func (e *emitter) settings() Settings {
 	}
 	// The macOS-only keys (allowUnixSockets, allowMachLookup, allowPty, …)
 	// leave no trace: the plan of a file with them is the plan without
-	// them (spec §4.2 W25).
+	// them (docs/reference.md#windows-cases W25).
 	return s
 }
 

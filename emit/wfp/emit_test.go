@@ -113,7 +113,7 @@ func TestEmitRefuses(t *testing.T) {
 }
 
 // longRoots has write roots whose --write-root arguments alone pass the
-// command-line limit (spec §4.2 W23).
+// command-line limit (docs/reference.md#windows-cases W23).
 func longRoots() string {
 	var roots []string
 	for i := 0; i < 130; i++ {

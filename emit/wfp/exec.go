@@ -12,7 +12,7 @@ import (
 const MaxCommandLine = 30000
 
 // caVars are the variables that point clients at the TLS trust bundle
-// (spec macos-windows.md §1.13), in the reference's order.
+// (docs/reference.md#macos-env), in the reference's order.
 var caVars = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE", "PIP_CERT", "GIT_SSL_CAINFO",
 	"AWS_CA_BUNDLE", "CARGO_HTTP_CAINFO", "DENO_CERT", "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE"}
 
@@ -106,7 +106,7 @@ func commandLineLength(argv []string) int {
 	return n
 }
 
-// environment builds the command's environment (spec §3.9 --env overlay).
+// environment builds the command's environment (docs/reference.md#windows-exec --env overlay).
 func (e *emitter) environment() Environment {
 	env := Environment{
 		Base:      "the sandbox account's own profile environment (its USERPROFILE, TEMP, APPDATA and HKCU); nothing of the caller's environment is inherited but what the layers set",

@@ -7,7 +7,7 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// WFP filter weights (spec macos-windows.md §3.3): within the sublayer the
+// WFP filter weights (docs/reference.md#windows-install): within the sublayer the
 // highest-weighted matching filter decides, so both permits outrank the
 // block.
 const (
@@ -117,7 +117,7 @@ func (e *emitter) permitOpen(v string) Operation {
 			Conditions: []Condition{loopbackCondition(v),
 				{Field: "FWPM_CONDITION_IP_REMOTE_PORT", Match: "FWP_MATCH_RANGE", Value: "[2, 65535] (FWP_UINT16)", Meaning: "every TCP and UDP port but 1"}},
 			ProviderData: fmt.Sprintf(`{"tool":"srt-win","kind":"permit-loopback-open","user_sid":"%s"}`, sidUser)},
-		Unverified: "the reference documents this filter but its exact WFP encoding and weight are not in the published sources (spec §6.2)",
+		Unverified: "the reference documents this filter but its exact WFP encoding and weight are not in the published sources (docs/reference.md#windows-install)",
 		CausedBy:   []policy.Origin{e.origin("network.allowLocalBinding")}}
 }
 
@@ -132,7 +132,7 @@ func (e *emitter) blockUser(v string) Operation {
 }
 
 // Protected exclusions of the profile read grant that lie directly under
-// the profile (spec §3.5; srt-win's full list is longer).
+// the profile (docs/reference.md#windows-profile-grant; srt-win's full list is longer).
 var protectedExclusions = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".terraform.d", ".wrangler", ".vercel", ".netlify", ".claude",
 	".config/gcloud", ".config/gh", ".config/configstore",
@@ -142,7 +142,7 @@ var protectedExclusions = []string{
 	"AppData/Local/Packages", "AppData/Local/sandbox-runtime",
 }
 
-// Paths the profile grant opens whole (spec §3.5).
+// Paths the profile grant opens whole (docs/reference.md#windows-profile-grant).
 var profileGranted = []string{
 	`%LOCALAPPDATA%\Programs`, `%LOCALAPPDATA%\Microsoft\WinGet`, `%APPDATA%\npm`, `%APPDATA%\nvm`, `%APPDATA%\fnm`,
 	`%LOCALAPPDATA%\fnm_multishells`, `%LOCALAPPDATA%\Volta`, `%LOCALAPPDATA%\pnpm`, `%USERPROFILE%\go`, `%USERPROFILE%\.dotnet`,

@@ -7,13 +7,13 @@ package wfp_test
 // and connect questions the way Windows would evaluate the result:
 //
 //   - File access: the DACL of a path is its explicit ACEs (the plan's
-//     set-ace operations on that path, denies before allows, spec
-//     macos-windows.md §3.7 composition rule), then the inheritable ACEs of
+//     set-ace operations on that path, denies before allows,
+// docs/reference.md#windows-aces composition rule), then the inheritable ACEs of
 //     each ancestor, nearest first, then the host's own ACL (see
 //     hostBaseline). AccessCheck walks it in order: an ACE whose trustee is
 //     in the token and whose mask meets a still-wanted bit denies (DENY) or
 //     grants those bits (ALLOW); bits still wanted at the end are denied.
-//   - The token is write-restricted (spec §3.8): a write bit must be
+//   - The token is write-restricted (docs/reference.md#windows-token): a write bit must be
 //     granted twice, once to the normal identities and once to the
 //     restricting SIDs (sid:user, Everyone, RESTRICTED and sid:cap(r) of
 //     each --write-root r). Reads need the first pass only.
@@ -219,7 +219,7 @@ func matchName(pat, name string) bool {
 }
 
 // classAt returns the set of the class pat starts with, the spec's way
-// (macos-windows.md §5.1 item 5, shared by the glob walk): the set ends
+// (docs/reference.md#macos-pitfalls, shared by the glob walk): the set ends
 // at the first ], ! and ^ do not negate, and an empty set or a backwards
 // range makes the brackets literal text (ok false).
 func classAt(pat string) (string, bool) {
@@ -370,13 +370,13 @@ func interpret(pl *wfp.Plan, h host) (*model, error) {
 	for _, a := range raw {
 		if a.kind == "write-grant" && strings.HasPrefix(a.trustee, "sid:cap(") {
 			// The command's token carries sid:cap(r) of each granted root
-			// (--write-root r; spec §3.9: the session's granted roots).
+			// (--write-root r; docs/reference.md#windows-exec: the session's granted roots).
 			m.restricting[a.trustee] = true
 		}
 		m.aces[key(a.path)] = append(m.aces[key(a.path)], a)
 	}
 	for k, l := range m.aces {
-		// The composition rule (spec §3.7): denies first, then allows.
+		// The composition rule (docs/reference.md#windows-aces): denies first, then allows.
 		sort.SliceStable(l, func(i, j int) bool { return l[i].deny && !l[j].deny })
 		m.aces[k] = l
 	}
@@ -415,7 +415,7 @@ func (m *model) ace(p string, a wfp.ACE, credential bool) (modelACE, error) {
 	return x, nil
 }
 
-// rank is the helper's ranking on resolved paths (spec §3.6 rank), which
+// rank is the helper's ranking on resolved paths (docs/reference.md#windows-session), which
 // the plan's expand-glob operations apply to every match: a grant at or
 // under a credential deny is dropped, a write grant at or under a write
 // deny becomes a read grant. The emitter ranks the spellings already; what

@@ -2,7 +2,7 @@ package wfp
 
 import "strings"
 
-// Access masks of the ACE catalogue (spec macos-windows.md §3.7).
+// Access masks of the ACE catalogue (docs/reference.md#windows-aces).
 const (
 	// MaskRead is FILE_GENERIC_READ | FILE_GENERIC_EXECUTE: an allowRead
 	// grant, and the profile read grant.
@@ -15,7 +15,7 @@ const (
 	MaskDenyRead Mask = 0x001F01FF
 	// MaskDenyWrite is write data, append, write EA, write attributes and
 	// DELETE, without SYNCHRONIZE and READ_CONTROL, which reading needs
-	// too (spec §5.2 item 8).
+	// too (docs/reference.md#windows-paths).
 	MaskDenyWrite Mask = 0x00010116
 	// MaskDeleteChild is FILE_DELETE_CHILD, denied on the parent of every
 	// deny target so that the target cannot be deleted or renamed away.

@@ -27,7 +27,7 @@ func TestMaskRights(t *testing.T) {
 	if got := MaskDenyRead.Rights(); len(got) != len(rightNames) {
 		t.Errorf("FILE_ALL_ACCESS rights = %q, want all %d", got, len(rightNames))
 	}
-	// Spec §4.2 W4: no FILE_DELETE_CHILD in the write grant; W7: no
+	// docs/reference.md#windows-cases, W4: no FILE_DELETE_CHILD in the write grant; W7: no
 	// SYNCHRONIZE or READ_CONTROL in the write deny.
 	if slices.Contains(MaskWrite.Rights(), "FILE_DELETE_CHILD") {
 		t.Error("the write grant includes FILE_DELETE_CHILD")

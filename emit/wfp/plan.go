@@ -30,7 +30,7 @@ type Plan struct {
 	// perCommand (once per command), sessionReset, uninstall.
 	Phases []Phase `json:"phases"`
 	// ResidualRisks are what the sandbox does not protect against,
-	// (spec macos-windows.md §3.13, §3.4 and this project's own).
+	// (docs/reference.md#windows-residual-risks, docs/reference.md#windows-install and this project's own).
 	ResidualRisks []ResidualRisk `json:"residualRisks"`
 }
 

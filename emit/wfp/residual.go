@@ -2,8 +2,8 @@ package wfp
 
 import "srt.dev/compiler/policy"
 
-// residualRisks are the known limitations (spec macos-windows.md §3.13 and
-// §3.4), plus what this project's plan cannot establish by itself.
+// residualRisks are the known limitations (docs/reference.md#windows-residual-risks and
+// docs/reference.md#windows-install), plus what this project's plan cannot establish by itself.
 func (e *emitter) residualRisks() []ResidualRisk {
 	user := []policy.Origin{e.w.SandboxUser.Origin}
 	r := []ResidualRisk{
@@ -18,7 +18,7 @@ func (e *emitter) residualRisks() []ResidualRisk {
 		{ID: "anonymous-and-derived-tokens", Risk: "sockets created while impersonating the anonymous token, or under a restricted or deny-only copy of the sandbox token, are not fenced (reported by wfp-verify as anonymous-egress, anonymous-loopback, deny-only-user-sid)"},
 		{ID: "glob-snapshot", Risk: "patterns are expanded once at session start, and absent deny targets get placeholders then: files created later are not covered by a pattern"},
 		{ID: "loopback-mode-machine-wide", Risk: "whether loopback is open is fixed per machine at install; two settings files that differ in network.allowLocalBinding cannot both run", CausedBy: []policy.Origin{e.origin("network.allowLocalBinding")}},
-		{ID: "no-mandatory-write-denies", Risk: "unlike Linux and macOS, Windows has no mandatory write denies: in a write root the command can write .git/hooks, .git/config, .bashrc, .vscode and the other dangerous names", Mitigation: "list them in filesystem.denyWrite"},
+		{ID: "no-mandatory-write-denies", Risk: "unlike Linux and macOS, Windows has no mandatory write denies: in a write root the command can write .git/hooks, .git/config, .git/commondir, .bashrc, .vscode and the other names Linux and macOS protect", Mitigation: "list them in filesystem.denyWrite"},
 		{ID: "ranking-on-spellings", Risk: "srtc ranks entries on their spellings (ignoring case); the helper ranks again on resolved paths (junctions, symbolic links, 8.3 names), which can change the outcome"},
 		{ID: "unverified-details", Risk: "not established by the published sources: the open-loopback filter's encoding, the block filter's descriptor for AppContainer processes, how sid:cap(root) is derived, the list of ambient write-deny directories"},
 	}

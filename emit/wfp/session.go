@@ -12,7 +12,7 @@ import (
 const trustBundleDir = "<directory of the TLS trust bundle>"
 
 // rank sorts the filesystem rules into the four lists the helper gets
-// (spec macos-windows.md §3.6 rank), on their spellings:
+// (docs/reference.md#windows-session), on their spellings:
 //
 //   - credential files (deny and mask mode alike) join the read denies;
 //   - an allowRead or allowWrite at or under a credential deny is dropped;
@@ -191,7 +191,7 @@ func (e *emitter) globs() []Operation {
 }
 
 // aces lists the access-control entries the grant call converges each
-// path to (spec §3.7), grants first, then denies; an entry already listed
+// path to (docs/reference.md#windows-aces), grants first, then denies; an entry already listed
 // gains the causes of a later duplicate instead of repeating.
 func (e *emitter) aces() []Operation {
 	var ops []Operation

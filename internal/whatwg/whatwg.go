@@ -48,7 +48,7 @@ func HostOf(authority string) (string, error) {
 
 // BracketHost canonicalises the text inside the brackets of a network
 // entry such as "[2001:db8::1]:443" the way the reference runtime does
-// (spec settings.md §3.2): a "%zone" is dropped; an IPv6 address is
+// (docs/reference.md#grammar): a "%zone" is dropped; an IPv6 address is
 // compressed, an IPv4-mapped one written as IPv4; anything else becomes the
 // hostname of "http://<text>/" (HostOf) less one trailing dot, or stays as it
 // is when that URL is invalid.

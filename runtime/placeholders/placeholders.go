@@ -28,6 +28,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/runtime/private"
+	"srt.dev/runtime/quarantine"
 )
 
 // Registry is a directory of manifests, private to the user.
@@ -35,14 +36,18 @@ type Registry struct {
 	Dir string
 }
 
-// Default returns the registry in $XDG_RUNTIME_DIR/srt/placeholders, or in
-// the temporary directory under a per-user name.
+// Default returns the registry in srt's own directory:
+// $XDG_RUNTIME_DIR/srt/placeholders, else the user's cache directory
+// (~/.cache/srt/placeholders, beside srt's policy cache), else
+// /tmp/srt-<uid>. Never under $TMPDIR, which may well be the project.
 func Default() (*Registry, error) {
 	base := os.Getenv("XDG_RUNTIME_DIR")
-	if base == "" {
-		base = filepath.Join(os.TempDir(), "srt-"+strconv.Itoa(os.Getuid()))
-	} else {
+	if base != "" {
 		base = filepath.Join(base, "srt")
+	} else if c, err := os.UserCacheDir(); err == nil {
+		base = filepath.Join(c, "srt")
+	} else {
+		base = filepath.Join("/tmp", "srt-"+strconv.Itoa(os.Getuid()))
 	}
 	r := &Registry{Dir: filepath.Join(base, "placeholders")}
 	if err := r.ensure(); err != nil {
@@ -60,6 +65,7 @@ type Run struct {
 	r     *Registry
 	file  *os.File // locked while the run lives
 	paths []string
+	rec   record
 }
 
 // record is what a run's file holds.
@@ -68,6 +74,10 @@ type record struct {
 	Placeholders []string `json:"placeholders"`
 	// Scratch are directories of the run inside the registry, removed whole.
 	Scratch []string `json:"scratch,omitempty"`
+	// Check, with Quarantine (the store's directory), is the check of
+	// protected names still due for the run (see package quarantine).
+	Check      *quarantine.Spec `json:"check,omitempty"`
+	Quarantine string           `json:"quarantine,omitempty"`
 }
 
 // Scratch makes a private directory for a run (e.g. the empty source of
@@ -80,6 +90,14 @@ func (r *Registry) Scratch() (string, error) {
 // Register records the placeholders and scratch directories of a run that
 // is about to start and locks the record until Release.
 func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
+	return r.RegisterChecked(paths, nil, "", scratch...)
+}
+
+// RegisterChecked is Register for a run whose protected names are checked
+// when it ends (quarantine.Check, items moved to the store in dir),
+// however it ends. It sets check.Since to the record's change time: what
+// changed at or after it changed during the run.
+func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir string, scratch ...string) (*Run, error) {
 	for _, s := range scratch {
 		if filepath.Dir(s) != r.Dir {
 			return nil, fmt.Errorf("scratch directory %s is not in the registry", s)
@@ -94,12 +112,40 @@ func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
 		os.Remove(f.Name())
 		return nil, err
 	}
-	if err := json.NewEncoder(f).Encode(record{Placeholders: paths, Scratch: scratch}); err != nil {
+	if check != nil {
+		var st unix.Stat_t
+		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		check.Since = st.Ctim.Nano()
+	}
+	run := &Run{r: r, file: f, paths: paths, rec: record{Placeholders: paths, Scratch: scratch, Check: check, Quarantine: dir}}
+	if err := run.write(); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &Run{r: r, file: f, paths: paths}, nil
+	return run, nil
+}
+
+func (run *Run) write() error {
+	f := run.file
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return err
+	}
+	return json.NewEncoder(f).Encode(run.rec)
+}
+
+// Checked records that the run's protected names were checked: a sweep
+// need not check them again.
+func (run *Run) Checked() error {
+	run.rec.Check, run.rec.Quarantine = nil, ""
+	return run.write()
 }
 
 // Record is the path of the run's record.
@@ -170,6 +216,17 @@ func (r *Registry) Sweep() error {
 	}
 	var errs []error
 	for _, d := range dead {
+		if d.rec.Check != nil && d.rec.Quarantine != "" {
+			// A run that ended without checking (srt was killed).
+			found, _ := quarantine.Check(*d.rec.Check)
+			if len(found) > 0 {
+				store, err := quarantine.Open(d.rec.Quarantine)
+				if err == nil {
+					_, err = store.Move(found)
+				}
+				errs = append(errs, err)
+			}
+		}
 		errs = append(errs, removeAll(d.rec.Placeholders))
 		for _, s := range d.rec.Scratch {
 			if filepath.Dir(s) == r.Dir && strings.HasPrefix(filepath.Base(s), "scratch-") {

@@ -1,6 +1,6 @@
 // Package proxy is srt's egress: an HTTP proxy (CONNECT and absolute-form
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
-// what the network policy allows (spec network.md §2-5). Both ask the same
+// what the network policy allows (docs/reference.md#network). Both ask the same
 // decision function (compiler/netpolicy), resolve an allowed name once, vet
 // the addresses, and dial a survivor.
 package proxy
@@ -84,14 +84,34 @@ type Egress struct {
 	Context context.Context
 }
 
-// guardError carries the guard's reason.
-type guardError struct{ reason string }
+// guardError carries the guard's reason, and the explanation of the
+// refusal (netpolicy.ExplainGuard).
+type guardError struct{ reason, why string }
 
 func (e *guardError) Error() string { return e.reason }
 
+// policyError is a refusal by the policy, with its explanation
+// (netpolicy.Explain).
+type policyError struct{ why string }
+
+func (e *policyError) Error() string { return e.why }
+
+// why returns the explanation a refusal error carries.
+func why(err error) string {
+	var pe *policyError
+	var ge *guardError
+	switch {
+	case errors.As(err, &pe):
+		return pe.why
+	case errors.As(err, &ge):
+		return ge.why
+	}
+	return ""
+}
+
 // connect decides, resolves, vets and dials host:port. It returns the
-// decision when the policy refuses, a *guardError when every address was
-// refused, or a dial error.
+// decision and a *policyError when the policy refuses, a *guardError when
+// every address was refused, or a dial error.
 func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, commandID string) (net.Conn, netpolicy.Decision, error) {
 	if e.Command != "" {
 		commandID = e.Command
@@ -107,8 +127,9 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 	}
 	if !d.Allow {
 		ev.Reason = d.Reason
-		e.record(ev)
-		return nil, d, nil
+		w := netpolicy.Explain(rules, d, rawHost, port)
+		e.record(ev, w)
+		return nil, d, &policyError{w}
 	}
 	var targets []netip.Addr
 	if a, err := netip.ParseAddr(d.Host); err == nil {
@@ -128,14 +149,15 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 		keep, reason := g.Vet(d.Host, port, addrs)
 		if len(keep) == 0 {
 			ev.Host, ev.Stage, ev.Reason = d.Host, "guard", reason
-			e.record(ev)
+			w := netpolicy.ExplainGuard(rules, d.Host, port, ev.Rule, reason, addrs)
+			e.record(ev, w)
 			e.debug("guard refused", "host", d.Host, "addrs", addrs)
-			return nil, d, &guardError{reason}
+			return nil, d, &guardError{reason, w}
 		}
 		targets = keep
 	}
 	ev.Allow = true
-	e.record(ev)
+	e.record(ev, "")
 	var err error
 	for _, a := range targets {
 		var c net.Conn
@@ -146,13 +168,15 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 	return nil, d, err
 }
 
-func (e *Egress) record(v Event) {
+// record reports a decision; why explains a refusal, for the debug log
+// (the only place a SOCKS client's refusal can be explained).
+func (e *Egress) record(v Event, why string) {
 	v.Time = time.Now()
 	if e.OnDecision != nil {
 		e.OnDecision(v)
 	}
 	if !v.Allow {
-		e.debug("denied", "host", v.Host, "port", v.Port, "reason", v.Reason)
+		e.debug("denied", "proxy", v.Proxy, "host", v.Host, "port", v.Port, "reason", v.Reason, "why", why)
 	}
 }
 
@@ -227,7 +251,7 @@ func (p *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // authorize checks Proxy-Authorization: Basic user:token with a non-empty
-// user (spec network.md §4) and returns the user.
+// user (docs/reference.md#http-proxy) and returns the user.
 func (p *HTTP) authorize(r *http.Request) (string, bool) {
 	if p.Token == "" {
 		return "", true
@@ -286,10 +310,10 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 	var ge *guardError
 	switch {
 	case !d.Allow:
-		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(d.Reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist")
+		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(d.Reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist\n"+why(err))
 		return
 	case errors.As(err, &ge):
-		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(ge.reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\nConnection to "+d.Host+" blocked: "+ge.reason)
+		rawReply(w, "HTTP/1.1 403 "+netpolicy.StatusPhrase(ge.reason)+"\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\nConnection to "+d.Host+" blocked: "+ge.reason+"\n"+ge.why)
 		return
 	case err != nil:
 		p.debug("dial failed", "host", d.Host, "err", err)
@@ -369,13 +393,13 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("X-Proxy-Error", "blocked-by-allowlist")
 		w.WriteHeader(http.StatusForbidden)
-		io.WriteString(w, "Connection blocked by network allowlist\n")
+		io.WriteString(w, "Connection blocked by network allowlist\n"+why(err)+"\n")
 		return
 	case errors.As(err, &ge):
 		w.Header().Set("Content-Type", "text/plain")
 		w.Header().Set("X-Proxy-Error", "blocked-by-sandbox-runtime")
 		w.WriteHeader(http.StatusForbidden)
-		io.WriteString(w, "Connection to "+d.Host+" blocked: "+ge.reason+"\n")
+		io.WriteString(w, "Connection to "+d.Host+" blocked: "+ge.reason+"\n"+ge.why+"\n")
 		return
 	case err != nil:
 		p.debug("dial failed", "host", d.Host, "err", err)

@@ -55,7 +55,7 @@ func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := &netpolicy.Rules{Allowed: al, Denied: dl, DeniedReasons: reasons}
+	rules := &netpolicy.Rules{Allowed: al, Denied: dl, DeniedReasons: reasons, Source: "/p/.srt-settings.json"}
 	e := &Egress{
 		Token: "tok",
 		Rules: func() *netpolicy.Rules { return rules },
@@ -106,6 +106,14 @@ func get(t *testing.T, c *http.Client, u string) (*http.Response, string) {
 	return resp, string(b)
 }
 
+// The explanations a refusal's body carries after the reference's line:
+// the srt sandbox refused, which rule decided, which file to edit.
+const (
+	deniedWhy   = `srt sandbox refused evil.test:80: it matches "evil.test" in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in /p/.srt-settings.json.`
+	unlistedWhy = `srt sandbox refused nowhere.test:80: it is not in network.allowedDomains. To allow it, add "nowhere.test" to network.allowedDomains in /p/.srt-settings.json.`
+	guardWhy    = `srt sandbox refused vm.test:1: network.allowedDomains allows it ("vm.test"), but it resolved to a loopback address, which the resolved-address guard refuses. To allow that address, list it literally in network.allowedDomains in /p/.srt-settings.json ("127.0.0.1:1").`
+)
+
 func TestHTTPPlain(t *testing.T) {
 	tb := newTestbed(t, []string{"127.0.0.1:PORT", "vm.test"}, []string{"evil.test"}, nil)
 	c := tb.client("srt.cmd1", "tok")
@@ -122,16 +130,16 @@ func TestHTTPPlain(t *testing.T) {
 	}
 	// The same name on another port resolves to loopback: the guard refuses.
 	resp, body = get(t, c, "http://vm.test:1/")
-	if resp.StatusCode != 403 || resp.Header.Get("X-Proxy-Error") != "blocked-by-sandbox-runtime" || body != "Connection to vm.test blocked: resolved to a loopback address\n" {
+	if resp.StatusCode != 403 || resp.Header.Get("X-Proxy-Error") != "blocked-by-sandbox-runtime" || body != "Connection to vm.test blocked: resolved to a loopback address\n"+guardWhy+"\n" {
 		t.Errorf("guard: %d %v %q", resp.StatusCode, resp.Header, body)
 	}
 	resp, body = get(t, c, "http://evil.test/")
-	if resp.StatusCode != 403 || resp.Header.Get("X-Proxy-Error") != "blocked-by-allowlist" || body != "Connection blocked by network allowlist\n" {
+	if resp.StatusCode != 403 || resp.Header.Get("X-Proxy-Error") != "blocked-by-allowlist" || body != "Connection blocked by network allowlist\n"+deniedWhy+"\n" {
 		t.Errorf("denied: %d %v %q", resp.StatusCode, resp.Header, body)
 	}
-	resp, _ = get(t, c, "http://nowhere.test/")
-	if resp.StatusCode != 403 {
-		t.Errorf("unlisted: %d", resp.StatusCode)
+	resp, body = get(t, c, "http://nowhere.test/")
+	if resp.StatusCode != 403 || body != "Connection blocked by network allowlist\n"+unlistedWhy+"\n" {
+		t.Errorf("unlisted: %d %q", resp.StatusCode, body)
 	}
 	tb.mu.Lock()
 	got := []string{}
@@ -216,9 +224,9 @@ func TestCONNECT(t *testing.T) {
 	tests := []struct {
 		target, auth, want string
 	}{
-		{"evil.test:443", auth, "HTTP/1.1 403 known exfiltration host ?\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist"},
-		{"other.test:443", auth, "HTTP/1.1 403 host is not on the allow list\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist"},
-		{"vm.test:22", auth, "HTTP/1.1 403 resolved to a loopback address\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\nConnection to vm.test blocked: resolved to a loopback address"},
+		{"evil.test:443", auth, "HTTP/1.1 403 known exfiltration host ?\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist\n" + strings.ReplaceAll(deniedWhy, ":80", ":443")},
+		{"other.test:443", auth, "HTTP/1.1 403 host is not on the allow list\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-allowlist\r\n\r\nConnection blocked by network allowlist\n" + strings.NewReplacer("nowhere.test", "other.test", ":80", ":443").Replace(unlistedWhy)},
+		{"vm.test:22", auth, "HTTP/1.1 403 resolved to a loopback address\r\nContent-Type: text/plain\r\nX-Proxy-Error: blocked-by-sandbox-runtime\r\n\r\nConnection to vm.test blocked: resolved to a loopback address\n" + strings.ReplaceAll(strings.ReplaceAll(guardWhy, ":1", ":22"), `"vm.test:22"`, `"vm.test"`)},
 		{"127.0.0.1:443", "", "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"srt\"\r\n\r\n"},
 		{"example.com", auth, "HTTP/1.1 400 Bad Request\r\n\r\n"},
 		{"example.com:0", auth, "HTTP/1.1 400 Bad Request\r\n\r\n"},

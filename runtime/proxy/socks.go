@@ -18,7 +18,7 @@ import (
 
 // SOCKS is the SOCKS5 proxy: CONNECT only (RFC 1928), user/password
 // authentication with the proxy token (RFC 1929), and the reference's
-// answers (spec network.md §5). It is written here rather than on
+// answers (docs/reference.md#socks5). It is written here rather than on
 // armon/go-socks5, which resolves a name before any rule sees it (a DNS
 // leak for denied names) and cannot answer a guard refusal with 0x02.
 type SOCKS struct {
@@ -84,7 +84,7 @@ func (p *SOCKS) handle(c net.Conn) {
 		}
 	default:
 		// A client that cannot authenticate (BSD nc -X 5): pretend, read
-		// its request, and never dial (§5.3).
+		// its request, and never dial (docs/reference.md#socks5).
 		c.Write([]byte{0x05, 0x00})
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	}
@@ -211,7 +211,8 @@ func (p *SOCKS) unauthenticated(c net.Conn, host string, port int) {
 	reason := "srt: this proxy requires authentication; use the proxy settings srt provides"
 	if err == nil && rules != nil {
 		if rule, ok := rules.Denied.Match(canon, port); ok {
-			p.record(Event{Proxy: "socks", Host: host, Port: port, Reason: netpolicy.ReasonDenyList, Rule: rule.Entry, Stage: "policy", CommandID: p.Command})
+			d := netpolicy.Decision{Host: canon, Reason: netpolicy.ReasonDenyList, Rule: &rule}
+			p.record(Event{Proxy: "socks", Host: host, Port: port, Reason: netpolicy.ReasonDenyList, Rule: rule.Entry, Stage: "policy", CommandID: p.Command}, netpolicy.Explain(rules, d, host, port))
 			if text := rules.DeniedReasons[rule.Entry]; text != "" {
 				reason = text
 			}

@@ -7,8 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 
 	xproxy "golang.org/x/net/proxy"
@@ -127,4 +130,42 @@ func TestSOCKSFixtures(t *testing.T) {
 	if n := binary.BigEndian.Uint32(pkt); int(n)+4 != len(pkt) || len(pkt)%8 != 0 || pkt[4] < 4 || pkt[5] != 1 {
 		t.Errorf("malformed SSH_MSG_DISCONNECT: % x", pkt)
 	}
+}
+
+// TestSOCKSRefusalExplainedInDebugLog checks that a SOCKS refusal, whose
+// reply cannot carry text, is explained in the debug log: the sandbox, the
+// rule and the settings file.
+func TestSOCKSRefusalExplainedInDebugLog(t *testing.T) {
+	tb := newTestbed(t, []string{"127.0.0.1:PORT", "vm.test"}, []string{"evil.test"}, nil)
+	var log syncBuffer
+	tb.egress.Log = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	addr := tb.socks(t)
+	greet := []byte{0x05, 0x01, 0x02}
+	socksExchange(t, addr, greet, userPass("srt", "tok"), connectName("other.test", 443))
+	socksExchange(t, addr, greet, userPass("srt", "tok"), connectName("evil.test", 443))
+	for _, want := range []string{
+		`srt sandbox refused other.test:443: it is not in network.allowedDomains. To allow it, add \"other.test\" to network.allowedDomains in /p/.srt-settings.json.`,
+		`srt sandbox refused evil.test:443: it matches \"evil.test\" in network.deniedDomains`,
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("debug log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -12,7 +12,7 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// glob expands an srt pattern against the disk now (spec linux.md §2.9).
+// glob expands an srt pattern against the disk now (docs/reference.md#linux-globs).
 // root, when not "", is a directory taken as it is (the host's home or
 // working directory, whose name may hold *, ? or [) and pattern is
 // relative to it; otherwise pattern is absolute. The walk starts at the

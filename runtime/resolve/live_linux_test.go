@@ -125,7 +125,7 @@ func users() []int {
 	return []int{0}
 }
 
-// TestLiveConformance runs the file-system behaviours of spec linux.md §8
+// TestLiveConformance runs the file-system behaviours of docs/reference.md#linux-conformance
 // in real sandboxes, as root and as nobody.
 func TestLiveConformance(t *testing.T) {
 	for _, uid := range users() {

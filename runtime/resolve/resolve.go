@@ -1,7 +1,7 @@
 // Package resolve turns a symbolic bubblewrap plan (package emit/bwrap) into
 // the concrete bubblewrap arguments for this host: it fills in the home and
 // working directories, and decides each @ step against the file system as
-// it is now (spec linux.md §2.3-2.11): which paths exist, whether they are
+// it is now (docs/reference.md#bwrap-order, docs/reference.md#write-roots): which paths exist, whether they are
 // files or directories, where symlinks lead, what globs match, and what the
 // mandatory-deny scan finds below the working directory.
 //
@@ -56,11 +56,16 @@ type Host struct {
 type Result struct {
 	// Args are the bubblewrap arguments, without "--" and the command.
 	Args []string
+	// Lines are, for each of Args, the Line of the step it came from (the
+	// line of linux/bwrap.args); 0 for what the runtime added itself.
+	Lines []int
 	// Placeholders are host paths that do not exist and that bubblewrap
 	// will create as mount points; the caller removes them afterwards.
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
+	// WriteRoots are the real paths bound writable.
+	WriteRoots []string
 }
 
 // Resolve resolves a plan for h.
@@ -68,13 +73,17 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if !filepath.IsAbs(h.Home) || !filepath.IsAbs(h.Cwd) {
 		return nil, fmt.Errorf("resolve: home %q and working directory %q must be absolute", h.Home, h.Cwd)
 	}
-	r := &resolver{h: h, res: &Result{}}
+	r := &resolver{h: h, res: &Result{}, from: map[string]int{}}
+	if err := checkSteps(steps); err != nil {
+		return nil, err
+	}
 	if err := r.collect(steps); err != nil {
 		return nil, err
 	}
 	if err := r.emit(steps); err != nil {
 		return nil, err
 	}
+	r.res.WriteRoots = r.writeRoots
 	for _, a := range r.res.Args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
@@ -97,6 +106,33 @@ type resolver struct {
 	masks      []mount    // credential file masks: copy -> real file
 	scanDenies []string
 	usedEmpty  bool
+
+	// cur is the line of the step being resolved; from maps a kind and a
+	// path ("w/path": write root, "d": read deny, "a": read allow, "m":
+	// mask, "x": write deny, "p": pin) to the line of the step behind it.
+	cur      int
+	from     map[string]int
+	rootLine int  // the line of --ro-bind / /
+	gitDone  bool // the safe directories are written
+}
+
+// mark records that the step being resolved named p as kind.
+func (r *resolver) mark(kind byte, p string) {
+	k := string(kind) + p
+	if _, ok := r.from[k]; !ok {
+		r.from[k] = r.cur
+	}
+}
+
+// at makes the next arguments come from the step that named p as kind
+// (the root mount's line when none did).
+func (r *resolver) at(kind byte, p string) *resolver {
+	if l, ok := r.from[string(kind)+p]; ok {
+		r.cur = l
+	} else {
+		r.cur = r.rootLine
+	}
+	return r
 }
 
 // denyUnit is one hidden path: a tmpfs over a directory or /dev/null over
@@ -157,7 +193,10 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 // collect gathers the file-system steps.
 func (r *resolver) collect(steps []bwrap.Step) error {
 	var convenience []string
+	scanLine := 0
+	convLine := map[string]int{}
 	for _, s := range steps {
+		r.cur = s.Line
 		name, q := kind(s.Directive)
 		switch name {
 		case bwrap.AllowWrite:
@@ -168,6 +207,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			for _, t := range ts {
 				if q == "unless-hidden" {
 					convenience = append(convenience, t)
+					convLine[t] = s.Line
 					continue
 				}
 				r.addWriteRoot(t)
@@ -177,10 +217,14 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			if err != nil {
 				return err
 			}
+			for _, t := range ts {
+				r.mark('a', t)
+			}
 			r.allowRead = append(r.allowRead, ts...)
 		}
 	}
 	for _, s := range steps {
+		r.cur = s.Line
 		name, _ := kind(s.Directive)
 		switch name {
 		case bwrap.MaskFile:
@@ -205,11 +249,13 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 				return err
 			}
 			r.scanDenies = found
+			scanLine = s.Line
 		}
 	}
 	sort.SliceStable(r.readDeny, func(i, j int) bool { return depth(r.readDeny[i].path) < depth(r.readDeny[j].path) })
 	// The convenience directories are dropped when a read deny hides them.
 	for _, c := range convenience {
+		r.cur = convLine[c]
 		if r.hidden(c) {
 			r.note("%s: not writable, a read deny hides it", c)
 			continue
@@ -217,6 +263,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 		r.addWriteRoot(c)
 	}
 	for _, s := range steps {
+		r.cur = s.Line
 		name, _ := kind(s.Directive)
 		if name != bwrap.DenyWrite {
 			continue
@@ -231,6 +278,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			}
 		}
 	}
+	r.cur = scanLine
 	for _, t := range r.scanDenies {
 		if err := r.addDenyWrite(t); err != nil {
 			return err
@@ -259,6 +307,7 @@ func (r *resolver) addWriteRoot(p string) {
 		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
 		return
 	}
+	r.mark('w', real)
 	for _, w := range r.writeRoots {
 		if w == real {
 			return
@@ -303,6 +352,7 @@ func (r *resolver) addReadDeny(p string) {
 	}
 	fi, err := os.Stat(real)
 	dir := err == nil && fi.IsDir()
+	r.mark('d', real)
 	for _, u := range r.readDeny {
 		if u.path == real {
 			return
@@ -312,11 +362,12 @@ func (r *resolver) addReadDeny(p string) {
 }
 
 // standIn hides the nearest inspectable ancestor of p (never "/"), with no
-// restores below it (spec linux.md §2.6).
+// restores below it (docs/reference.md#read-denies).
 func (r *resolver) standIn(p string, why error) {
 	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			r.note("%s: cannot be inspected (%v); hiding %s instead", p, why, d)
+			r.mark('d', d)
 			r.readDeny = append(r.readDeny, denyUnit{path: d, dir: true, standIn: true})
 			return
 		}
@@ -347,6 +398,7 @@ func (r *resolver) addMask(p string) {
 		r.addReadDeny(p)
 		return
 	}
+	r.mark('m', real)
 	r.masks = append(r.masks, mount{copyPath, real})
 }
 
@@ -386,6 +438,7 @@ func (r *resolver) addDenyWrite(p string) error {
 	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
 		return nil
 	}
+	r.mark('x', real)
 	for _, d := range r.denyWrite {
 		if d == real {
 			return nil
@@ -426,68 +479,39 @@ func (r *resolver) writable(p string) bool {
 	return false
 }
 
-// emit writes the arguments in the plan's order.
+// emit writes the arguments in the plan's order: a --option line word for
+// word (the symbolic roots filled in), a directive through its resolver.
 func (r *resolver) emit(steps []bwrap.Step) error {
-	gitDone := false
 	for _, s := range steps {
+		r.cur = s.Line
 		if s.Args != nil {
 			for _, a := range s.Args {
-				r.res.Args = append(r.res.Args, r.expandArg(a))
+				r.add(r.expandArg(a))
 			}
 			if len(s.Args) == 3 && (s.Args[0] == "--ro-bind" || s.Args[0] == "--bind") && s.Args[1] == "/" && s.Args[2] == "/" {
 				if s.Args[0] == "--ro-bind" {
+					r.rootLine = s.Line
 					r.emitFilesystem()
 				}
 			}
 			continue
 		}
 		name, _ := kind(s.Directive)
-		switch name {
-		case bwrap.UnsetEnv:
-			r.add("--unsetenv", s.Operand)
-		case bwrap.MaskEnv:
-			if r.h.MaskValue == nil {
-				return fmt.Errorf("@mask-env %s: no sentinel for masked variables", s.Operand)
+		if d := directives[name]; d.emit != nil {
+			if err := d.emit(r, s, steps); err != nil {
+				return stepError(s, err)
 			}
-			r.add("--setenv", s.Operand, r.h.MaskValue(s.Operand))
-		case bwrap.GitSafeDirectory:
-			if !gitDone {
-				var dirs []string
-				for _, t := range steps {
-					if t.Directive == bwrap.GitSafeDirectory {
-						dirs = append(dirs, t.Operand)
-					}
-				}
-				r.gitSafe(dirs)
-				gitDone = true
-			}
-		case bwrap.ProxyEnv:
-			for _, kv := range r.h.ProxyEnv {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return fmt.Errorf("@proxy-env: %q is not NAME=VALUE", kv)
-				}
-				r.add("--setenv", k, v)
-			}
-		case bwrap.KernelMask:
-			if err := r.kernelMask(s.Operand); err != nil {
-				return err
-			}
-		case bwrap.Seccomp:
-			if r.h.SeccompFD <= 0 {
-				return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
-			}
-			r.add("--seccomp", strconv.Itoa(r.h.SeccompFD))
-		case bwrap.AllowWrite, bwrap.AllowRead, bwrap.DenyRead, bwrap.DenyWrite, bwrap.MaskFile, bwrap.MandatoryScan:
-			// Emitted together after the root mount.
-		default:
-			return fmt.Errorf("unknown step @%s", s.Directive)
 		}
 	}
 	return nil
 }
 
-func (r *resolver) add(args ...string) { r.res.Args = append(r.res.Args, args...) }
+func (r *resolver) add(args ...string) {
+	r.res.Args = append(r.res.Args, args...)
+	for range args {
+		r.res.Lines = append(r.res.Lines, r.cur)
+	}
+}
 
 // kernelMask hides a kernel interface of /proc or /sys that exists on this
 // host (the sandbox's /proc and /sys show the same kernel): an empty
@@ -520,7 +544,7 @@ func (r *resolver) expandArg(a string) string {
 }
 
 // gitSafe marks directories safe.directory through GIT_CONFIG_* variables
-// (spec linux.md §2.1): each directory and everything below it, or "*" for
+// (docs/reference.md#linux-environment): each directory and everything below it, or "*" for
 // more than eight.
 func (r *resolver) gitSafe(dirs []string) {
 	n := r.h.GitConfigCount
@@ -533,7 +557,7 @@ func (r *resolver) gitSafe(dirs []string) {
 }
 
 // emitFilesystem writes the file-system mounts after "--ro-bind / /"
-// (spec linux.md §2.3): ancestor pins, write roots, the read-deny section
+// (docs/reference.md#bwrap-order): ancestor pins, write roots, the read-deny section
 // with its restores, write denies, the re-application pass, and the
 // placeholder source, read-only, last.
 func (r *resolver) emitFilesystem() {
@@ -557,27 +581,27 @@ func (r *resolver) emitFilesystem() {
 		// Pins first: the write roots are bound over them, so they stay
 		// invisible, but their directories become busy mount points.
 		for _, pin := range pins {
-			r.add("--ro-bind", pin, pin)
+			r.at('p', pin).add("--ro-bind", pin, pin)
 		}
 		for _, w := range r.writeRoots {
-			r.add("--bind", w, w)
+			r.at('w', w).add("--bind", w, w)
 		}
 	} else {
 		// A writable "/" would bury pins made before it: pin after the
 		// write roots, then cover each pinned top-level directory with a
-		// writable bind of itself (spec linux.md §2.4.2).
+		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
-			r.add("--bind", w, w)
+			r.at('w', w).add("--bind", w, w)
 		}
 		covers := map[string]bool{}
 		for _, pin := range pins {
-			r.add("--ro-bind", pin, pin)
+			r.at('p', pin).add("--ro-bind", pin, pin)
 			top := "/" + strings.SplitN(strings.TrimPrefix(pin, "/"), "/", 2)[0]
 			covers[top] = true
 		}
 		for _, top := range sortedKeys(covers) {
 			if top != "/proc" && top != "/dev" && top != "/sys" {
-				r.add("--bind", top, top)
+				r.at('w', "/").add("--bind", top, top)
 			}
 		}
 	}
@@ -588,7 +612,7 @@ func (r *resolver) emitFilesystem() {
 		r.emitDeny(u, false)
 	}
 	for _, m := range r.masks {
-		r.add("--ro-bind", m.src, m.dest)
+		r.at('m', m.dest).add("--ro-bind", m.src, m.dest)
 	}
 	for _, m := range denyBinds {
 		if r.masked(m.dest) {
@@ -599,12 +623,12 @@ func (r *resolver) emitFilesystem() {
 			// become read-only.
 			for _, w := range r.writeRoots {
 				if w != m.dest && within(w, m.dest) && r.restoredUnder(w, m.dest) {
-					r.add("--ro-bind", w, w)
+					r.at('x', m.dest).add("--ro-bind", w, w)
 				}
 			}
 			continue
 		}
-		r.add("--ro-bind", m.src, m.dest)
+		r.at('x', m.dest).add("--ro-bind", m.src, m.dest)
 	}
 	// A read-only bind of a directory re-exposes what was hidden below it.
 	for _, u := range r.readDeny {
@@ -616,6 +640,7 @@ func (r *resolver) emitFilesystem() {
 		}
 	}
 	if r.usedEmpty {
+		r.cur = 0 // the runtime's own placeholder source
 		r.add("--ro-bind", r.h.EmptyDir, r.h.EmptyDir)
 	}
 }
@@ -635,21 +660,22 @@ func (r *resolver) masked(p string) bool {
 // again marks a re-application, where every restore is read-only.
 func (r *resolver) emitDeny(u denyUnit, again bool) {
 	if !u.dir {
-		r.add("--ro-bind", "/dev/null", u.path)
+		r.at('d', u.path).add("--ro-bind", "/dev/null", u.path)
 		return
 	}
-	r.add("--tmpfs", u.path)
+	r.at('d', u.path).add("--tmpfs", u.path)
 	if u.standIn {
 		return
 	}
 	type restore struct {
 		src, dest string
 		writable  bool
+		kind      byte
 	}
 	var restores []restore
 	for _, w := range r.writeRoots {
 		if w != u.path && within(w, u.path) {
-			restores = append(restores, restore{w, w, !again})
+			restores = append(restores, restore{w, w, !again, 'w'})
 		}
 	}
 	for _, a := range r.allowRead {
@@ -663,7 +689,7 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 		if r.deniedInside(src, u) {
 			continue // a more specific deny wins
 		}
-		restores = append(restores, restore{src, a, false})
+		restores = append(restores, restore{src, a, false, 'a'})
 	}
 	// Shallow first, so that deeper restores are not covered; at the same
 	// place the writable one last, so that a read allow does not take a
@@ -675,6 +701,7 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 		return !restores[i].writable && restores[j].writable
 	})
 	for _, rs := range restores {
+		r.at(rs.kind, rs.dest)
 		if rs.writable {
 			r.add("--bind", rs.src, rs.dest)
 		} else {
@@ -795,6 +822,11 @@ func (r *resolver) denyWriteMounts() []mount {
 		}
 		first := filepath.Join(existing, missing)
 		if fi, err := os.Stat(existing); err == nil && !fi.IsDir() {
+			if l, ok := r.from["x"+d]; ok {
+				if _, ok := r.from["x"+existing]; !ok {
+					r.from["x"+existing] = l
+				}
+			}
 			addMount(mount{existing, existing}) // e.g. a worktree's .git file
 			continue
 		}
@@ -809,17 +841,24 @@ func (r *resolver) denyWriteMounts() []mount {
 			r.note("%s: needs no placeholder, %s does not let this user create it", d, existing)
 			continue
 		}
+		// An empty read-only directory keeps the name from being created
+		// (as a file or a directory) and is what tools that walk the tree
+		// pass over: git adds no empty directory, where a /dev/null
+		// character device makes "git add -A" fail.
 		src := "/dev/null"
-		if first != d {
-			if r.h.EmptyDir == "" {
-				r.note("%s: no empty directory to protect %s with; protecting it as a file", d, first)
-			} else {
-				src = r.h.EmptyDir
-				r.usedEmpty = true
-			}
+		if r.h.EmptyDir == "" {
+			r.note("%s: no empty directory to protect %s with; protecting it with /dev/null", d, first)
+		} else {
+			src = r.h.EmptyDir
+			r.usedEmpty = true
 		}
 		if !seen[first] {
 			r.res.Placeholders = append(r.res.Placeholders, first)
+		}
+		if l, ok := r.from["x"+d]; ok {
+			if _, ok := r.from["x"+first]; !ok {
+				r.from["x"+first] = l
+			}
 		}
 		addMount(mount{src, first})
 	}
@@ -840,6 +879,7 @@ func (r *resolver) pins(protected []string) []string {
 			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
 				if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
 					set[d] = true
+					r.pinFrom(d, p)
 				}
 			}
 		}
@@ -855,6 +895,19 @@ func (r *resolver) pins(protected []string) []string {
 		return out[i] < out[j]
 	})
 	return out
+}
+
+// pinFrom attributes pin to the step behind the protected path p.
+func (r *resolver) pinFrom(pin, p string) {
+	if _, ok := r.from["p"+pin]; ok {
+		return
+	}
+	for _, k := range []string{"d", "x", "m"} {
+		if l, ok := r.from[k+p]; ok {
+			r.from["p"+pin] = l
+			return
+		}
+	}
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -53,7 +53,11 @@ func plan(t *testing.T, settings string) []bwrap.Step {
 
 func resolveFor(t *testing.T, settings, home, cwd string) *Result {
 	t.Helper()
-	empty := t.TempDir()
+	return resolveWith(t, settings, home, cwd, t.TempDir())
+}
+
+func resolveWith(t *testing.T, settings, home, cwd, empty string) *Result {
+	t.Helper()
 	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) string { return "sentinel" }})
 	if err != nil {
 		t.Fatal(err)
@@ -63,8 +67,9 @@ func resolveFor(t *testing.T, settings, home, cwd string) *Result {
 
 func TestResolveArgs(t *testing.T) {
 	home, cwd := project(t)
-	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
-		"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowRead": ["./.env.example"], "allowWrite": [".", "./other-link"], "denyWrite": ["./secrets"]}}`, home, cwd)
+	empty := t.TempDir()
+	res := resolveWith(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowRead": ["./.env.example"], "allowWrite": [".", "./other-link"], "denyWrite": ["./secrets"]}}`, home, cwd, empty)
 	args := strings.Join(res.Args, " ")
 	for _, want := range []string{
 		"--ro-bind / /",
@@ -75,8 +80,8 @@ func TestResolveArgs(t *testing.T) {
 		"--ro-bind " + cwd + "/.git/hooks " + cwd + "/.git/hooks",
 		"--ro-bind " + cwd + "/.git/config " + cwd + "/.git/config",
 		"--ro-bind " + cwd + "/a/b/.bashrc " + cwd + "/a/b/.bashrc",
-		"--ro-bind /dev/null " + cwd + "/sub/.git/hooks", // absent: a placeholder
-		"--ro-bind /dev/null " + cwd + "/.bashrc",
+		"--ro-bind " + empty + " " + cwd + "/sub/.git/hooks", // absent: an empty directory
+		"--ro-bind " + empty + " " + cwd + "/.bashrc",
 		"--ro-bind " + cwd + "/.git " + cwd + "/.git", // pin
 		"--seccomp 3",
 	} {

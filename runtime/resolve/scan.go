@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,8 +15,8 @@ import (
 // more entries within the search depth is refused rather than half scanned.
 const maxScanEntries = 2_000_000
 
-// scan finds the dangerous names below the working directory (spec
-// linux.md §2.8): with depth d, a dangerous file counts if its directory is
+// scan finds the dangerous names below the working directory
+// (docs/reference.md#mandatory-denies): with depth d, a dangerous file counts if its directory is
 // at most d-1 levels below the working directory; a dangerous directory or
 // a repository (.git) if its parent is at most d-2 levels below. Directly in
 // the working directory, .git/hooks and (unless allowed) .git/config are
@@ -23,6 +24,7 @@ const maxScanEntries = 2_000_000
 // are not followed; a directory that cannot be read is protected whole.
 func (r *resolver) scan(params string) ([]string, error) {
 	d, gitConfig := 3, true
+	var gitDirs, gitFiles []string
 	for _, f := range strings.Fields(params) {
 		k, v, _ := strings.Cut(f, "=")
 		switch k {
@@ -34,8 +36,22 @@ func (r *resolver) scan(params string) ([]string, error) {
 			d = n
 		case "git":
 			gitConfig = v != "allow-config"
+		case "git-dirs":
+			gitDirs = names(v)
+		case "git-files":
+			gitFiles = names(v)
+		default:
+			return nil, fmt.Errorf("@mandatory-scan: unknown parameter %q (a plan from a newer srtc?)", f)
 		}
 	}
+	if gitDirs == nil && gitFiles == nil {
+		// A plan from before git-dirs and git-files: today's names.
+		gitDirs, gitFiles = policy.GitDirs, policy.GitFiles
+		if gitConfig {
+			gitFiles = append(append([]string{}, gitFiles...), policy.GitConfigFiles...)
+		}
+	}
+	g := gitNames{dirs: gitDirs, files: gitFiles, global: GlobalHooksPaths(r.h.Home)}
 	files := map[string]bool{}
 	for _, f := range policy.MandatoryFiles {
 		files[f] = true
@@ -79,10 +95,7 @@ func (r *resolver) scan(params string) ([]string, error) {
 			return fs.SkipDir
 		case name == ".git":
 			if parent <= d-2 {
-				found = append(found, filepath.Join(p, "hooks"))
-				if gitConfig {
-					found = append(found, filepath.Join(p, "config"))
-				}
+				found = append(found, g.protect(p, filepath.Dir(p), 0)...)
 			}
 			return fs.SkipDir
 		case name == ".vscode" || name == ".idea":
@@ -103,4 +116,114 @@ func (r *resolver) scan(params string) ([]string, error) {
 		return nil, fmt.Errorf("@mandatory-scan of %s: %w", root, err)
 	}
 	return found, nil
+}
+
+func names(v string) []string {
+	out := []string{}
+	for _, n := range strings.Split(v, ",") {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// gitNames are the names protected in each git directory.
+type gitNames struct {
+	dirs, files []string
+	global      []string // core.hooksPath values of the user's configuration
+}
+
+// maxModuleDepth bounds the submodules of submodules followed below
+// .git/modules.
+const maxModuleDepth = 4
+
+// protect returns the protected names of the git directory gitDir, whose
+// working tree is worktree ("" for none known): its own names, the
+// directory core.hooksPath names, and the same for each submodule's git
+// directory under modules/.
+func (g gitNames) protect(gitDir, worktree string, level int) []string {
+	var out []string
+	for _, n := range g.dirs {
+		out = append(out, filepath.Join(gitDir, n)) // an absent one gets an empty directory
+	}
+	for _, n := range g.files {
+		// git reads commondir (and config.worktree, when enabled) whenever
+		// the name exists, and fails on a placeholder: an absent one is
+		// left to the check after the run. config keeps its placeholder.
+		if _, err := os.Lstat(filepath.Join(gitDir, n)); err == nil || n == "config" {
+			out = append(out, filepath.Join(gitDir, n))
+		}
+	}
+	hooks := append([]string{}, g.global...)
+	for _, n := range []string{"config", "config.worktree"} {
+		if b, err := os.ReadFile(filepath.Join(gitDir, n)); err == nil {
+			hooks = append(hooks, HooksPaths(b)...)
+		}
+	}
+	for _, h := range hooks {
+		switch {
+		case filepath.IsAbs(h):
+			out = append(out, filepath.Clean(h))
+		case worktree != "":
+			// Relative to the top of the working tree, where hooks run.
+			out = append(out, filepath.Join(worktree, h))
+		}
+	}
+	if level >= maxModuleDepth {
+		return out
+	}
+	// Submodules' git directories: modules/<name>, where a name may have
+	// slashes; each holds HEAD.
+	modules := filepath.Join(gitDir, "modules")
+	filepath.WalkDir(modules, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() || p == modules {
+			return nil
+		}
+		if fi, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil && fi.Mode().IsRegular() {
+			out = append(out, g.protect(p, "", level+1)...)
+			return fs.SkipDir
+		}
+		return nil
+	})
+	return out
+}
+
+// HooksPaths returns the core.hooksPath values of a configuration file;
+// "~/" is left for the caller (see GlobalHooksPaths).
+func HooksPaths(data []byte) []string {
+	entries, _ := ParseGitConfig(data) // what could be read counts
+	var out []string
+	for _, e := range entries {
+		if e.Key == "core.hookspath" && e.Value != "" {
+			out = append(out, e.Value)
+		}
+	}
+	return out
+}
+
+// GlobalHooksPaths returns the core.hooksPath values of the user's and
+// the system's git configuration, with "~/" expanded.
+func GlobalHooksPaths(home string) []string {
+	if home == "" {
+		return nil
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	var out []string
+	for _, f := range []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, h := range HooksPaths(b) {
+			if rest, ok := strings.CutPrefix(h, "~/"); ok {
+				h = filepath.Join(home, rest)
+			}
+			out = append(out, h)
+		}
+	}
+	return out
 }

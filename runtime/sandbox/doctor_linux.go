@@ -35,14 +35,21 @@ func Doctor(bwrap string) []Check {
 		}
 		run := exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net", "--unshare-pid", "--die-with-parent", "true")
 		out, err = run.CombinedOutput()
-		add(Check{Name: "user and network namespaces", OK: err == nil, Detail: strings.TrimSpace(string(out)),
+		detail := strings.TrimSpace(string(out))
+		switch {
+		case err == nil:
+			detail = "bwrap ran a command in new user, network and PID namespaces"
+		case detail == "":
+			detail = err.Error()
+		}
+		add(Check{Name: "user and network namespaces", OK: err == nil, Detail: detail,
 			Remedy: "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; in a container: run it with --security-opt seccomp=unconfined or a profile allowing CLONE_NEWUSER)"})
 		// Every sandbox also takes IPC, UTS and (where the kernel has one)
 		// cgroup namespaces, a fresh /proc and a read-only /proc/sys.
 		run = exec.Command(path, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-user", "--unshare-net", "--unshare-pid",
 			"--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--proc", "/proc", "--ro-bind-try", "/proc/sys", "/proc/sys", "--die-with-parent", "true")
 		out, err = run.CombinedOutput()
-		detail := "IPC and UTS namespaces, a fresh /proc with /proc/sys read-only"
+		detail = "IPC and UTS namespaces, a fresh /proc with /proc/sys read-only"
 		if err != nil {
 			detail = strings.TrimSpace(string(out))
 		}

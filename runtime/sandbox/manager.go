@@ -19,10 +19,10 @@ import (
 )
 
 // MinCommandIDLength is the shortest per-command id accepted: 22
-// characters are 128 bits as unpadded base64url (spec network.md §6.4).
+// characters are 128 bits as unpadded base64url (docs/reference.md#command-lists).
 const MinCommandIDLength = 22
 
-// Ask decides a connection that no rule decides (spec network.md §6.3):
+// Ask decides a connection that no rule decides (docs/reference.md#ask-callback):
 // only allow=true allows; a refusal may carry a reason, which is sanitised
 // (invisible characters to spaces, "<" and ">" removed, 500 UTF-16 units)
 // before anyone sees it. An error, or a panic, refuses with "permission
@@ -109,7 +109,7 @@ func (m *Manager) Policy() *policy.Policy {
 	return m.policy
 }
 
-// Update replaces the policy (spec settings.md §6.7). What the proxies
+// Update replaces the policy (docs/reference.md#live-updates). What the proxies
 // decide takes effect on the next connection: allowedDomains,
 // deniedDomains, deniedDomainReasons, strictAllowlist,
 // deniedResolvedAddresses, ignoreViolations. Everything else (the
@@ -137,6 +137,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 		DeniedReasons: p.Network.DeniedReasons,
 		Strict:        p.Network.StrictAllowlist,
 		PerCommand:    m.perCommand,
+		Source:        p.Source,
 	}
 	if m.o.Ask != nil {
 		r.Ask = m.ask
@@ -202,8 +203,8 @@ func stripOrigins(p policy.Policy) policy.Policy {
 // the allowedDomains grammar). The list is consulted after the deny and
 // allow lists and before Ask, never under strictAllowlist, and never
 // overrides a deny. The id is a secret the caller chooses: at least
-// MinCommandIDLength characters among its first 100 (spec network.md
-// §6.4); registering an id again replaces its list. The error never
+// MinCommandIDLength characters among its first 100
+// (docs/reference.md#command-lists); registering an id again replaces its list. The error never
 // repeats the id.
 func (m *Manager) RegisterCommandNetworkLists(id string, allowed policy.HostList) error {
 	n := 0
@@ -275,7 +276,7 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 		OnDecision: func(ev proxy.Event) {
 			if m.audit != nil {
 				m.audit.Write(violations.Record{Time: ev.Time, Proxy: ev.Proxy, Host: ev.Host, Port: ev.Port, Allow: ev.Allow,
-					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Key: ev.CommandID, Command: command})
+					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Program: violations.ProgramOf(command), CommandHash: violations.CommandHash(ev.CommandID)})
 			}
 			if ev.Allow {
 				return

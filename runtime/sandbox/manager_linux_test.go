@@ -32,7 +32,22 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
-	os.Exit(m.Run())
+	if len(os.Args) > 1 && os.Args[1] == ReapArg {
+		// The reaper a run starts (without this the binary would run the
+		// tests again, and each of their runs another reaper).
+		if err := Reap(os.Args[2:]); err != nil {
+			fmt.Fprintf(os.Stderr, "reap: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// The quarantine of protected names goes to a scratch state directory.
+	state, _ := os.MkdirTemp("", "srt-test-state-")
+	os.Setenv("XDG_STATE_HOME", state)
+	os.Setenv("XDG_RUNTIME_DIR", state) // a placeholder registry of its own
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 func backend(t *testing.T) (port string) {

@@ -1,17 +1,35 @@
-// Package sandbox runs a command in bubblewrap under a compiled policy:
-// the plan resolved for this host, the seccomp program passed by file
-// descriptor, and the egress proxies served by this process on listeners
-// that were opened inside the sandbox's network namespace (design §3): the
-// first process in the sandbox is this binary in its init role; it opens
-// 127.0.0.1:3128 and 127.0.0.1:1080 there, hands the listening sockets to
-// the host process over an inherited socket pair (SCM_RIGHTS), and execs
-// the command. No relay process, no socket file on disk.
+// Package sandbox runs commands under a compiled policy. A Manager holds
+// one policy, its violation store and audit log, and runs many commands
+// concurrently, each in its own sandbox with its own proxy listeners and
+// proxy password; Run runs one command with a one-off Manager.
+//
+// On Linux a run resolves the plan for this host, passes the seccomp
+// program to bubblewrap by file descriptor, and serves the HTTP and SOCKS5
+// proxies from this process on listeners opened inside the sandbox's
+// network namespace: the first process in the sandbox is this binary in
+// its init role (InitArg); it opens 127.0.0.1:3128 and 127.0.0.1:1080
+// there, hands the listening sockets to the host process over an
+// inherited socket pair (SCM_RIGHTS), marks every inherited descriptor
+// above 2 close-on-exec, and execs the command. No relay process, no socket
+// file on disk. A reaper (ReapArg) removes the run's placeholders if this
+// process dies. See docs/srt.md.
+//
+// When one of the command's standard streams is a terminal, the init step
+// opens a pseudo-terminal inside the sandbox for it and hands the master
+// side over too; this process relays between it and the outer terminal,
+// which never enters the sandbox. Signals for the command go to its whole
+// process group (docs/terminal-and-signals.md).
+//
+// On macOS a run opens the proxies on ephemeral loopback ports and execs
+// sandbox-exec with the Seatbelt profile and its parameters; this has never
+// run on a real Mac. On Windows Run refuses: the plan is for review only.
 package sandbox
 
 import (
 	"io"
 	"log/slog"
 
+	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/violations"
 )
 
@@ -58,10 +76,31 @@ type Options struct {
 	// sandboxed command could otherwise rewrite to weaken a later run. The
 	// runtime adds its placeholder registry itself.
 	Protect []string
+	// LinuxPlan is the compiled Linux plan to run as it is (srt run
+	// --plan); nil means the plan compiled from the Manager's policy. The
+	// policy still decides the network (what the proxies allow); the plan
+	// decides the sandbox. macOS ignores it.
+	LinuxPlan *LinuxPlan
 	// SeatbeltProfile is the macOS profile to run (a reviewed
 	// macos/profile.sb); nil means the one emitted from the policy. Linux
 	// ignores it.
 	SeatbeltProfile []byte
+}
+
+// LinuxPlan is an artifact directory's Linux plan, as it was reviewed.
+type LinuxPlan struct {
+	// Name is the path Args was read from, for messages.
+	Name string
+	// Args is linux/bwrap.args: its --option lines are passed to bubblewrap
+	// word for word, its @ steps resolved for this host.
+	Args []byte
+	// Seccomp are the programs (linux/seccomp.<arch>.bpf) by architecture
+	// name ("x86_64", "aarch64"); the one of this machine is handed to
+	// bubblewrap byte for byte.
+	Seccomp map[string][]byte
+	// Home and Cwd, when set, are the host a concrete plan was written
+	// for: it runs only with the same home and working directories.
+	Home, Cwd string
 }
 
 // Result is how the command ended.
@@ -71,9 +110,16 @@ type Result struct {
 	ExitCode int
 	// Argv is the bubblewrap command line (set for DryRun, and always).
 	Argv []string
+	// ArgvLines are, for each of Argv, the line of linux/bwrap.args it
+	// came from; 0 for what srt adds (the bubblewrap binary, srt's own
+	// state, the init step and the command). Linux only.
+	ArgvLines []int
 	// Violations are the connections the proxies refused this command,
 	// after ignoreViolations.
 	Violations []violations.Entry
+	// Quarantined are the protected names the command wrote below its
+	// write roots, moved to the quarantine when it ended (Linux).
+	Quarantined []quarantine.Item
 }
 
 // A Check is one thing the host must allow for the sandbox to work.

@@ -13,19 +13,20 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	goruntime "runtime"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
-	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
 )
 
 // Descriptors the init role inherits.
@@ -47,21 +48,34 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	p := m.Policy()
-	// From here on, SIGINT, SIGTERM and SIGHUP are for the command: they
-	// are forwarded to it once it runs, never left to kill srt.
+	// From here on, SIGINT, SIGTERM, SIGHUP and SIGQUIT are for the
+	// command: they are forwarded to it once it runs, never left to kill
+	// srt (which would leave a terminal in raw mode).
 	sigs := make(chan os.Signal, 8)
 	if o.ForwardSignals {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 		defer signal.Stop(sigs)
+	}
+	// A command run from a terminal gets one of its own (terminal_linux.go).
+	tty := newHostTerminal(o.Stdin, o.Stdout, o.Stderr)
+	initArgs := []string{InitArg}
+	if tty != nil {
+		initArgs = append(initArgs, tty.initArg())
 	}
 	_, text, key := o.attribution(argv)
 	token, err := randomHex(16) // this run's proxy password
 	if err != nil {
 		return nil, err
 	}
-	arch, ok := seccomp.ForGOARCH(goruntime.GOARCH)
-	if !ok && len(p.Process.Seccomp) > 0 {
-		return nil, fmt.Errorf("no seccomp program for %s: refusing to run without one", goruntime.GOARCH)
+	lp := o.LinuxPlan
+	if lp == nil {
+		if lp, err = compiledPlan(p); err != nil {
+			return nil, err
+		}
+	}
+	steps, prog, err := lp.read(o.Home, o.Cwd)
+	if err != nil {
+		return nil, err
 	}
 	// Placeholders and scratch space are recorded before bubblewrap makes
 	// them, so that they are removed however this run ends.
@@ -79,11 +93,30 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	// The protected names the command writes below its write roots are
+	// moved to the quarantine when it ends (the sandbox pins only those
+	// that exist when it starts).
+	var store *quarantine.Store
+	if p.Filesystem.MandatoryScan != nil && !p.Filesystem.Disabled {
+		dir, err := quarantine.DefaultDir()
+		if err == nil {
+			store, err = quarantine.Open(dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
+		}
+	}
 	// srt's own state is read-only in the sandbox (a command that could
 	// rewrite the policy cache or the placeholder registry could weaken
-	// or disturb a later run).
+	// or disturb a later run; one that could write the quarantine could
+	// plant an item for the user to release).
 	protect := append(append([]string(nil), o.Protect...), reg.Dir)
-	plan := bwrap.Emit(protected(p, protect))
+	if store != nil {
+		protect = append(protect, store.Dir)
+	}
+	for _, d := range protect {
+		steps = append(steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
+	}
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
 		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
@@ -92,7 +125,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		host.GitConfigCount = n
 	}
-	res, err := resolve.Resolve(plan.Steps, host)
+	res, err := resolve.Resolve(steps, host)
 	if err != nil {
 		os.Remove(empty)
 		return nil, err
@@ -100,19 +133,24 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
 	}
-	if p.Filesystem.Disabled {
+	if rootWritable(steps) {
 		// Everything is writable: srt's state is bound read-only over it.
 		for _, d := range protect {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				res.Args = append(res.Args, "--ro-bind", d, d)
+				res.Lines = append(res.Lines, 0, 0, 0)
 			}
 		}
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
-		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf), InitArg, "--")
+		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
+	full = append(full, initArgs...)
+	full = append(full, "--")
 	full = append(full, argv...)
-	out := &Result{Argv: full}
+	lines := append([]int{0}, res.Lines...)
+	lines = append(lines, make([]int, len(full)-len(lines))...)
+	out := &Result{Argv: full, ArgvLines: lines}
 	if o.DryRun {
 		os.Remove(empty)
 		return out, nil
@@ -120,12 +158,16 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 
 	scratch := []string{empty}
 	if len(res.Placeholders) == 0 {
-		// Nothing to clean up after this run: no record to sweep, no
-		// reaper to start.
 		os.Remove(empty)
 		scratch = nil
 	}
-	run, err := reg.Register(res.Placeholders, scratch...)
+	var check *quarantine.Spec
+	storeDir := ""
+	if store != nil {
+		check = &quarantine.Spec{Roots: res.WriteRoots, GitConfig: p.Filesystem.MandatoryScan.GitConfig, Home: o.Home}
+		storeDir = store.Dir
+	}
+	run, err := reg.RegisterChecked(res.Placeholders, check, storeDir, scratch...)
 	if err != nil {
 		return nil, err
 	}
@@ -136,14 +178,15 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// It starts alongside bubblewrap, off the critical path; until it runs,
 	// the sweep at the next start is the fallback.
 	reaper := make(chan func(), 1)
-	if scratch == nil {
+	if scratch == nil && check == nil {
+		// Nothing to clean up or check after this run: no reaper.
 		reaper <- func() {}
 	} else {
 		go startReaperAsync(self, reg.Dir, run.Record(), reaper, o.debug)
 	}
 	defer func() { (<-reaper)() }()
 
-	files, closeAll, err := childFiles(p, arch, self)
+	files, closeAll, err := childFiles(prog, self)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +196,34 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	cmd := exec.Command(o.Bwrap, full[1:]...)
 	cmd.Env = o.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if tty != nil {
+		// bubblewrap gets no descriptor of the outer terminal: the command
+		// uses the sandbox's own, and what bubblewrap or the init step
+		// say goes through a pipe. (bubblewrap would also bind a terminal
+		// on its stdout to /dev/console inside.)
+		for _, fd := range tty.fds {
+			switch fd {
+			case 0:
+				cmd.Stdin = nil
+			case 1:
+				cmd.Stdout = struct{ io.Writer }{o.Stdout}
+			case 2:
+				cmd.Stderr = struct{ io.Writer }{o.Stderr}
+			}
+		}
+		cmd.WaitDelay = 2 * time.Second
+	}
 	cmd.ExtraFiles = files.extra
 	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
 	// group, so that a terminal's ^C reaches srt, which forwards it to the
 	// command, rather than killing bubblewrap and the sandbox with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if tty != nil {
+		defer tty.finish()
+		if err := tty.makeRaw(); err != nil {
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting bubblewrap: %w", err)
 	}
@@ -177,7 +243,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var rec runRecord
 	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	listeners, herr := receiveListeners(hostEnd)
+	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)
+	if herr == nil && tty != nil {
+		// The command starts once its terminal is set up (without this
+		// byte, the init step ends when the socket closes, below).
+		if herr = tty.attach(master); herr == nil {
+			_, herr = hostEnd.Write([]byte{1})
+		}
+		if herr != nil {
+			listeners[0].Close()
+			listeners[1].Close()
+		}
+	}
+	hostEnd.Close()
 	if herr == nil {
 		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
 		go (&proxy.SOCKS{Egress: egress}).Serve(listeners[1])
@@ -195,6 +273,12 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var pending []os.Signal // arrived before the init step's PID was known
 	var kill <-chan time.Time
 	cancelled := ctx.Done()
+	winch := make(chan os.Signal, 1)
+	if tty != nil {
+		signal.Notify(winch, syscall.SIGWINCH)
+		defer signal.Stop(winch)
+		tty.resize() // a change before the line above
+	}
 wait:
 	for {
 		select {
@@ -229,13 +313,25 @@ wait:
 			} else {
 				pending = append(pending, s)
 			}
+		case <-winch:
+			tty.resize()
 		case werr = <-done:
 			break wait
 		}
 	}
+	if tty != nil {
+		tty.finish()
+	}
 	// The listeners close on return; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
 	out.Violations = rec.entries()
+	if check != nil {
+		out.Quarantined = quarantineWritten(store, *check, o)
+		for _, it := range out.Quarantined {
+			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %s (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
+		}
+		run.Checked()
+	}
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && out.ExitCode == 0 {
 		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
@@ -277,9 +373,9 @@ func (c *childFileSet) closeChildEnds() {
 	}
 }
 
-// childFiles prepares fd 3 (the seccomp program), fd 4 (the hand-off
-// socket) and fd 5 (this binary).
-func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet, func(), error) {
+// childFiles prepares fd 3 (the seccomp program, nil for none), fd 4 (the
+// hand-off socket) and fd 5 (this binary).
+func childFiles(prog []byte, self string) (*childFileSet, func(), error) {
 	set := &childFileSet{}
 	closeAll := func() {
 		for _, f := range append(set.child, set.hostEnd, set.info) {
@@ -289,16 +385,6 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 		}
 	}
 	// The seccomp program through a pipe (bwrap reads it to EOF).
-	var prog []byte
-	rules, err := seccomp.ParseRules(p.Process.Seccomp)
-	if err != nil {
-		return nil, closeAll, err
-	}
-	if rules != (seccomp.Rules{}) {
-		if prog, err = seccomp.Build(arch, rules).Marshal(); err != nil {
-			return nil, closeAll, err
-		}
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, closeAll, err
@@ -324,47 +410,81 @@ func childFiles(p *policy.Policy, arch seccomp.Arch, self string) (*childFileSet
 	return set, closeAll, nil
 }
 
-// receiveListeners waits for the init role's two listening sockets.
-func receiveListeners(f *os.File) ([]net.Listener, error) {
+// receiveHandoff waits for the init role's two listening sockets and,
+// with tty, the master side of the command's terminal.
+func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error) {
+	want := 2
+	if tty {
+		want = 3
+	}
 	buf := make([]byte, 16)
-	oob := make([]byte, unix.CmsgSpace(2*4))
+	oob := make([]byte, unix.CmsgSpace(3*4))
 	// Close-on-exec from the start: a bubblewrap another run starts
 	// meanwhile must not inherit this sandbox's listeners.
 	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	if n == 0 && oobn == 0 {
-		return nil, errors.New("the init step ended without handing over")
+		return nil, -1, errors.New("the init step ended without handing over")
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return nil, fmt.Errorf("bad hand-off message: %v", err)
+		return nil, -1, fmt.Errorf("bad hand-off message: %v", err)
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != 2 {
-		return nil, fmt.Errorf("bad hand-off rights: %v", err)
+	if err != nil || len(fds) != want {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		return nil, -1, fmt.Errorf("bad hand-off rights: %d descriptors, want %d (%v)", len(fds), want, err)
+	}
+	master = -1
+	if tty {
+		master = fds[2]
 	}
 	var out []net.Listener
-	for i, fd := range fds {
+	for i, fd := range fds[:2] {
 		lf := os.NewFile(uintptr(fd), "listener-"+strconv.Itoa(i))
 		l, err := net.FileListener(lf)
 		lf.Close()
 		if err != nil {
-			return nil, err
+			for _, l := range out {
+				l.Close()
+			}
+			if master >= 0 {
+				unix.Close(master)
+			}
+			return nil, -1, err
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return out, master, nil
 }
 
 // Init is the init role: it runs as the first process in the sandbox
-// (PID 1; argv: InitArg -- command...), under the seccomp program already.
-// It opens the proxy listeners in the sandbox's network namespace, hands
-// them to the host process, closes everything the command must not
-// inherit, runs the command as its child, forwards signals to it, and
-// exits with its status. It returns only on failure.
+// (PID 1; argv: InitArg [--tty=FDS] -- command...), under the seccomp
+// program already. It opens the proxy listeners in the sandbox's network
+// namespace and, with --tty, a pseudo-terminal for the standard
+// descriptors FDS; hands them (the terminal's master side) to the host
+// process; closes everything the command must not inherit; runs the
+// command as its child, in a process group of its own (a session of its
+// own, on the terminal, with --tty); forwards signals to that group; and
+// exits with the command's status. It returns only on failure.
 func Init(args []string) error {
+	// PID 1 ignores signals it has no handler for, so the command runs as
+	// its child; signals are caught from the start and delivered once it
+	// runs.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	var ttyFDs []int
+	if len(args) > 0 && strings.HasPrefix(args[0], ttyArg) {
+		var err error
+		if ttyFDs, err = parseTTYArg(strings.TrimPrefix(args[0], ttyArg)); err != nil {
+			return err
+		}
+		args = args[1:]
+	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -384,8 +504,23 @@ func Init(args []string) error {
 		l.Close()
 		fds = append(fds, int(f.Fd()))
 	}
+	var master, slave *os.File
+	if ttyFDs != nil {
+		var err error
+		if master, slave, err = openInnerTerminal(); err != nil {
+			return err
+		}
+		fds = append(fds, int(master.Fd()))
+	}
 	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
+	}
+	if master != nil {
+		// The host sets the terminal up (modes, window size) and says so.
+		if n, err := unix.Read(fdHandoff, make([]byte, 1)); n != 1 {
+			return fmt.Errorf("the host did not take the terminal: %v", err)
+		}
+		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
 	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
 		unix.Close(fd)
@@ -393,12 +528,17 @@ func Init(args []string) error {
 	if err := closeInherited(); err != nil {
 		return err
 	}
-	// PID 1 ignores signals it has no handler for, so the command runs as
-	// its child; this process forwards signals and ends with its status.
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if slave != nil {
+		std := []*os.File{os.Stdin, os.Stdout, os.Stderr}
+		for _, fd := range ttyFDs {
+			std[fd] = slave
+		}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = std[0], std[1], std[2]
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: ttyFDs[0]}
+	}
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
@@ -406,14 +546,29 @@ func Init(args []string) error {
 		}
 		return err
 	}
-	go func() {
-		for s := range sigs {
-			cmd.Process.Signal(s)
-		}
-	}()
+	if slave != nil {
+		slave.Close()
+	}
+	go forwardSignals(sigs, cmd.Process.Pid, master)
 	cmd.Wait()
 	os.Exit(exitCode(cmd.ProcessState))
 	return nil
+}
+
+// forwardSignals delivers each signal to the command's process group (a
+// shell and the program it waits for both see ^C, as on a terminal) and,
+// on a terminal, to its foreground job when that is another group (the
+// job an interactive shell runs).
+func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
+	for s := range sigs {
+		sig := s.(syscall.Signal)
+		unix.Kill(-pgid, sig)
+		if master != nil {
+			if fg, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPGRP); err == nil && fg > 1 && fg != pgid {
+				unix.Kill(-fg, sig)
+			}
+		}
+	}
 }
 
 // startReaperAsync starts the reaper and sends its stop function.
@@ -475,4 +630,26 @@ func closeInherited() error {
 		}
 	}
 	return nil
+}
+
+// quarantineWritten moves the protected names the command wrote into the
+// store and says so on the command's standard error, loudly: they would
+// otherwise run on the host (a git hook, a shell start-up file).
+func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, o Options) []quarantine.Item {
+	found, notes := quarantine.Check(spec)
+	for _, n := range notes {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", n)
+	}
+	items, err := store.Move(found)
+	if len(items) > 0 {
+		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %s:\n", store.Dir)
+		for _, it := range items {
+			fmt.Fprintf(o.Stderr, "srt:   %s (%s): srt quarantine release %s\n", it.Path, it.Why, it.ID)
+		}
+		fmt.Fprintf(o.Stderr, "srt: review them with \"srt quarantine list\"; put one back with \"srt quarantine release ID\", delete it with \"srt quarantine drop ID\".\n")
+	}
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
+	}
+	return items
 }

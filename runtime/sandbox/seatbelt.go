@@ -46,8 +46,8 @@ func seatbeltArgv(profile []byte, p *policy.Policy, host seatbelt.Host, argv []s
 	return append(full, argv...), nil
 }
 
-// LogTag is the tag a profile's rules log violations with (spec
-// macos-windows.md §1.12): CMD64_, the base64 of the first 100 UTF-16 units
+// LogTag is the tag a profile's rules log violations with
+// (docs/reference.md#macos-log-tag): CMD64_, the base64 of the first 100 UTF-16 units
 // of the attribution key (the command), _END_, and the session suffix.
 func LogTag(key, suffix string) string {
 	return violations.TagPrefix + violations.Key(key) + "_END_" + suffix
@@ -66,7 +66,7 @@ func sessionSuffix(r uint64) string {
 // darwinEnv is the command's environment on macOS: base with the denied
 // credential variables removed and the masked ones replaced by a sentinel
 // (mask gives it), git's safe.directory entries numbered after any
-// inherited GIT_CONFIG_COUNT (an inherited 0 turns them off, spec §1.13),
+// inherited GIT_CONFIG_COUNT (an inherited 0 turns them off, docs/reference.md#macos-env),
 // then the proxy variables, which win over anything inherited.
 func darwinEnv(base []string, p *policy.Policy, proxyVars []string, mask func(string) string) []string {
 	env := append([]string{}, base...)
@@ -197,7 +197,7 @@ func ClimbingHazard(p *policy.Policy) error {
 }
 
 // LogStreamArgs is the command that streams the Seatbelt denials tagged
-// with suffix from the macOS system log (spec macos-windows.md §1.12).
+// with suffix from the macOS system log (docs/reference.md#macos-log-tag).
 func LogStreamArgs(suffix string) []string {
 	return []string{"/usr/bin/log", "stream", "--predicate", `(eventMessage ENDSWITH "` + suffix + `")`, "--style", "compact"}
 }

@@ -11,8 +11,8 @@ import (
 	"srt.dev/runtime/violations"
 )
 
-// TestLogTag is spec §4.1 M30 (commandId "build-42", suffix normalised to
-// "_S_SBX") and the command-string case of §2.
+// TestLogTag is docs/reference.md#macos-cases M30 (commandId "build-42", suffix normalised to
+// "_S_SBX") and the command-string case of docs/reference.md#macos-cases.
 func TestLogTag(t *testing.T) {
 	for _, tt := range []struct{ key, want string }{
 		{"build-42", "CMD64_YnVpbGQtNDI=_END__S_SBX"},
@@ -65,7 +65,7 @@ func TestSeatbeltArgv(t *testing.T) {
 	}
 }
 
-// TestDarwinEnv covers spec §4.1 M31 (git safe directories) and M32 (the
+// TestDarwinEnv covers docs/reference.md#macos-cases M31 (git safe directories) and M32 (the
 // proxy variables with a token), and the credential variables.
 func TestDarwinEnv(t *testing.T) {
 	p := &policy.Policy{}

@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"srt.dev/compiler/policy"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,7 +28,7 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 // proxyEnv are the variables that point the command at the proxies on
-// httpPort and socksPort (spec linux.md §3, macos-windows.md §1.13); the
+// httpPort and socksPort (docs/reference.md#linux-environment, docs/reference.md#macos-env); the
 // user name carries the command's attribution key (violations.Key).
 func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 	user := "srt." + key
@@ -122,19 +121,4 @@ func (o *Options) hostDefaults() error {
 		o.Env = os.Environ()
 	}
 	return nil
-}
-
-// protected returns p with write denies on dirs (concrete, absolute), as
-// the last deny rules: srt's own state stays read-only in the sandbox
-// whatever the settings allow. With the file-system policy disabled there
-// are no deny rules; the Linux runtime binds them read-only itself.
-func protected(p *policy.Policy, dirs []string) *policy.Policy {
-	c := *p
-	fs := c.Filesystem
-	fs.DenyWrite = append([]policy.PathRule(nil), fs.DenyWrite...)
-	for _, d := range dirs {
-		fs.DenyWrite = append(fs.DenyWrite, policy.PathRule{Path: filepath.Clean(d), Origin: policy.Origin{Key: "srt state"}})
-	}
-	c.Filesystem = fs
-	return &c
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // Seatbelt tags every profile's denials with a message, TagPrefix +
-// base64(attribution key) + "_END_" + a per-process suffix (spec
-// macos-windows.md §1.12); the macOS runtime streams the system log for
+// base64(attribution key) + "_END_" + a per-process suffix
+// (docs/reference.md#macos-log-tag); the macOS runtime streams the system log for
 // lines ending in the suffix and hands each chunk to SeatbeltLog.
 const TagPrefix = "CMD64_"
 

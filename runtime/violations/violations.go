@@ -1,14 +1,17 @@
-// Package violations keeps what the sandbox refused (spec network.md
-// §6.2): the last 100 refusals with their command attribution and time, a
+// Package violations keeps what the sandbox refused
+// (docs/reference.md#violations): the last 100 refusals with their command attribution and time, a
 // running total, the ignoreViolations suppression, and the
 // <sandbox_violations> block. It also writes the audit log: every decision
 // of the proxies, allowed or refused, as one JSON object per line.
 package violations
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +49,7 @@ type Store struct {
 
 // Key is the attribution key of a command id (or, without one, of the
 // command text): its first 100 UTF-16 code units, standard base64
-// (spec network.md §6.2). A surrogate pair is never split.
+// (docs/reference.md#violations). A surrogate pair is never split.
 func Key(idOrText string) string {
 	return base64.StdEncoding.EncodeToString([]byte(First100(idOrText)))
 }
@@ -115,7 +118,7 @@ func (s *Store) Add(line, key string, t time.Time) (Entry, bool) {
 	return e, true
 }
 
-// suppressed applies ignoreViolations (spec network.md §6.2): under "*",
+// suppressed applies ignoreViolations (docs/reference.md#violations): under "*",
 // a pattern that is a substring of the line; under another key that is a
 // substring of the command text, likewise.
 func suppressed(rules map[string][]string, command, line string) bool {
@@ -186,18 +189,43 @@ func (s *Store) Annotate(key, stderr string) string {
 	return stderr + "\n" + block
 }
 
-// A Record is one line of the audit log.
+// A Record is one network decision in the audit log. It names the command
+// by its program and a hash, never by its text: arguments can carry
+// secrets (a token in a curl header), and an audit log is kept and shared.
 type Record struct {
-	Time    time.Time `json:"time"`
-	Proxy   string    `json:"proxy"` // http, connect, socks
-	Host    string    `json:"host"`
-	Port    int       `json:"port"`
-	Allow   bool      `json:"allow"`
-	Reason  string    `json:"reason,omitempty"`
-	Rule    string    `json:"rule,omitempty"`
-	Stage   string    `json:"stage"` // policy or guard
-	Key     string    `json:"key,omitempty"`
-	Command string    `json:"command,omitempty"`
+	Time   time.Time `json:"time"`
+	Proxy  string    `json:"proxy"` // http, connect, socks
+	Host   string    `json:"host"`
+	Port   int       `json:"port"`
+	Allow  bool      `json:"allow"`
+	Reason string    `json:"reason,omitempty"`
+	Rule   string    `json:"rule,omitempty"`
+	Stage  string    `json:"stage"` // policy or guard
+	// Program is the base name of the command's first word.
+	Program string `json:"program,omitempty"`
+	// CommandHash is CommandHash of the command's attribution key: the
+	// same for every decision of one command, and for the same command
+	// text in another run.
+	CommandHash string `json:"commandHash,omitempty"`
+}
+
+// CommandHash is a short hash of a command's attribution key: enough to
+// tell commands apart in an audit log, not to recover their text.
+func CommandHash(key string) string {
+	if key == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ProgramOf is the base name of the first word of a command's text.
+func ProgramOf(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	return path.Base(f[0])
 }
 
 // An AuditLog writes Records as JSON lines; it is safe for concurrent

@@ -4,7 +4,7 @@
 // struct sock_filter array bubblewrap reads from --seccomp FD, and rendered
 // as a disassembly for review.
 //
-// Two programs, as in the reference runtime (spec linux.md §4):
+// Two programs, as in the reference runtime (docs/reference.md#seccomp):
 //
 //   - Unix: socket(AF_UNIX) and socket(AF_VSOCK), compared on the low 32
 //     bits of the argument only, and io_uring_setup/enter/register fail

@@ -23,8 +23,8 @@ func seccompData(arch, nr uint32, arg0 uint64) []byte {
 	return b
 }
 
-// model is what each program must answer, written from the spec (linux.md
-// §4.2-4.4) independently of the programs' construction.
+// model is what each program must answer, written from the spec
+// (docs/reference.md#seccomp) independently of the programs' construction.
 func model(prog string, a Arch, arch, nr uint32, arg0 uint64) uint32 {
 	if arch != a.AuditArch() {
 		return RetKillThread

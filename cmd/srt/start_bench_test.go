@@ -1,0 +1,64 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"srt.dev/emit"
+	"srt.dev/internal/testenv"
+)
+
+// BenchmarkStart measures how long "true" takes to run three ways, one after
+// the other in each iteration so that they share the machine's load: raw
+// bubblewrap (the floor), srt run --plan DIR (a compiled plan: no
+// validation, no compilation), and srt --settings FILE with a warm policy
+// cache. It reports each in ms/op and the gaps to the floor.
+//
+//	go test ./cmd/srt -run '^$' -bench BenchmarkStart -benchtime 30x
+func BenchmarkStart(b *testing.B) {
+	paths := testenv.Require(b, "bwrap")
+	bw := paths[0]
+	bin := b.TempDir()
+	srtBin := filepath.Join(bin, "srt")
+	if out, err := exec.Command("go", "build", "-o", srtBin, "srt.dev/cmd/srt").CombinedOutput(); err != nil {
+		b.Fatalf("building srt: %v\n%s", err, out)
+	}
+	dir := b.TempDir()
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
+	plan := writePlan(b, dir, settings, emit.Options{})
+	env := append(os.Environ(), "HOME="+dir)
+	run := func(name string, args ...string) time.Duration {
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return time.Since(start)
+	}
+	raw := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"}
+	// Warm up: the policy cache, the page cache.
+	run(srtBin, "--settings", "s.json", "-c", "true")
+	run(srtBin, "run", "--plan", plan, "-c", "true")
+	run(bw, raw...)
+	var tRaw, tPlan, tSettings time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tRaw += run(bw, raw...)
+		tPlan += run(srtBin, "run", "--plan", plan, "-c", "true")
+		tSettings += run(srtBin, "--settings", "s.json", "-c", "true")
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+	b.ReportMetric(ms(tRaw), "raw-ms")
+	b.ReportMetric(ms(tPlan), "plan-ms")
+	b.ReportMetric(ms(tSettings), "settings-ms")
+	b.ReportMetric(ms(tPlan)-ms(tRaw), "plan-minus-raw-ms")
+	b.ReportMetric(float64(tPlan)/float64(tRaw), "plan/raw")
+	b.ReportMetric(float64(tPlan)/float64(tSettings), "plan/settings")
+}

@@ -1,0 +1,77 @@
+package netpolicy
+
+import (
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"srt.dev/schema/builtin"
+)
+
+// Explain says, in one line, that the srt sandbox refused a connection to
+// rawHost:port, which rule decided and what to change in which settings
+// file. It is written for whoever reads the refusal: a person, or an agent
+// that runs commands in the sandbox.
+func Explain(r *Rules, d Decision, rawHost string, port int) string {
+	target := quoteHost(rawHost, port)
+	if d.Host != "" {
+		target = quoteHost(d.Host, port)
+	}
+	file := sourceOf(r)
+	switch {
+	case d.Reason == ReasonMalformed:
+		return fmt.Sprintf("srt sandbox refused %s: the host name is malformed, and no setting allows it.", target)
+	case d.Reason == ReasonUnavailable:
+		return fmt.Sprintf("srt sandbox refused %s: no network policy is loaded.", target)
+	case d.Rule != nil:
+		return fmt.Sprintf("srt sandbox refused %s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, d.Rule.Entry, file)
+	case d.Reason == ReasonNotAllowed:
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
+	case d.Reason == ReasonAskFailed:
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
+	}
+	return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, SanitizeReason(d.Reason, 200), d.Host, file)
+}
+
+// ExplainGuard is Explain for a connection the policy allowed (by the
+// allowedDomains entry entry, if known) and the resolved-address guard
+// refused: every address host resolved to is in a refused class (reason,
+// as Guard.Vet words it).
+func ExplainGuard(r *Rules, host string, port int, entry, reason string, addrs []netip.Addr) string {
+	file := sourceOf(r)
+	by := "network.allowedDomains allows it"
+	if entry != "" {
+		by = fmt.Sprintf("network.allowedDomains allows it (%q)", entry)
+	}
+	var fix string
+	switch {
+	case strings.Contains(reason, classDenyListed):
+		fix = "To allow it, remove the address from network.deniedDomains in " + file + "."
+	case strings.Contains(reason, classListed):
+		fix = "To allow it, remove the range from network.deniedResolvedAddresses in " + file + "."
+	case strings.Contains(reason, classNonLoopback):
+		fix = "A localhost name may reach only loopback addresses."
+	case len(addrs) > 0:
+		fix = fmt.Sprintf("To allow that address, list it literally in network.allowedDomains in %s (%q).", file, quoteHost(addrs[0].String(), port))
+	}
+	return strings.TrimSpace(fmt.Sprintf("srt sandbox refused %s: %s, but it %s, which the resolved-address guard refuses. %s", quoteHost(host, port), by, reason, fix))
+}
+
+func sourceOf(r *Rules) string {
+	if r == nil || r.Source == "" {
+		return "the settings file"
+	}
+	if r.Source == builtin.SettingsName {
+		return "~/.srt-settings.json (none exists: the built-in defaults apply, which allow no network)"
+	}
+	return r.Source
+}
+
+// quoteHost writes host:port, bracketing an IPv6 literal.
+func quoteHost(host string, port int) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + strconv.Itoa(port)
+	}
+	return host + ":" + strconv.Itoa(port)
+}

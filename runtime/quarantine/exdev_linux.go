@@ -1,0 +1,5 @@
+package quarantine
+
+import "syscall"
+
+const syscallEXDEV = syscall.EXDEV

@@ -1,0 +1,126 @@
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"srt.dev/emit/bwrap"
+)
+
+// A directive is how the runtime resolves one kind of @step.
+type directive struct {
+	// qualifiers are the ":name" suffixes the directive takes.
+	qualifiers []string
+	// emit writes the step's arguments where the step stands in the plan.
+	// nil for the file-system steps, which collect gathers from the whole
+	// plan and emitFilesystem writes after "--ro-bind / /", as one unit
+	// (a deny and the allows that reopen it must be ordered together).
+	emit func(r *resolver, s bwrap.Step, steps []bwrap.Step) error
+}
+
+// pathQualifiers are what the compiler writes after a path directive: a
+// glob, a literal entry, a convenience directory.
+var pathQualifiers = []string{"pattern", "literal", "unless-hidden"}
+
+// directives are the steps this runtime resolves, by name. A plan with any
+// other step is refused: a step the runtime does not know could be a rule
+// it would silently drop.
+var directives = map[bwrap.Directive]directive{
+	bwrap.UnsetEnv:         {emit: unsetEnv},
+	bwrap.MaskEnv:          {emit: maskEnv},
+	bwrap.GitSafeDirectory: {emit: gitSafeDirectory},
+	bwrap.ProxyEnv:         {emit: proxyEnv},
+	bwrap.KernelMask: {emit: func(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
+		return r.kernelMask(s.Operand)
+	}},
+	bwrap.Seccomp:       {emit: seccompStep},
+	bwrap.AllowWrite:    {qualifiers: pathQualifiers},
+	bwrap.DenyRead:      {qualifiers: pathQualifiers},
+	bwrap.AllowRead:     {qualifiers: pathQualifiers},
+	bwrap.MaskFile:      {qualifiers: pathQualifiers},
+	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
+	bwrap.MandatoryScan: {},
+}
+
+// checkSteps refuses a plan with a step this runtime does not know.
+func checkSteps(steps []bwrap.Step) error {
+	for _, s := range steps {
+		if s.Args != nil {
+			if len(s.Args) == 0 || !strings.HasPrefix(s.Args[0], "--") {
+				return stepError(s, fmt.Errorf("%q is not a bubblewrap option", strings.Join(s.Args, " ")))
+			}
+			continue
+		}
+		name, q := kind(s.Directive)
+		d, ok := directives[name]
+		if !ok {
+			return stepError(s, fmt.Errorf("unknown step @%s: this srt does not know it; run the plan with the srt that matches the srtc that compiled it", s.Directive))
+		}
+		if q != "" && !slices.Contains(d.qualifiers, q) {
+			return stepError(s, fmt.Errorf("unknown step @%s: @%s takes no :%s", s.Directive, name, q))
+		}
+	}
+	return nil
+}
+
+// stepError places err at the step's line, when it has one.
+func stepError(s bwrap.Step, err error) error {
+	if s.Line > 0 {
+		return fmt.Errorf("line %d: %w", s.Line, err)
+	}
+	return err
+}
+
+func unsetEnv(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
+	r.add("--unsetenv", s.Operand)
+	return nil
+}
+
+func maskEnv(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
+	if r.h.MaskValue == nil {
+		return fmt.Errorf("@mask-env %s: no sentinel for masked variables", s.Operand)
+	}
+	r.add("--setenv", s.Operand, r.h.MaskValue(s.Operand))
+	return nil
+}
+
+// gitSafeDirectory writes every safe directory of the plan at the first
+// such step (the entries are numbered together).
+func gitSafeDirectory(r *resolver, _ bwrap.Step, steps []bwrap.Step) error {
+	if r.gitDone {
+		return nil
+	}
+	r.gitDone = true
+	var dirs []string
+	for _, t := range steps {
+		if t.Directive == bwrap.GitSafeDirectory {
+			dirs = append(dirs, t.Operand)
+		}
+	}
+	r.gitSafe(dirs)
+	return nil
+}
+
+func proxyEnv(r *resolver, _ bwrap.Step, _ []bwrap.Step) error {
+	for _, kv := range r.h.ProxyEnv {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("@proxy-env: %q is not NAME=VALUE", kv)
+		}
+		r.add("--setenv", k, v)
+	}
+	return nil
+}
+
+// seccompStep hands bubblewrap the program on the host's descriptor; the
+// operand names the rules the program was built from, for the reader.
+func seccompStep(r *resolver, _ bwrap.Step, _ []bwrap.Step) error {
+	if r.h.SeccompFD <= 0 {
+		return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
+	}
+	r.add("--seccomp", strconv.Itoa(r.h.SeccompFD))
+	return nil
+}
