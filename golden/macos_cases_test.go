@@ -219,6 +219,8 @@ func macCases() map[string]macCase {
 		// no read deny.
 		"a separator root holds nothing": {dir: "macos-separator-root-holds-nothing",
 			ordered: []string{`(regex "^/srv/cache/$")`}, not: []string{"cannot be unlinked"}},
+		"a read deny of / is in no unlink rule": {dir: "macos-deny-root-pattern-write-root",
+			ordered: []string{`(regex (string-append "^" (param "CWD_REGEX") "/out/[^/]*\\.log$"))`}, not: []string{"cannot be unlinked"}},
 		"unlink rules for roots from another root": {dir: "macos-unlink-cross-root-write-root",
 			ordered: []string{rule("deny file-write-unlink", `(require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))`, `(literal "/data")`)},
 			once:    []string{`(literal "/private/tmp/x")`}},

@@ -126,6 +126,12 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				{"remove", "~/.claude/debug/f", MacOS, true, "default"},
 				{"remove", "~/proj/secret/f", MacOS, true, "filesystem.allowWrite[0]"},
 			}},
+		{"a read deny of / is named by no pattern write root from another root",
+			`"denyRead": ["/"], "allowRead": [], "allowWrite": ["/", "./out/*.log"], "denyWrite": []`,
+			[]ask{
+				{"remove", "/srv/x", MacOS, true, "filesystem.allowWrite[0]"},
+				{"remove", "./out/a.log", MacOS, true, "filesystem.allowWrite[0]"},
+			}},
 		{"an absolute write deny with .. pins the directories of both spellings",
 			`"denyRead": [], "allowRead": [], "allowWrite": ["/"], "denyWrite": ["/tmp/x/../y"]`,
 			[]ask{

@@ -621,6 +621,8 @@ func TestAgreementCanFailShapes(t *testing.T) {
 			`  (literal (string-append (param "CWD") "/[WIP] x"))` + "\n", "", true},
 		{"macos-separator-root-holds-nothing", "a write root ending in a separator taken for a root from another root",
 			"", "(deny file-write-unlink\n" + `  (subpath (string-append (param "CWD") "/conf/secret"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
+		{"macos-deny-root-pattern-write-root", "a read deny of / taken for one a pattern root from another root names",
+			"", "(deny file-write-unlink\n" + `  (subpath "/")` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
 		{"macos-unlink-cross-root-write-root", "a read deny at a write root left out where a root from another root may hold it",
 			`  (require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))` + "\n", "", false},
 	}

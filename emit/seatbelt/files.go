@@ -467,7 +467,8 @@ func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) b
 // host; the emitter then assumes it does (stricter).
 func globRootMatches(d entry, writes []entry) bool {
 	for _, w := range writes {
-		if w.glob() && !w.dirs && (w.root != d.root || w.goRegexp(false).MatchString(d.spelling())) {
+		cross := w.root != d.root && d.spelling() != "/" // no root but "/" names "/"
+		if w.glob() && !w.dirs && (cross || w.goRegexp(false).MatchString(d.spelling())) {
 			return true
 		}
 	}
