@@ -59,7 +59,7 @@ func BenchmarkCompileOnly(b *testing.B) {
 		b.Fatal(diags)
 	}
 	for b.Loop() {
-		if _, err := Compile(s); err != nil {
+		if _, _, err := Compile(s, schema.Options{OS: schema.OSPosix}); err != nil {
 			b.Fatal(err)
 		}
 	}

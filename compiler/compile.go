@@ -12,18 +12,15 @@ import (
 	"srt.dev/schema"
 )
 
-// CompileFile loads a settings file and compiles it. It returns the
-// file's diagnostics when it is invalid, and an error only for a bug.
+// CompileFile loads a settings file and compiles it with the path rules
+// of opts.OS ("" means the host's). It returns the file's diagnostics when
+// it is invalid, and an error only for a bug.
 func CompileFile(name string, data []byte, opts schema.Options) (*policy.Policy, schema.Diagnostics, error) {
 	s, diags := opts.Load(name, data)
 	if diags != nil {
 		return nil, diags, nil
 	}
-	os := opts.OS
-	if os == "" {
-		os = schema.HostOS()
-	}
-	p, diags, err := compile(s, os)
+	p, diags, err := Compile(s, opts)
 	if err != nil || diags != nil {
 		return nil, diags, err
 	}
@@ -32,19 +29,14 @@ func CompileFile(name string, data []byte, opts schema.Options) (*policy.Policy,
 	return p, nil, nil
 }
 
-// Compile compiles validated settings. It fails only on settings the
-// grammar should have refused, which is a bug, reported rather than hidden.
-// Paths are read with the POSIX rules; CompileFile with
-// schema.OSWindows reads them the Windows way.
-func Compile(s *schema.Settings) (*policy.Policy, error) {
-	p, _, err := compile(s, schema.OSPosix)
-	return p, err
-}
-
-// CompileFor compiles validated settings with the path rules of os (""
-// means the host's): the Windows reading may return diagnostics, for
-// spellings that name no path there without the host's current drive.
-func CompileFor(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagnostics, error) {
+// Compile compiles settings that were loaded already, with the path rules
+// of opts.OS ("" means the host's; the other options are for loading).
+// Only the Windows reading has diagnostics: spellings the grammar accepts
+// but that name no path there without the host's current drive. An error
+// is a bug (settings the grammar should have refused), reported rather
+// than hidden.
+func Compile(s *schema.Settings, opts schema.Options) (*policy.Policy, schema.Diagnostics, error) {
+	os := opts.OS
 	if os == "" {
 		os = schema.HostOS()
 	}
@@ -56,7 +48,8 @@ func CompileFor(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagno
 // there without the host's current drive.
 func compile(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagnostics, error) {
 	c := &compiler{s: s, os: os}
-	p := &policy.Policy{FormatVersion: policy.FormatVersion, Source: s.Pos(schema.Path{}).File}
+	p := &policy.Policy{FormatVersion: policy.FormatVersion, Source: s.Pos(schema.Path{}).File, Switches: map[string]policy.Origin{}}
+	c.switches = p.Switches
 	var err error
 	if p.Network, err = c.network(); err != nil {
 		return nil, nil, err
@@ -81,6 +74,23 @@ type compiler struct {
 	// diags and skipped are filled by the Windows reading of paths.
 	diags   schema.Diagnostics
 	skipped []policy.PathRule
+	// switches collects the Origin of every switch the settings set.
+	switches map[string]policy.Origin
+}
+
+// flag reads the boolean switch at path, recording where it was set.
+func (c *compiler) flag(b *bool, path ...any) bool {
+	c.set(b != nil, path...)
+	return is(b)
+}
+
+// set records the Origin of the switch at path when the settings set it,
+// and returns set.
+func (c *compiler) set(set bool, path ...any) bool {
+	if set {
+		c.switches[schema.Path(path).String()] = c.origin(path...)
+	}
+	return set
 }
 
 // origin is the Origin of the value at path.
@@ -97,9 +107,9 @@ func (c *compiler) network() (policy.Network, error) {
 	n := c.s.Network
 	out := policy.Network{
 		DeniedReasons:       n.DeniedDomainReasons,
-		StrictAllowlist:     is(n.StrictAllowlist),
-		AllowAllUnixSockets: is(n.AllowAllUnixSockets),
-		AllowLocalBinding:   is(n.AllowLocalBinding),
+		StrictAllowlist:     c.flag(n.StrictAllowlist, "network", "strictAllowlist"),
+		AllowAllUnixSockets: c.flag(n.AllowAllUnixSockets, "network", "allowAllUnixSockets"),
+		AllowLocalBinding:   c.flag(n.AllowLocalBinding, "network", "allowLocalBinding"),
 		AllowMachLookup:     n.AllowMachLookup,
 		HTTPProxyPort:       deref(n.HTTPProxyPort),
 		SOCKSProxyPort:      deref(n.SOCKSProxyPort),
@@ -107,7 +117,11 @@ func (c *compiler) network() (policy.Network, error) {
 	if m := n.MitmProxy; m != nil {
 		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
 	}
-	out.TLSTerminate = n.TLSTerminate != nil
+	out.TLSTerminate = c.set(n.TLSTerminate != nil, "network", "tlsTerminate")
+	c.set(n.AllowMachLookup != nil, "network", "allowMachLookup")
+	if cr := c.s.Credentials; cr != nil {
+		c.flag(cr.AllowPlaintextInject, "credentials", "allowPlaintextInject")
+	}
 	if pp := n.ParentProxy; pp != nil {
 		out.ParentProxy = &policy.ParentProxy{HTTP: deref(pp.HTTP), HTTPS: deref(pp.HTTPS), NoProxy: deref(pp.NoProxy)}
 	}
@@ -190,7 +204,7 @@ const DefaultSearchDepth = 3
 func (c *compiler) filesystem() policy.Filesystem {
 	fs := c.s.Filesystem
 	out := policy.Filesystem{
-		Disabled:   is(fs.Disabled),
+		Disabled:   c.flag(fs.Disabled, "filesystem", "disabled"),
 		DenyRead:   c.pathRules(fs.DenyRead, "denyRead"),
 		AllowRead:  c.pathRules(fs.AllowRead, "allowRead"),
 		AllowWrite: []policy.PathRule{},
@@ -239,7 +253,7 @@ func (c *compiler) filesystem() policy.Filesystem {
 		Depth:     DefaultSearchDepth,
 		Files:     MandatoryFiles,
 		Dirs:      MandatoryDirs,
-		GitConfig: !is(fs.AllowGitConfig),
+		GitConfig: !c.flag(fs.AllowGitConfig, "filesystem", "allowGitConfig"),
 		GitDirs:   policy.GitDirs,
 		GitFiles:  policy.GitFiles,
 		Origin:    policy.Mandatory,
@@ -250,6 +264,7 @@ func (c *compiler) filesystem() policy.Filesystem {
 	if d := c.s.MandatoryDenySearchDepth; d != nil {
 		scan.Depth = *d
 		scan.Origin = c.origin("mandatoryDenySearchDepth")
+		c.set(true, "mandatoryDenySearchDepth")
 	}
 	out.MandatoryScan = scan
 	return out
@@ -302,11 +317,11 @@ func (c *compiler) process() policy.Process {
 	s := c.s
 	p := policy.Process{
 		Seccomp:                      []string{},
-		EnableWeakerNestedSandbox:    is(s.EnableWeakerNestedSandbox),
-		AllowNestedUserNamespaces:    is(s.AllowNestedUserNamespaces),
-		EnableWeakerNetworkIsolation: is(s.EnableWeakerNetworkIsolation),
-		AllowAppleEvents:             is(s.AllowAppleEvents),
-		AllowPty:                     is(s.AllowPty),
+		EnableWeakerNestedSandbox:    c.flag(s.EnableWeakerNestedSandbox, "enableWeakerNestedSandbox"),
+		AllowNestedUserNamespaces:    c.flag(s.AllowNestedUserNamespaces, "allowNestedUserNamespaces"),
+		EnableWeakerNetworkIsolation: c.flag(s.EnableWeakerNetworkIsolation, "enableWeakerNetworkIsolation"),
+		AllowAppleEvents:             c.flag(s.AllowAppleEvents, "allowAppleEvents"),
+		AllowPty:                     c.flag(s.AllowPty, "allowPty"),
 	}
 	if s.BwrapPath != nil {
 		p.BwrapPath = *s.BwrapPath

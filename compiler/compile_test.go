@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestCompileFilesystem(t *testing.T) {
   "credentials": {"files": [{"path": "~/.netrc", "mode": "deny"}, {"path": "~/.config/gh/hosts.yml", "mode": "mask"}], "allowPlaintextInject": true},
   "mandatoryDenySearchDepth": 5
 }`)
-	p, err := Compile(s)
+	p, _, err := Compile(s, schema.Options{OS: schema.OSPosix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestConvenienceDirs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+tt.fs+`, "allowWrite": [], "denyWrite": []}}`)
-			p, err := Compile(s)
+			p, _, err := Compile(s, schema.Options{OS: schema.OSPosix})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +135,7 @@ func TestCompileSwitches(t *testing.T) {
   "allowNestedUserNamespaces": true,
   "git": {"safeDirectories": ["/repo"]}
 }`)
-	p, err := Compile(s)
+	p, _, err := Compile(s, schema.Options{OS: schema.OSPosix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestDeterministic(t *testing.T) {
 	src := `{"network": {"allowedDomains": ["a.com"], "deniedDomains": [], "deniedDomainReasons": {"b.com": "x", "a.com": "y", "c.com": "z"}}, "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`
 	var first []byte
 	for i := 0; i < 20; i++ {
-		p, err := Compile(load(t, src))
+		p, _, err := Compile(load(t, src), schema.Options{OS: schema.OSPosix})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,5 +198,45 @@ func TestAllowList(t *testing.T) {
 	}
 	if l, err := AllowList(nil); err != nil || len(l) != 0 {
 		t.Errorf("empty list: %v %v", l, err)
+	}
+}
+
+// TestSwitchOrigins: the compiler records where each switch it reads was
+// set, and nothing for a switch the file leaves out.
+func TestSwitchOrigins(t *testing.T) {
+	src := `{
+  "network": {"allowedDomains": [], "deniedDomains": [], "allowAllUnixSockets": true, "allowLocalBinding": false,
+    "allowMachLookup": [], "strictAllowlist": true, "tlsTerminate": {}},
+  "filesystem": {"disabled": false, "allowGitConfig": true, "denyRead": [], "allowWrite": [], "denyWrite": []},
+  "credentials": {"allowPlaintextInject": true},
+  "mandatoryDenySearchDepth": 2,
+  "allowNestedUserNamespaces": true, "enableWeakerNestedSandbox": false, "enableWeakerNetworkIsolation": true,
+  "allowAppleEvents": false, "allowPty": true
+}`
+	p, diags, err := CompileFile("s.json", []byte(src), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatal(err, diags)
+	}
+	// Where each value starts, found in the text: line and column (1-based)
+	// of the character after `"name": `.
+	at := func(name string) string {
+		i := strings.Index(src, `"`+name+`": `) + len(name) + 4
+		line := strings.Count(src[:i], "\n") + 1
+		col := i - strings.LastIndex(src[:i], "\n")
+		return fmt.Sprintf("s.json:%d:%d", line, col)
+	}
+	want := map[string]policy.Origin{}
+	for _, k := range []string{"network.allowAllUnixSockets", "network.allowLocalBinding", "network.allowMachLookup",
+		"network.strictAllowlist", "network.tlsTerminate", "filesystem.disabled", "filesystem.allowGitConfig",
+		"credentials.allowPlaintextInject", "mandatoryDenySearchDepth", "allowNestedUserNamespaces",
+		"enableWeakerNestedSandbox", "enableWeakerNetworkIsolation", "allowAppleEvents", "allowPty"} {
+		want[k] = policy.Origin{Key: k, Pos: at(k[strings.LastIndex(k, ".")+1:])}
+	}
+	if diff := cmp.Diff(want, p.Switches); diff != "" {
+		t.Errorf("switches (-want +got):\n%s", diff)
+	}
+	p, _, _ = CompileFile("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), schema.Options{OS: schema.OSPosix})
+	if len(p.Switches) != 0 {
+		t.Errorf("switches of a file that sets none: %v", p.Switches)
 	}
 }

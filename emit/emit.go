@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,18 +17,15 @@ import (
 	"srt.dev/emit/seatbelt"
 )
 
-// Target is a platform the artifacts are for.
-type Target string
+// Target is a platform the artifacts are for (policy.Target).
+type Target = policy.Target
 
 // The targets.
 const (
-	Linux   Target = "linux"
-	MacOS   Target = "macos"
-	Windows Target = "windows"
+	Linux   = policy.TargetLinux
+	MacOS   = policy.TargetMacOS
+	Windows = policy.TargetWindows
 )
-
-// ErrNotBuilt reports a target whose emitter does not exist yet.
-var ErrNotBuilt = errors.New("not built yet")
 
 // Files is the content of an artifact directory: slash-separated paths
 // relative to it, and their bytes.
@@ -162,7 +158,7 @@ func concreteOK(pl bwrap.Plan, o Options) error {
 			continue
 		}
 		for _, s := range pl.Steps {
-			if strings.HasSuffix(string(s.Directive), ":pattern") && strings.HasPrefix(s.Operand, d.root) {
+			if s.Qualifier == bwrap.Pattern && strings.HasPrefix(s.Operand, d.root) {
 				return fmt.Errorf("%s %s holds a glob character, and the plan has a pattern under it (%s): write the symbolic plan instead (no %s)", d.flag, d.dir, s.Operand, d.flag)
 			}
 		}

@@ -246,11 +246,12 @@ func TestSettingsAndPlanAgree(t *testing.T) {
 			t.Fatalf("%q: exit %d %s", args, code, errOut)
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "argv"))
-		// This run's proxy password and scratch directory.
+		// This run's proxy password, scratch and temporary directories.
 		s := string(b)
 		if m := regexp.MustCompile(`(?m)^CLOUDSDK_PROXY_PASSWORD\n(.*)$`).FindStringSubmatch(s); m != nil {
 			s = strings.ReplaceAll(s, m[1], "TOKEN")
 		}
+		s = regexp.MustCompile(`/tmp/run-[0-9]+`).ReplaceAllString(s, "/tmp/run-N") // its TMPDIR
 		return regexp.MustCompile(`scratch-[0-9]+`).ReplaceAllString(s, "scratch-N")
 	}
 	fromSettings := argv("--settings", "s.json", "-c", "true")

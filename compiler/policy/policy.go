@@ -60,6 +60,11 @@ type Policy struct {
 	// rules (schema.OSWindows): every path above was then read the Windows
 	// way (see the Windows type), and the windows.* keys are here.
 	Windows *Windows `json:"windows,omitempty"`
+	// Switches holds the Origin of every switch the settings set, by key
+	// ("network.allowAllUnixSockets"), for the review tools' answers. The
+	// compiler records each where it reads it; an artifact does not carry
+	// them (the rules it carries have their own origins).
+	Switches map[string]Origin `json:"-"`
 }
 
 // Origin says which setting produced a rule: its key and where it was

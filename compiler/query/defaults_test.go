@@ -15,17 +15,20 @@ func TestLinuxDefaultWrites(t *testing.T) {
 			listed[l.Subject] = l
 		}
 	}
-	for _, p := range []string{"/tmp/claude", "/dev/null", "/dev/stdout"} {
+	for _, p := range []string{"/tmp/claude (TMPDIR)", "/dev/null", "/dev/stdout"} {
 		if l, ok := listed[p]; !ok || !l.Allow {
 			t.Errorf("overview: %s missing or denied: %+v", p, l)
 		}
+	}
+	if _, ok := listed["/private/tmp/claude"]; ok {
+		t.Errorf("overview lists /private/tmp/claude, which the Linux plan does not bind")
 	}
 	for _, tt := range []struct {
 		path  string
 		allow bool
 		why   string
 	}{
-		{"/tmp/claude/x", true, "only if /tmp/claude exists when srt starts"},
+		{"/tmp/claude/x", true, "a new, empty directory of each run"},
 		{"${CWD}/build/x", true, "only if ${CWD}/build exists when srt starts"},
 		{"${CWD}/x", false, "nothing is writable"},
 		{"/dev/null", true, "bubblewrap's --dev"},

@@ -20,6 +20,9 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 	if fs.Disabled {
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
+	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
+		return Decision{Rule: policy.Default, Why: "the host's " + policy.TmpDir + " is hidden: " + privateTmpWhy}
+	}
 	if t == MacOS {
 		return e.readMac(p)
 	}
@@ -177,6 +180,9 @@ func (e *Evaluator) firstCovering(l []policy.PathRule, p string, t Target) (poli
 	return policy.PathRule{}, false
 }
 
+// privateTmpWhy explains the Linux answers at and below policy.TmpDir.
+const privateTmpWhy = "the command's TMPDIR, a new, empty directory of each run mounted there, which no other run sees and which is removed when the run ends"
+
 // Write answers whether the command can change the host's file at p (a
 // path as Path returns it) on target t: create, modify or remove it, with
 // the change reaching the host.
@@ -204,6 +210,9 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	}
 	if d, ok := e.mandatoryBelow(p, t); ok {
 		return d
+	}
+	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
+		return Decision{Allow: true, Rule: policy.Default, Why: "writable, but never the host's " + policy.TmpDir + ": " + privateTmpWhy}
 	}
 	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
 		if t == Linux {

@@ -175,7 +175,11 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 		rel, _ := filepath.Rel(home, p)
 		return name, os.WriteFile(name, []byte("MASKED "+rel), 0o644)
 	}
-	res, err := resolve.Resolve(bwrap.Emit(src.Policy).Steps, resolve.Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskedCopy: maskedCopy})
+	// The run's TMPDIR and its mount point, as srt makes them.
+	os.MkdirAll(bwrap.TmpDir, 0o755)
+	tmp := t.TempDir()
+	os.Chown(tmp, uid, uid)
+	res, err := resolve.Resolve(bwrap.Emit(src.Policy).Steps, resolve.Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskedCopy: maskedCopy, TmpDir: tmp})
 	if err != nil {
 		t.Fatal(err)
 	}

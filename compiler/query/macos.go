@@ -34,14 +34,7 @@ import (
 
 // macPath is p as Seatbelt sees it: the fixed symlinks into /private
 // resolved.
-func macPath(p string) string {
-	for _, d := range []string{"/tmp", "/var", "/etc"} {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return "/private" + p
-		}
-	}
-	return p
-}
+func macPath(p string) string { return policy.MacKernelPath(p) }
 
 // A macEntry is one spelling of a rule on macOS: literal text, then an
 // optional glob after it; dirs is set for an allow written with a

@@ -14,14 +14,15 @@ import (
 	"srt.dev/compiler/policy"
 )
 
-// Target is a platform whose sandbox semantics an answer follows.
-type Target string
+// Target is a platform whose sandbox semantics an answer follows
+// (policy.Target, the type the artifacts use).
+type Target = policy.Target
 
 // The targets.
 const (
-	Linux   Target = "linux"
-	MacOS   Target = "macos"
-	Windows Target = "windows"
+	Linux   = policy.TargetLinux
+	MacOS   = policy.TargetMacOS
+	Windows = policy.TargetWindows
 )
 
 // Targets are all targets, in the order reports list them.

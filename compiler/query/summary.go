@@ -47,11 +47,17 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			}
 		}
 		add("write", "/ (everything not listed)", e.Write("/", t))
+		if t == Linux && fs.PrivateTmp() {
+			add("write", policy.TmpDir+" (TMPDIR)", e.Write(policy.TmpDir, t))
+		}
 		var mandatory []string
 		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
 			for _, r := range l {
 				if r.Origin == policy.Default && !r.Convenience && t == MacOS {
 					continue // /dev and /tmp/claude names, the same in every policy
+				}
+				if r.Origin == policy.Default && t == Linux && fs.PrivateTmp() && (r.Path == policy.TmpDir || r.Path == "/private"+policy.TmpDir) {
+					continue // the TMPDIR line above: the plan binds neither name
 				}
 				if r.Origin == policy.Mandatory {
 					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))

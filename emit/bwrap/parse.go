@@ -45,7 +45,8 @@ func Parse(b []byte) (Plan, error) {
 			if name == "" {
 				return Plan{}, &ParseError{n, "a directive needs a name after @"}
 			}
-			s := Step{Directive: Directive(name), Line: n}
+			d, q, _ := strings.Cut(name, ":")
+			s := Step{Directive: Directive(d), Qualifier: Qualifier(q), Line: n}
 			switch rest := words[1:]; {
 			case len(rest) == 1:
 				s.Operand = rest[0].text

@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 		{Args: []string{"--new-session"}, Line: 2},
 		{Args: []string{"--setenv", "A B", ""}, Line: 3},
 		{Directive: DenyRead, Operand: "${HOME}/.ssh", Line: 4},
-		{Directive: DenyRead + ":pattern", Operand: "${CWD}/a b/#x", Line: 5},
+		{Directive: DenyRead, Qualifier: Pattern, Operand: "${CWD}/a b/#x", Line: 5},
 		{Directive: ProxyEnv, Line: 6},
 		{Directive: MandatoryScan, Operand: "depth=3 git=protect-config", Params: true, Line: 8},
 		{Directive: "kernel-mask", Operand: "/proc/kcore", Line: 9},

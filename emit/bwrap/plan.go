@@ -14,6 +14,9 @@ type Step struct {
 	Args []string
 	// Directive is a step for the runtime to resolve; "" for Args.
 	Directive Directive
+	// Qualifier says how a path directive's operand reads ("" for the
+	// plain path); written after the directive's name (@deny-read:pattern).
+	Qualifier Qualifier
 	// Operand is the directive's path, name or parameters.
 	Operand string
 	// Params marks an operand of parameters written by the compiler, shown
@@ -46,6 +49,13 @@ const (
 	// AllowWrite binds a path writable, if it exists and is not a symlink
 	// leading elsewhere; ancestors of protected paths below it are pinned.
 	AllowWrite Directive = "allow-write"
+	// PrivateTmp binds a new, empty directory of the run at its operand,
+	// writable, and sets TMPDIR to it: the command's temporary files are
+	// neither shared with other runs nor with the host's directory of that
+	// name, and are removed when the run ends. A write deny over the
+	// operand makes it read-only; a read deny over it hides nothing of the
+	// host there.
+	PrivateTmp Directive = "private-tmp"
 	// DenyRead hides a path: an empty tmpfs over a directory, /dev/null over
 	// anything else; what AllowRead and AllowWrite name inside is restored.
 	DenyRead Directive = "deny-read"
@@ -67,6 +77,34 @@ const (
 	Seccomp Directive = "seccomp"
 )
 
+// A Qualifier says how the operand of a path directive reads.
+type Qualifier string
+
+// The qualifiers.
+const (
+	// Pattern: a glob, also read as the literal name where that exists.
+	Pattern Qualifier = "pattern"
+	// Literal: the name as written, glob characters and all.
+	Literal Qualifier = "literal"
+	// UnlessHidden: a convenience path, left out where a read deny hides it.
+	UnlessHidden Qualifier = "unless-hidden"
+)
+
+// Qualifiers are the qualifiers a path directive may take.
+var Qualifiers = []Qualifier{Pattern, Literal, UnlessHidden}
+
+// Name is the directive as a plan writes it: its name, and ":qualifier"
+// when it has one.
+func (s Step) Name() string {
+	if s.Qualifier == "" {
+		return string(s.Directive)
+	}
+	return string(s.Directive) + ":" + string(s.Qualifier)
+}
+
+// TmpDir is where the command finds its temporary directory (TMPDIR).
+const TmpDir = policy.TmpDir
+
 // Plan is the ordered bubblewrap plan of a policy.
 type Plan struct {
 	Source string
@@ -87,16 +125,16 @@ func Emit(p *policy.Policy) Plan {
 	paths := func(d Directive, rules []policy.PathRule) {
 		for i := range rules {
 			r := &rules[i]
-			name := d
+			s := Step{Directive: d, Operand: r.Path, Origin: &r.Origin}
 			switch {
 			case r.Pattern:
-				name += ":pattern"
+				s.Qualifier = Pattern
 			case r.Literal:
-				name += ":literal"
+				s.Qualifier = Literal
 			case r.Convenience:
-				name += ":unless-hidden"
+				s.Qualifier = UnlessHidden
 			}
-			dir(name, r.Path, &r.Origin)
+			pl.Steps = append(pl.Steps, s)
 		}
 	}
 
@@ -119,7 +157,21 @@ func Emit(p *policy.Policy) Plan {
 		args("--bind", "/", "/")
 	} else {
 		args("--ro-bind", "/", "/")
-		paths(AllowWrite, fs.AllowWrite)
+		var tmp *policy.Origin
+		var writes []policy.PathRule
+		for i, r := range fs.AllowWrite {
+			if r.Origin == policy.Default && (r.Path == TmpDir || r.Path == "/private"+TmpDir) {
+				// The reference's shared /tmp/claude (and its macOS
+				// spelling): a directory of the run's own here.
+				tmp = &fs.AllowWrite[i].Origin
+				continue
+			}
+			writes = append(writes, r)
+		}
+		paths(AllowWrite, writes)
+		if tmp != nil {
+			dir(PrivateTmp, TmpDir, tmp)
+		}
 		paths(DenyRead, fs.DenyRead)
 		paths(AllowRead, fs.AllowRead)
 	}
@@ -179,7 +231,8 @@ func (pl Plan) Render() []byte {
 		b.WriteString("# this run's home and working directories. @step lines are resolved\n")
 	}
 	b.WriteString("# against the host at run time, in this order. # comments name the\n")
-	b.WriteString("# setting behind each step.\n")
+	b.WriteString("# setting behind each step. @private-tmp is TMPDIR: a new, empty directory\n")
+	b.WriteString("# of each run, bound there, seen by no other run and removed after it.\n")
 	for _, s := range pl.Steps {
 		var line string
 		if s.Args != nil {
@@ -189,7 +242,7 @@ func (pl Plan) Render() []byte {
 			}
 			line = strings.Join(words, " ")
 		} else {
-			line = "@" + string(s.Directive)
+			line = "@" + s.Name()
 			switch {
 			case s.Params:
 				line += " " + s.Operand

@@ -89,9 +89,6 @@ func allowEntries(rules []policy.PathRule) []entry {
 	return out
 }
 
-// privateDirs are the macOS top-level symlinks into /private.
-var privateDirs = []string{"/tmp", "/var", "/etc"}
-
 // spellings are e and its other spellings, in this order:
 //
 //   - an absolute path under /tmp, /var or /etc, which are symlinks into
@@ -124,7 +121,7 @@ func private(e entry) []entry {
 	out := []entry{e}
 	if e.root == "" {
 		full := e.lit + e.pat
-		for _, d := range privateDirs {
+		for _, d := range policy.MacPrivateDirs {
 			if full == d || strings.HasPrefix(full, d+"/") {
 				x := e
 				if e.lit != "" {

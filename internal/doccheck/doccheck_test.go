@@ -103,10 +103,6 @@ func TestCitations(t *testing.T) {
 	}
 }
 
-// pending are link targets that other branches add; a link to one is not
-// checked until the file exists.
-var pending = map[string]bool{"docs/recipes.md": true}
-
 // TestLinks: every relative link of README.md and docs/*.md names a file
 // that exists and, with a #fragment, one of its anchors.
 func TestLinks(t *testing.T) {
@@ -130,9 +126,7 @@ func TestLinks(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(root, path)
 			if _, err := os.Stat(path); err != nil {
-				if !pending[filepath.ToSlash(rel)] {
-					t.Errorf("%s links to %s, which does not exist", page, target)
-				}
+				t.Errorf("%s links to %s (%s), which does not exist", page, target, filepath.ToSlash(rel))
 				continue
 			}
 			if frag != "" && strings.HasSuffix(path, ".md") && !anchors(t, path)[frag] {

@@ -34,13 +34,20 @@ import (
 // Registry is a directory of manifests, private to the user.
 type Registry struct {
 	Dir string
+	// TmpDir holds the runs' temporary directories (see Tmp); "" means
+	// none. Like Dir, it is private to the user.
+	TmpDir string
 }
 
 // Default returns the registry in srt's own directory:
 // $XDG_RUNTIME_DIR/srt/placeholders, else the user's cache directory
 // (~/.cache/srt/placeholders, beside srt's policy cache), else
-// /tmp/srt-<uid>. Never under $TMPDIR, which may well be the project.
+// /tmp/srt-<uid>; never under $TMPDIR, which may well be the project. The
+// runs' temporary directories are in the host's temporary directory under
+// a per-user name, on the file system the command's temporary files would
+// use without a sandbox (XDG_RUNTIME_DIR is often a small tmpfs).
 func Default() (*Registry, error) {
+	perUser := filepath.Join(os.TempDir(), "srt-"+strconv.Itoa(os.Getuid()))
 	base := os.Getenv("XDG_RUNTIME_DIR")
 	if base != "" {
 		base = filepath.Join(base, "srt")
@@ -49,7 +56,7 @@ func Default() (*Registry, error) {
 	} else {
 		base = filepath.Join("/tmp", "srt-"+strconv.Itoa(os.Getuid()))
 	}
-	r := &Registry{Dir: filepath.Join(base, "placeholders")}
+	r := &Registry{Dir: filepath.Join(base, "placeholders"), TmpDir: filepath.Join(perUser, "tmp")}
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
@@ -72,12 +79,34 @@ type Run struct {
 type record struct {
 	// Placeholders are removed only while still empty.
 	Placeholders []string `json:"placeholders"`
-	// Scratch are directories of the run inside the registry, removed whole.
+	// Scratch are directories of the run inside the registry or its
+	// TmpDir, removed whole as soon as the run has ended.
 	Scratch []string `json:"scratch,omitempty"`
 	// Check, with Quarantine (the store's directory), is the check of
 	// protected names still due for the run (see package quarantine).
 	Check      *quarantine.Spec `json:"check,omitempty"`
 	Quarantine string           `json:"quarantine,omitempty"`
+}
+
+// Tmp makes a new, empty directory (mode 0700) in TmpDir for a run's
+// temporary files; pass it to Register so that it is removed with the
+// run, however the run ends.
+func (r *Registry) Tmp() (string, error) {
+	if r.TmpDir == "" {
+		return "", errors.New("the registry has no directory for temporary files")
+	}
+	if err := private.Dir(r.TmpDir); err != nil {
+		return "", err
+	}
+	return os.MkdirTemp(r.TmpDir, "run-")
+}
+
+// ownsScratch reports whether s is a directory Scratch or Tmp made: only
+// such a directory is ever removed whole.
+func (r *Registry) ownsScratch(s string) bool {
+	dir, base := filepath.Dir(s), filepath.Base(s)
+	return dir == r.Dir && strings.HasPrefix(base, "scratch-") ||
+		r.TmpDir != "" && dir == r.TmpDir && strings.HasPrefix(base, "run-")
 }
 
 // Scratch makes a private directory for a run (e.g. the empty source of
@@ -99,7 +128,7 @@ func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
 // changed at or after it changed during the run.
 func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir string, scratch ...string) (*Run, error) {
 	for _, s := range scratch {
-		if filepath.Dir(s) != r.Dir {
+		if !r.ownsScratch(s) {
 			return nil, fmt.Errorf("scratch directory %s is not in the registry", s)
 		}
 	}
@@ -178,9 +207,10 @@ func (run *Run) Release() error {
 	return errors.Join(err, run.r.Sweep())
 }
 
-// Sweep removes the placeholders of ended runs (records whose lock nobody
-// holds), unless some run is still alive; it is safe to call at any time,
-// for example when srt starts.
+// Sweep removes the scratch and temporary directories of ended runs
+// (records whose lock nobody holds), and their placeholders unless some
+// run is still alive; it is safe to call at any time, for example when srt
+// starts.
 func (r *Registry) Sweep() error {
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil {
@@ -196,6 +226,7 @@ func (r *Registry) Sweep() error {
 			d.file.Close()
 		}
 	}()
+	alive := false
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "run-") {
 			continue
@@ -206,7 +237,8 @@ func (r *Registry) Sweep() error {
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			f.Close()
-			return nil // a run is alive: remove nothing yet
+			alive = true
+			continue
 		}
 		var rec record
 		if err := json.NewDecoder(f).Decode(&rec); err != nil {
@@ -214,7 +246,9 @@ func (r *Registry) Sweep() error {
 		}
 		dead = append(dead, ended{f, rec})
 	}
+	// A run's scratch and temporary directories serve its sandbox alone.
 	var errs []error
+	tmpOK := r.TmpDir != "" && realDir(r.TmpDir)
 	for _, d := range dead {
 		if d.rec.Check != nil && d.rec.Quarantine != "" {
 			// A run that ended without checking (srt was killed).
@@ -227,15 +261,29 @@ func (r *Registry) Sweep() error {
 				errs = append(errs, err)
 			}
 		}
-		errs = append(errs, removeAll(d.rec.Placeholders))
 		for _, s := range d.rec.Scratch {
-			if filepath.Dir(s) == r.Dir && strings.HasPrefix(filepath.Base(s), "scratch-") {
+			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
 				errs = append(errs, os.RemoveAll(s))
 			}
 		}
+	}
+	if alive {
+		// A placeholder unlinked on the host is detached from every
+		// sandbox that relies on it: they wait until no run is alive.
+		return errors.Join(errs...)
+	}
+	for _, d := range dead {
+		errs = append(errs, removeAll(d.rec.Placeholders))
 		errs = append(errs, os.Remove(d.file.Name()))
 	}
 	return errors.Join(errs...)
+}
+
+// realDir reports whether dir is a directory reached through no symlink,
+// so that removing what is inside it removes nothing elsewhere.
+func realDir(dir string) bool {
+	real, err := filepath.EvalSymlinks(dir)
+	return err == nil && real == filepath.Clean(dir)
 }
 
 // removeAll removes placeholders that are still as bubblewrap made them,

@@ -164,3 +164,34 @@ func TestRegistryMustBePrivate(t *testing.T) {
 		t.Error("accepted a registry under a world-writable directory")
 	}
 }
+
+// TestTmpGoesWithItsRun: a run's temporary directory is removed as soon as
+// the run ends, even while another run is alive, and never one outside
+// TmpDir or reached through a symlink.
+func TestTmpGoesWithItsRun(t *testing.T) {
+	r := registry(t)
+	r.TmpDir = filepath.Join(filepath.Dir(r.Dir), "tmp")
+	tmp, err := r.Tmp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o600)
+	first, err := r.Register(nil, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.Register(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(tmp) {
+		t.Error("a run's temporary directory outlived it (another run was alive)")
+	}
+	second.Release()
+	if _, err := r.Register(nil, filepath.Join(t.TempDir(), "run-x")); err == nil {
+		t.Error("registered a temporary directory outside TmpDir")
+	}
+}

@@ -13,7 +13,7 @@ import (
 // A directive is how the runtime resolves one kind of @step.
 type directive struct {
 	// qualifiers are the ":name" suffixes the directive takes.
-	qualifiers []string
+	qualifiers []bwrap.Qualifier
 	// emit writes the step's arguments where the step stands in the plan.
 	// nil for the file-system steps, which collect gathers from the whole
 	// plan and emitFilesystem writes after "--ro-bind / /", as one unit
@@ -23,7 +23,7 @@ type directive struct {
 
 // pathQualifiers are what the compiler writes after a path directive: a
 // glob, a literal entry, a convenience directory.
-var pathQualifiers = []string{"pattern", "literal", "unless-hidden"}
+var pathQualifiers = bwrap.Qualifiers
 
 // directives are the steps this runtime resolves, by name. A plan with any
 // other step is refused: a step the runtime does not know could be a rule
@@ -36,7 +36,11 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.KernelMask: {emit: func(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
 		return r.kernelMask(s.Operand)
 	}},
-	bwrap.Seccomp:       {emit: seccompStep},
+	bwrap.Seccomp: {emit: seccompStep},
+	bwrap.PrivateTmp: {emit: func(r *resolver, _ bwrap.Step, _ []bwrap.Step) error {
+		r.add("--setenv", "TMPDIR", r.tmp.dest)
+		return nil
+	}},
 	bwrap.AllowWrite:    {qualifiers: pathQualifiers},
 	bwrap.DenyRead:      {qualifiers: pathQualifiers},
 	bwrap.AllowRead:     {qualifiers: pathQualifiers},
@@ -54,13 +58,12 @@ func checkSteps(steps []bwrap.Step) error {
 			}
 			continue
 		}
-		name, q := kind(s.Directive)
-		d, ok := directives[name]
+		d, ok := directives[s.Directive]
 		if !ok {
-			return stepError(s, fmt.Errorf("unknown step @%s: this srt does not know it; run the plan with the srt that matches the srtc that compiled it", s.Directive))
+			return stepError(s, fmt.Errorf("unknown step @%s: this srt does not know it; run the plan with the srt that matches the srtc that compiled it", s.Name()))
 		}
-		if q != "" && !slices.Contains(d.qualifiers, q) {
-			return stepError(s, fmt.Errorf("unknown step @%s: @%s takes no :%s", s.Directive, name, q))
+		if q := s.Qualifier; q != "" && !slices.Contains(d.qualifiers, q) {
+			return stepError(s, fmt.Errorf("unknown step @%s: @%s takes no :%s", s.Name(), s.Directive, q))
 		}
 	}
 	return nil

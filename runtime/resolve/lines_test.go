@@ -16,7 +16,7 @@ func TestLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resolve(p.Steps, Host{Home: home, Cwd: cwd, EmptyDir: t.TempDir(), SeccompFD: 3, ProxyEnv: []string{"HTTP_PROXY=x"}})
+	res, err := Resolve(p.Steps, Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3, ProxyEnv: []string{"HTTP_PROXY=x"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,19 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(empty)
-	res, err := Resolve(bwrap.Emit(p).Steps, Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3})
+	// The mount point of the run's TMPDIR, as srt makes it.
+	if err := os.MkdirAll(bwrap.TmpDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := os.MkdirTemp("", "srt-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	if uid != 0 {
+		os.Chown(tmp, uid, uid)
+	}
+	res, err := Resolve(bwrap.Emit(p).Steps, Host{Home: home, Cwd: cwd, TmpDir: tmp, EmptyDir: empty, SeccompFD: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,10 @@ type Host struct {
 	// user's tree. When nil, or when it fails, the file is hidden instead,
 	// which is stricter.
 	MaskedCopy func(path string) (string, error)
+	// TmpDir is a new, empty directory of this run, private to the user,
+	// bound writable at the @private-tmp operand (the command's TMPDIR).
+	// Needed only when the plan has that step.
+	TmpDir string
 }
 
 // Result is a resolved plan.
@@ -106,6 +110,7 @@ type resolver struct {
 	masks      []mount    // credential file masks: copy -> real file
 	scanDenies []string
 	usedEmpty  bool
+	tmp        *mount // the run's TMPDIR: host directory -> its place inside
 
 	// cur is the line of the step being resolved; from maps a kind and a
 	// path ("w/path": write root, "d": read deny, "a": read allow, "m":
@@ -158,18 +163,11 @@ func (r *resolver) expand(p string) string {
 	return filepath.Clean(p)
 }
 
-// kind splits a directive into its name and qualifier (":pattern", …).
-func kind(d bwrap.Directive) (bwrap.Directive, string) {
-	name, q, _ := strings.Cut(string(d), ":")
-	return bwrap.Directive(name), q
-}
-
 // targets returns the host paths a path step names: the path itself, and
 // for a pattern every existing match as well (the dual reading).
 func (r *resolver) targets(s bwrap.Step) ([]string, error) {
-	_, q := kind(s.Directive)
 	p := r.expand(s.Operand)
-	if q != "pattern" {
+	if s.Qualifier != bwrap.Pattern {
 		return []string{p}, nil
 	}
 	// The directory behind ${HOME} or ${CWD} is a name, whatever
@@ -182,7 +180,7 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 	}
 	matches, err := glob(root, rel)
 	if err != nil {
-		return nil, fmt.Errorf("@%s %s: %w", s.Directive, s.Operand, err)
+		return nil, fmt.Errorf("@%s %s: %w", s.Name(), s.Operand, err)
 	}
 	if _, err := os.Lstat(p); err == nil {
 		matches = append([]string{p}, matches...)
@@ -196,16 +194,23 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	scanLine := 0
 	convLine := map[string]int{}
 	for _, s := range steps {
+		if s.Directive == bwrap.PrivateTmp {
+			if r.h.TmpDir == "" {
+				return fmt.Errorf("@%s %s: no directory was made for the run's TMPDIR", s.Directive, s.Operand)
+			}
+			r.tmp = &mount{src: r.h.TmpDir, dest: filepath.Clean(s.Operand)}
+		}
+	}
+	for _, s := range steps {
 		r.cur = s.Line
-		name, q := kind(s.Directive)
-		switch name {
+		switch s.Directive {
 		case bwrap.AllowWrite:
 			ts, err := r.targets(s)
 			if err != nil {
 				return err
 			}
 			for _, t := range ts {
-				if q == "unless-hidden" {
+				if s.Qualifier == bwrap.UnlessHidden {
 					convenience = append(convenience, t)
 					convLine[t] = s.Line
 					continue
@@ -225,7 +230,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 	}
 	for _, s := range steps {
 		r.cur = s.Line
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		switch name {
 		case bwrap.MaskFile:
 			ts, err := r.targets(s)
@@ -262,9 +267,13 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 		}
 		r.addWriteRoot(c)
 	}
+	if r.tmp != nil {
+		// Last: bound after every write root that could cover it.
+		r.writeRoots = append(r.writeRoots, r.tmp.dest)
+	}
 	for _, s := range steps {
 		r.cur = s.Line
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		if name != bwrap.DenyWrite {
 			continue
 		}
@@ -305,6 +314,10 @@ func (r *resolver) addWriteRoot(p string) {
 	}
 	if fi.Mode()&os.ModeSymlink != 0 && !within(real, p) {
 		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
+		return
+	}
+	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
+		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
 		return
 	}
 	r.mark('w', real)
@@ -496,7 +509,7 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 			}
 			continue
 		}
-		name, _ := kind(s.Directive)
+		name := s.Directive
 		if d := directives[name]; d.emit != nil {
 			if err := d.emit(r, s, steps); err != nil {
 				return stepError(s, err)
@@ -584,14 +597,18 @@ func (r *resolver) emitFilesystem() {
 			r.at('p', pin).add("--ro-bind", pin, pin)
 		}
 		for _, w := range r.writeRoots {
-			r.at('w', w).add("--bind", w, w)
+			if !r.isTmp(w) {
+				r.at('w', w).add("--bind", w, w)
+			}
 		}
 	} else {
 		// A writable "/" would bury pins made before it: pin after the
 		// write roots, then cover each pinned top-level directory with a
 		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
-			r.at('w', w).add("--bind", w, w)
+			if !r.isTmp(w) {
+				r.at('w', w).add("--bind", w, w)
+			}
 		}
 		covers := map[string]bool{}
 		for _, pin := range pins {
@@ -604,6 +621,9 @@ func (r *resolver) emitFilesystem() {
 				r.at('w', "/").add("--bind", top, top)
 			}
 		}
+	}
+	if r.tmp != nil {
+		r.add("--bind", r.tmp.src, r.tmp.dest)
 	}
 	for _, u := range r.readDeny {
 		if r.hiddenByEarlier(u) {
@@ -623,7 +643,7 @@ func (r *resolver) emitFilesystem() {
 			// become read-only.
 			for _, w := range r.writeRoots {
 				if w != m.dest && within(w, m.dest) && r.restoredUnder(w, m.dest) {
-					r.at('x', m.dest).add("--ro-bind", w, w)
+					r.at('x', m.dest).add("--ro-bind", r.host(w), w)
 				}
 			}
 			continue
@@ -675,7 +695,7 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 	var restores []restore
 	for _, w := range r.writeRoots {
 		if w != u.path && within(w, u.path) {
-			restores = append(restores, restore{w, w, !again, 'w'})
+			restores = append(restores, restore{r.host(w), w, !again, 'w'})
 		}
 	}
 	for _, a := range r.allowRead {
@@ -769,6 +789,18 @@ func (r *resolver) hiddenUnrestored(p string) bool {
 
 type mount struct{ src, dest string }
 
+// isTmp reports whether p is where the run's TMPDIR is bound.
+func (r *resolver) isTmp(p string) bool { return r.tmp != nil && p == r.tmp.dest }
+
+// host returns the host path behind p: inside the run's TMPDIR, its
+// directory on the host; anywhere else, p.
+func (r *resolver) host(p string) string {
+	if r.tmp != nil && within(p, r.tmp.dest) {
+		return r.tmp.src + strings.TrimPrefix(p, r.tmp.dest)
+	}
+	return p
+}
+
 // denyWriteMounts decides the read-only mounts of the write denies: an
 // existing path inside (or above) a write root is bound onto itself; an
 // absent one gets a placeholder at its first missing component.
@@ -785,7 +817,7 @@ func (r *resolver) denyWriteMounts() []mount {
 	// them, so nothing below them needs a placeholder.
 	var readOnly []string
 	for _, d := range r.denyWrite {
-		if _, err := os.Lstat(d); err == nil {
+		if _, err := os.Lstat(r.host(d)); err == nil {
 			readOnly = append(readOnly, d)
 		}
 	}
@@ -807,34 +839,34 @@ func (r *resolver) denyWriteMounts() []mount {
 		if !r.writable(d) && !above {
 			continue // read-only already
 		}
-		if _, err := os.Lstat(d); err == nil {
-			addMount(mount{d, d})
+		if _, err := os.Lstat(r.host(d)); err == nil {
+			addMount(mount{r.host(d), d})
 			continue
 		}
 		// Absent: keep it from being created.
 		existing, missing := d, ""
 		for {
-			if _, err := os.Lstat(existing); err == nil {
+			if _, err := os.Lstat(r.host(existing)); err == nil {
 				break
 			}
 			missing = filepath.Base(existing)
 			existing = filepath.Dir(existing)
 		}
 		first := filepath.Join(existing, missing)
-		if fi, err := os.Stat(existing); err == nil && !fi.IsDir() {
+		if fi, err := os.Stat(r.host(existing)); err == nil && !fi.IsDir() {
 			if l, ok := r.from["x"+d]; ok {
 				if _, ok := r.from["x"+existing]; !ok {
 					r.from["x"+existing] = l
 				}
 			}
-			addMount(mount{existing, existing}) // e.g. a worktree's .git file
+			addMount(mount{r.host(existing), existing}) // e.g. a worktree's .git file
 			continue
 		}
 		if !effectivelyWritable(first) {
 			r.note("%s: needs no placeholder, its directory is read-only in the sandbox", d)
 			continue
 		}
-		if !canCreateIn(existing) {
+		if !canCreateIn(r.host(existing)) {
 			// Neither bubblewrap nor the command can create it there
 			// (another owner, a read-only file system): nothing to do, and
 			// a mount point could not be made.
@@ -852,7 +884,8 @@ func (r *resolver) denyWriteMounts() []mount {
 			src = r.h.EmptyDir
 			r.usedEmpty = true
 		}
-		if !seen[first] {
+		if !seen[first] && r.host(first) == first {
+			// (One in the run's TMPDIR goes with it.)
 			r.res.Placeholders = append(r.res.Placeholders, first)
 		}
 		if l, ok := r.from["x"+d]; ok {

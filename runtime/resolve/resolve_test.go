@@ -58,7 +58,7 @@ func resolveFor(t *testing.T, settings, home, cwd string) *Result {
 
 func resolveWith(t *testing.T, settings, home, cwd, empty string) *Result {
 	t.Helper()
-	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) string { return "sentinel" }})
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) string { return "sentinel" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestResolveArgs(t *testing.T) {
 
 func TestResolveRefusesUnanchoredGlob(t *testing.T) {
 	home, cwd := project(t)
-	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/*/secret"], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3})
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/*/secret"], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3})
 	if err == nil || !strings.Contains(err.Error(), "literal directory") {
 		t.Errorf("Resolve = %v, want a refusal", err)
 	}
@@ -113,7 +113,7 @@ func TestResolveRefusesUnanchoredGlob(t *testing.T) {
 
 func TestResolveNeedsSeccompFD(t *testing.T) {
 	home, cwd := project(t)
-	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd})
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir()})
 	if err == nil {
 		t.Error("Resolve without a seccomp descriptor succeeded")
 	}
@@ -139,7 +139,7 @@ func TestResolveCredentialMask(t *testing.T) {
 		t.Errorf("unmasked file not hidden:\n%s", strings.Join(res.Args, "\n"))
 	}
 	copyPath := filepath.Join(t.TempDir(), "masked")
-	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, SeccompFD: 3, MaskedCopy: func(p string) (string, error) {
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3, MaskedCopy: func(p string) (string, error) {
 		if p != cwd+"/src/main.go" {
 			t.Errorf("MaskedCopy(%q)", p)
 		}
@@ -161,12 +161,12 @@ func TestResolveRefusesReplaceableSymlink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, "other"), filepath.Join(cwd, ".vscode")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3, EmptyDir: t.TempDir()})
+	_, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3, EmptyDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "symlink in a writable directory") {
 		t.Errorf("Resolve = %v, want a refusal", err)
 	}
 	// Outside the write area the same link is harmless.
-	if _, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3}); err != nil {
+	if _, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3}); err != nil {
 		t.Errorf("read-only cwd: %v", err)
 	}
 }
@@ -196,5 +196,52 @@ func TestResolvePatternUnderMetacharacterRoot(t *testing.T) {
 	}
 	if strings.Contains(args, decoy) {
 		t.Errorf("the pattern reached a directory outside the project:\n%s", args)
+	}
+}
+
+// TestResolvePrivateTmp: the run's TMPDIR is bound at /tmp/claude after
+// every write root and read deny that could cover it, a write deny over it
+// makes it read-only, and an allowWrite naming it binds nothing of the
+// host's.
+func TestResolvePrivateTmp(t *testing.T) {
+	home, cwd := project(t)
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name, fs string
+		want     []string // in this order
+		not      []string
+	}{
+		{"default", `"denyRead": [], "allowWrite": [], "denyWrite": []`,
+			[]string{"--bind " + tmp + " /tmp/claude", "--setenv TMPDIR /tmp/claude"}, []string{"--bind /tmp/claude"}},
+		{"tmp writable", `"denyRead": [], "allowWrite": ["/tmp", "/tmp/claude/x"], "denyWrite": []`,
+			[]string{"--bind /tmp /tmp", "--bind " + tmp + " /tmp/claude"}, []string{"--bind /tmp/claude"}},
+		{"tmp hidden", `"denyRead": ["/tmp"], "allowWrite": [], "denyWrite": []`,
+			[]string{"--tmpfs /tmp", "--bind " + tmp + " /tmp/claude"}, nil},
+		{"tmp write-protected", `"denyRead": [], "allowWrite": [], "denyWrite": ["/tmp/claude"]`,
+			[]string{"--bind " + tmp + " /tmp/claude", "--ro-bind " + tmp + " /tmp/claude"}, nil},
+	} {
+		settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {` + c.fs + `}}`
+		res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: tmp, SeccompFD: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		args := strings.Join(res.Args, " ") + " "
+		at := 0
+		for _, w := range c.want {
+			i := strings.Index(args[at:], w+" ")
+			if i < 0 {
+				t.Errorf("%s: no %q after position %d:\n%s", c.name, w, at, strings.Join(res.Args, "\n"))
+				break
+			}
+			at += i + len(w)
+		}
+		for _, n := range c.not {
+			if strings.Contains(args, n+" ") {
+				t.Errorf("%s: %q in:\n%s", c.name, n, strings.Join(res.Args, "\n"))
+			}
+		}
+	}
+	if _, err := Resolve(plan(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), Host{Home: home, Cwd: cwd, SeccompFD: 3}); err == nil {
+		t.Error("resolved a private TMPDIR without a directory for it")
 	}
 }

@@ -134,6 +134,9 @@ type Check struct {
 }
 
 // ReapArg, as argv[1], runs this binary as the reaper: srt __srt_reap__ DIR
-// RECORD waits until its standard input ends (srt has exited or been
-// killed) and the run's record is unlocked, then sweeps the registry.
+// RECORD TMPDIR waits until its standard input ends (srt has exited or been
+// killed) and the run's record is unlocked, then sweeps the registry (DIR)
+// and the runs' temporary directories (TMPDIR). Every Linux run with a
+// TMPDIR starts it: a program that calls Manager.Run must handle it as it
+// handles InitArg (cmd/srt does).
 const ReapArg = "__srt_reap__"

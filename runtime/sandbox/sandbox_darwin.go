@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/emit/seatbelt"
 	"srt.dev/runtime/proxy"
 )
@@ -112,8 +113,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if o.DryRun {
 		return out, nil
 	}
-	// TMPDIR points here; the profile lets the command write it.
-	os.MkdirAll("/tmp/claude", 0o700)
+	if p.Filesystem.PrivateTmp() {
+		// TMPDIR: a new directory of this run inside /tmp/claude, which
+		// the profile lets the command write (Seatbelt cannot mount one
+		// there: other runs of the same user can reach it), removed when
+		// the run ends.
+		os.MkdirAll(policy.TmpDir, 0o700)
+		tmp, err := os.MkdirTemp(policy.TmpDir, "run-")
+		if err != nil {
+			return nil, fmt.Errorf("the sandbox's TMPDIR is made in %s: %w (remove it if another user owns it)", policy.TmpDir, err)
+		}
+		defer os.RemoveAll(tmp)
+		env = setEnv(env, "TMPDIR", tmp)
+	}
 
 	sigs := make(chan os.Signal, 8)
 	if o.ForwardSignals {

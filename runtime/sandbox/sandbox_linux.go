@@ -117,8 +117,23 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	for _, d := range protect {
 		steps = append(steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
 	}
+	// The command's TMPDIR: a directory of this run, bound where the plan
+	// says, removed with the other scratch directories.
+	var tmp string
+	for _, s := range steps {
+		if s.Directive == bwrap.PrivateTmp {
+			if err := tmpMountPoint(s.Operand); err != nil {
+				os.Remove(empty)
+				return nil, err
+			}
+			if tmp, err = reg.Tmp(); err != nil {
+				os.Remove(empty)
+				return nil, err
+			}
+		}
+	}
 	host := resolve.Host{
-		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp,
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp, TmpDir: tmp,
 		ProxyEnv:  proxyEnv(token, key, self, HTTPPort, SOCKSPort),
 		MaskValue: func(string) string { v, _ := randomHex(16); return "fake_value_" + v },
 	}
@@ -128,6 +143,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	res, err := resolve.Resolve(steps, host)
 	if err != nil {
 		os.Remove(empty)
+		removeTmp(tmp)
 		return nil, err
 	}
 	for _, n := range res.Notes {
@@ -142,6 +158,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 			}
 		}
 	}
+	// Other runs' temporary directories, last: nothing reopens them.
+	if fi, err := os.Stat(reg.TmpDir); err == nil && fi.IsDir() {
+		res.Args = append(res.Args, "--tmpfs", reg.TmpDir)
+	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
 		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
@@ -153,13 +173,18 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	out := &Result{Argv: full, ArgvLines: lines}
 	if o.DryRun {
 		os.Remove(empty)
+		removeTmp(tmp)
 		return out, nil
 	}
 
-	scratch := []string{empty}
-	if len(res.Placeholders) == 0 {
+	var scratch []string
+	if len(res.Placeholders) > 0 {
+		scratch = append(scratch, empty)
+	} else {
 		os.Remove(empty)
-		scratch = nil
+	}
+	if tmp != "" {
+		scratch = append(scratch, tmp)
 	}
 	var check *quarantine.Spec
 	storeDir := ""
@@ -182,7 +207,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		// Nothing to clean up or check after this run: no reaper.
 		reaper <- func() {}
 	} else {
-		go startReaperAsync(self, reg.Dir, run.Record(), reaper, o.debug)
+		go startReaperAsync(self, reg, run.Record(), reaper, o.debug)
 	}
 	defer func() { (<-reaper)() }()
 
@@ -555,6 +580,35 @@ func Init(args []string) error {
 	return nil
 }
 
+// tmpMountPoint makes sure dir exists on the host as a directory, the
+// mount point of the run's TMPDIR: bubblewrap cannot create it in the
+// read-only root. It stays, empty, for later runs; what the host had
+// there is hidden from the command. A symlink or a file there is refused
+// rather than followed.
+func tmpMountPoint(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.Mkdir(dir, 0o755); err == nil || errors.Is(err, fs.ErrExist) {
+			fi, err = os.Lstat(dir)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("the sandbox's TMPDIR is mounted at %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("the sandbox's TMPDIR is mounted at %s, which is not a directory on this host (%s): remove it", dir, fi.Mode().Type())
+	}
+	return nil
+}
+
+// removeTmp removes a run's temporary directory that was never
+// registered.
+func removeTmp(dir string) {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
+
 // forwardSignals delivers each signal to the command's process group (a
 // shell and the program it waits for both see ^C, as on a terminal) and,
 // on a terminal, to its foreground job when that is another group (the
@@ -572,8 +626,8 @@ func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
 }
 
 // startReaperAsync starts the reaper and sends its stop function.
-func startReaperAsync(self, dir, record string, out chan<- func(), debug func(string)) {
-	stop, err := startReaper(self, dir, record)
+func startReaperAsync(self string, reg *placeholders.Registry, record string, out chan<- func(), debug func(string)) {
+	stop, err := startReaper(self, reg, record)
 	if err != nil {
 		debug("no reaper: " + err.Error())
 		stop = func() {}
@@ -583,14 +637,14 @@ func startReaperAsync(self, dir, record string, out chan<- func(), debug func(st
 
 // startReaper starts the reaper in a session of its own; stop lets it go
 // once the run has cleaned up after itself.
-func startReaper(self, dir, record string) (stop func(), err error) {
+func startReaper(self string, reg *placeholders.Registry, record string) (stop func(), err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	// A shell waits (it starts in a fraction of the time srt does); srt is
 	// run only when there is something to do.
-	cmd := exec.Command("/bin/sh", "-c", `while read -r _; do :; done; exec "$0" `+ReapArg+` "$1" "$2"`, self, dir, record)
+	cmd := exec.Command("/bin/sh", "-c", `while read -r _; do :; done; exec "$0" `+ReapArg+` "$1" "$2" "$3"`, self, reg.Dir, record, reg.TmpDir)
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -605,11 +659,11 @@ func startReaper(self, dir, record string) (stop func(), err error) {
 
 // Reap is the reaper (see ReapArg).
 func Reap(args []string) error {
-	if len(args) != 2 {
-		return errors.New("usage: srt " + ReapArg + " DIR RECORD")
+	if len(args) != 3 {
+		return errors.New("usage: srt " + ReapArg + " DIR RECORD TMPDIR")
 	}
 	io.Copy(io.Discard, os.Stdin) // until srt is gone
-	reg := &placeholders.Registry{Dir: args[0]}
+	reg := &placeholders.Registry{Dir: args[0], TmpDir: args[2]}
 	reg.WaitEnded(args[1]) // the kernel drops srt's lock a moment later
 	return reg.Sweep()
 }

@@ -162,13 +162,7 @@ func kernelPath(p string) string {
 	if p == "" {
 		return "/" // a root of "/" with nothing after it
 	}
-	p = path.Clean(p)
-	for _, d := range []string{"/tmp", "/var", "/etc"} {
-		if p == d || strings.HasPrefix(p, d+"/") {
-			return "/private" + p
-		}
-	}
-	return p
+	return policy.MacKernelPath(path.Clean(p))
 }
 
 // ClimbingHazard reports a path of the policy that climbs above its

@@ -1,0 +1,144 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"srt.dev/internal/testenv"
+)
+
+// A recipe is one section of docs/recipes.md: its shell blocks, each with
+// the text its output must contain (the text block after it, if any).
+type recipe struct {
+	title string
+	steps []recipeStep
+}
+
+type recipeStep struct {
+	script string
+	want   []string
+}
+
+// readRecipes splits docs/recipes.md into its sections with shell blocks.
+func readRecipes(t *testing.T) []recipe {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "docs", "recipes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []recipe
+	var lang string
+	var block []string
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case !in && strings.HasPrefix(line, "## "):
+			out = append(out, recipe{title: strings.TrimPrefix(line, "## ")})
+		case !in && strings.HasPrefix(line, "```"):
+			in, lang, block = true, strings.TrimPrefix(line, "```"), nil
+		case in && line == "```":
+			in = false
+			if len(out) == 0 {
+				continue
+			}
+			r := &out[len(out)-1]
+			switch lang {
+			case "sh":
+				r.steps = append(r.steps, recipeStep{script: strings.Join(block, "\n") + "\n"})
+			case "text":
+				if n := len(r.steps); n > 0 && r.steps[n-1].want == nil {
+					r.steps[n-1].want = block
+				}
+			}
+		case in:
+			block = append(block, line)
+		}
+	}
+	var withSteps []recipe
+	for _, r := range out {
+		if len(r.steps) > 0 {
+			withSteps = append(withSteps, r)
+		}
+	}
+	return withSteps
+}
+
+// TestRecipes runs every recipe of docs/recipes.md as written, with srt
+// and srtc built and on PATH, each in an empty directory with its own
+// home. The shell blocks of a recipe run in one shell, in order.
+func TestRecipes(t *testing.T) {
+	requireSandbox(t)
+	tools := testenv.Require(t, "python3", "git", "go", "npm", "node")
+	bin := t.TempDir()
+	for _, c := range []string{"srt", "srtc"} {
+		if out, err := exec.Command(tools[2], "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c).CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", c, err, out)
+		}
+	}
+	recipes := readRecipes(t)
+	if len(recipes) < 4 {
+		t.Fatalf("%d recipes with shell blocks in docs/recipes.md, want at least 4", len(recipes))
+	}
+	for _, r := range recipes {
+		t.Run(r.title, func(t *testing.T) {
+			dir := t.TempDir()
+			home := filepath.Join(dir, "home")
+			work := filepath.Join(dir, "work")
+			os.MkdirAll(home, 0o755)
+			os.MkdirAll(work, 0o755)
+			// A real srt and srtc first on PATH, not this test binary in
+			// its CLI role.
+			var env []string
+			for _, kv := range tmpEnv(t, home, os.TempDir()) {
+				switch {
+				case kv == "SRT_TEST_CLI=1", strings.HasPrefix(kv, "SRTC="):
+				case strings.HasPrefix(kv, "PATH="):
+					env = append(env, "PATH="+bin+":"+strings.TrimPrefix(kv, "PATH="))
+				default:
+					env = append(env, kv)
+				}
+			}
+			var script strings.Builder
+			script.WriteString("set -e\n")
+			for i, s := range r.steps {
+				script.WriteString(s.script)
+				fmt.Fprintf(&script, "echo '--- step %d'\n", i)
+			}
+			cmd := exec.Command("bash", "-c", script.String())
+			cmd.Dir = work
+			cmd.Env = env
+			done := make(chan struct{})
+			time.AfterFunc(3*time.Minute, func() {
+				select {
+				case <-done:
+				default:
+					cmd.Process.Kill()
+				}
+			})
+			out, err := cmd.CombinedOutput()
+			close(done)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			parts := strings.Split(string(out), "--- step ")
+			for i, s := range r.steps {
+				for _, w := range s.want {
+					if i >= len(parts) || !strings.Contains(parts[i], w) {
+						t.Errorf("step %d: output lacks %q:\n%s", i+1, w, out)
+					}
+				}
+			}
+		})
+	}
+}
