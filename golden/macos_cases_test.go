@@ -203,6 +203,11 @@ func macCases() map[string]macCase {
 		// Shapes the full generated agreement test found.
 		"convenience roots under a deny from another root": {dir: "macos-convenience-roots-cross-root-deny",
 			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}, not: []string{"(subpath " + home("/.npm/_logs") + ")"}},
+		// Only a literal allow reopens a convenience root; the runtime
+		// decides it for each (~/.claude covers ~/.claude/debug on every
+		// host, and the pattern ~/.claude/* does not reopen it).
+		"convenience roots and a pattern allow": {dir: "macos-convenience-roots-pattern-allow",
+			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}},
 		"a literal deny a pattern write root from another root names": {dir: "macos-literal-deny-in-glob-write-root",
 			ordered: []string{rule("deny file-write-unlink", "(subpath "+home("/.config")+")", `(literal (param "HOME"))`, `(regex (param "HOME_PARENTS_REGEX"))`)}},
 		"the text reading of a deny glob inside an allow from another root": {dir: "macos-text-reading-cross-root-allow",

@@ -92,6 +92,13 @@ func TestMacOSReferenceDecisions(t *testing.T) {
 				{"write", "~/.npm/_logs/x", MacOS, true, "default"},
 				{"write", "~/.claude/debug/x", MacOS, false, "default"},
 			}},
+		{"only a literal allow reopens a convenience write root",
+			`"denyRead": ["/home/me/**/*", "~/.claude"], "allowRead": ["/home/me/*/", "~/.claude/*"], "allowWrite": [], "denyWrite": []`,
+			[]ask{
+				{"write", "~/.npm/_logs/x", MacOS, false, "default"},
+				{"remove", "~/.npm/_logs/x", MacOS, false, "default"},
+				{"write", "~/.claude/debug/x", MacOS, false, "default"},
+			}},
 		{"a literal deny over the home directory drops the convenience write roots",
 			`"denyRead": ["/home"], "allowRead": [], "allowWrite": ["."], "denyWrite": []`,
 			[]ask{

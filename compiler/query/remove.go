@@ -207,9 +207,10 @@ func (e *Evaluator) macWriteRoots() []policy.PathRule {
 
 // macDropped reports whether a is a default convenience write root
 // (~/.npm/_logs, ~/.claude/debug) that the reference drops on this host: a
-// read deny covers it, and no read allow inside that deny covers it again
-// (docs/reference.md#default-writable). The compiler drops it where the spellings decide
-// it; for a deny written from another root the profile asks the runtime.
+// read deny covers it, and no literal read allow inside that deny covers
+// it again (docs/reference.md#default-writable). The compiler drops it
+// where the spellings decide it (a pattern allow reopens it there, as on
+// Linux); the profile asks the runtime for the rest.
 func (e *Evaluator) macDropped(a policy.PathRule) bool {
 	if !a.Convenience {
 		return false
@@ -222,6 +223,9 @@ func (e *Evaluator) macDropped(a policy.PathRule) bool {
 		}
 		reopened := false
 		for _, r := range fs.AllowRead {
+			if r.Pattern && !r.Literal || r.TrailingSeparator {
+				continue // only a literal allow reopens it
+			}
 			if e.macCovers(r, p) && e.macCovers(d, e.macSample(r)) {
 				reopened = true
 			}

@@ -205,13 +205,42 @@ func (m *emitter) keepConvenience(writes, denies, allows []entry) {
 			continue
 		}
 		for _, d := range denies {
-			if d.root != w.root && mayCover(d, w) {
+			// A deny from the same root that covers it was reopened by
+			// an allow (the compiler drops the others); only a literal
+			// allow does that on macOS.
+			same := d.root == w.root && symCovers(d, w.spelling()) && !reopens(d, w, allows)
+			if same || d.root != w.root && mayCover(d, w) {
 				m.carves = append(m.carves, carve{o: w, denies: denies, allows: allows})
 				writes[i].pre = `(param "` + carveParamName(len(m.carves)) + `")`
 				break
 			}
 		}
 	}
+}
+
+// symCovers reports whether deny d covers the symbolic path p written
+// from the same root: p is d or below it, or d's pattern matches p or an
+// ancestor.
+func symCovers(d entry, p string) bool {
+	if d.glob() {
+		return d.goRegexp(true).MatchString(p)
+	}
+	r := relate(p, d.spelling())
+	return r == same || r == inside
+}
+
+// reopens reports whether a literal allow from w's root, inside deny d,
+// covers convenience root w: then it is kept on every host.
+func reopens(d, w entry, allows []entry) bool {
+	for _, a := range allows {
+		if a.glob() || a.dirs || a.root != w.root {
+			continue
+		}
+		if r := relate(w.spelling(), a.spelling()); (r == same || r == inside) && symCovers(d, a.spelling()) {
+			return true
+		}
+	}
+	return false
 }
 
 // carveParam is o's allow filter behind the carve parameter of (d, o):

@@ -63,7 +63,7 @@ func HostDefines(p *policy.Policy, h Host) []string {
 }
 
 // hidden reports whether a read deny covers the literal entry w on h and
-// no read allow inside that deny covers w again (docs/reference.md#default-writable).
+// no literal read allow inside that deny covers w again (docs/reference.md#default-writable).
 func hidden(w entry, denies, allows []entry, h Host) bool {
 	p := w.lit
 	for _, d := range denies {
@@ -73,6 +73,9 @@ func hidden(w entry, denies, allows []entry, h Host) bool {
 		}
 		reopened := false
 		for _, a := range allows {
+			if a.glob() || a.dirs {
+				continue // only a literal allow reopens it
+			}
 			a = a.on(h)
 			if coversPath(a, p) && coversPath(d, a.sample()) {
 				reopened = true
