@@ -208,6 +208,9 @@ func macCases() map[string]macCase {
 		// host, and the pattern ~/.claude/* does not reopen it).
 		"convenience roots and a pattern allow": {dir: "macos-convenience-roots-pattern-allow",
 			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}},
+		// An absolute deny may match files inside ~/.npm/_logs.
+		"an absolute deny in the convenience roots": {dir: "macos-absolute-deny-in-convenience-root",
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")`)}},
 		"a literal deny a pattern write root from another root names": {dir: "macos-literal-deny-in-glob-write-root",
 			ordered: []string{rule("deny file-write-unlink", "(subpath "+home("/.config")+")", `(literal (param "HOME"))`, `(regex (param "HOME_PARENTS_REGEX"))`)}},
 		"the text reading of a deny glob inside an allow from another root": {dir: "macos-text-reading-cross-root-allow",

@@ -615,6 +615,8 @@ func TestAgreementCanFailShapes(t *testing.T) {
 			`(param "CARVE_1") (param "HOME") "/.npm/_logs"`, `(param "HOME") "/.npm/_logs"`, true},
 		{"macos-convenience-roots-pattern-allow", "a convenience write root reopened by a pattern allow",
 			`(param "CARVE_2") (param "HOME") "/.claude/debug"`, `(param "HOME") "/.claude/debug"`, true},
+		{"macos-absolute-deny-in-convenience-root", "an absolute deny left out of the unlink rule for the convenience roots",
+			"(deny file-write-unlink\n" + `  (regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")` + "\n", "(deny file-write-unlink\n", false},
 		{"macos-literal-deny-in-glob-write-root", "a literal deny left out of the unlink rule for a pattern root from another root",
 			"(deny file-write-unlink\n" + `  (subpath (string-append (param "HOME") "/.config"))` + "\n", "(deny file-write-unlink\n", false},
 		{"macos-text-reading-cross-root-allow", "the text reading of a deny glob not repeated after an allow from another root",

@@ -392,17 +392,14 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 // one lies inside the other is a fact of the host; the emitter then
 // assumes it does (an unlink deny outside every write root changes
 // nothing). It assumes ${HOME} and ${CWD} are not inside the built-in
-// write roots (/dev/stdout, /tmp/claude, ~/.npm/_logs, ...).
+// write roots (/dev/stdout, /tmp/claude, ~/.npm/_logs, ...), and the
+// working directory not inside the convenience roots (~/.npm/_logs); an
+// absolute deny may lie inside those (denyRead ["/Users/**/*.key"]).
 func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRule) {
 	if len(writes) == 0 {
 		return
 	}
-	builtin := map[string]bool{}
-	for _, r := range rules {
-		if r.Origin == policy.Default {
-			builtin[r.Path] = true
-		}
-	}
+	builtin := builtins(rules)
 	// inRoot reports whether p lies strictly inside a write root (or is
 	// one, when orIs).
 	inRoot := func(p string, orIs bool) bool {
@@ -424,7 +421,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 					return true
 				}
 			case unknown:
-				if !builtin[w.spelling()] {
+				if assumeInside(p, w, builtin) {
 					return true
 				}
 			}
@@ -474,7 +471,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 // intersects reports whether a pattern deny's region meets a write root:
 // any pattern root does; a literal root does when the pattern's base is at,
 // inside or above it, or when that is a fact of the host.
-func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) bool {
+func (m *emitter) intersects(d entry, writes []entry, builtin map[string]builtinRoot) bool {
 	for _, w := range writes {
 		if w.glob() {
 			return true
@@ -483,9 +480,68 @@ func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) b
 		case same, inside, contains:
 			return true
 		case unknown:
-			if !builtin[w.spelling()] {
+			if builtin[w.spelling()] == convenienceRoot && convenienceMayMatch(d, w) || assumeInside(d.base(), w, builtin) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// A builtinRoot is a default write root: one of the fixed device and
+// /tmp/claude names, or a convenience root under ${HOME}.
+type builtinRoot int
+
+const (
+	notBuiltin builtinRoot = iota
+	fixedRoot
+	convenienceRoot
+)
+
+// builtins are the default write roots among rules, by spelling.
+func builtins(rules []policy.PathRule) map[string]builtinRoot {
+	out := map[string]builtinRoot{}
+	for _, r := range rules {
+		switch {
+		case r.Convenience:
+			out[r.Path] = convenienceRoot
+		case r.Origin == policy.Default:
+			out[r.Path] = fixedRoot
+		}
+	}
+	return out
+}
+
+// assumeInside decides, for symbolic path p and literal write root w
+// written from another root, whether the emitter takes p to lie inside w:
+// yes, except for the fixed default roots, and for the convenience roots
+// unless p is absolute.
+func assumeInside(p string, w entry, builtin map[string]builtinRoot) bool {
+	switch builtin[w.spelling()] {
+	case fixedRoot:
+		return false
+	case convenienceRoot:
+		// An absolute path inside ${HOME}/.npm/_logs has ".npm/_logs" in
+		// it.
+		root, _ := split(p)
+		return root == "" && !strings.HasPrefix(p, rootParents) && strings.Contains(p+"/", w.lit+"/")
+	}
+	return true
+}
+
+// convenienceMayMatch reports whether absolute pattern deny d may match a
+// file inside convenience root w on some host: a file there named like
+// d's last component, with ${HOME} anywhere below d's base directory.
+func convenienceMayMatch(d, w entry) bool {
+	if d.root != "" {
+		return false // the working directory is assumed outside it
+	}
+	i := strings.LastIndexByte(d.pat, '/')
+	leaf := policy.GlobSample(d.pat[i+1:])
+	re := d.goRegexp(true)
+	for _, dir := range []string{strings.TrimSuffix(d.base(), "/"), d.lit + policy.GlobSample(d.pat[:i])} {
+		if re.MatchString(dir+"/h"+w.lit+"/"+leaf) || re.MatchString(dir+w.lit+"/"+leaf) {
+			return true
 		}
 	}
 	return false
