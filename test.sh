@@ -16,8 +16,6 @@ go vet ./...
 # system calls or network. The exceptions, one "package import  # why" per
 # line, are all here.
 pure_exceptions='
-srt.dev/emit os            # reads an artifact directory back (emit/read.go)
-srt.dev/emit path/filepath # names the files of an artifact directory
 srt.dev/compiler/query net # ParseIP and SplitHostPort: parsing only
 '
 host_imports=' os os/exec os/user os/signal syscall io/ioutil net net/http plugin golang.org/x/sys/unix '

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"srt.dev/compiler"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/schema"
 )
 
@@ -42,7 +42,7 @@ func TestGolden(t *testing.T) {
 			if err != nil || diags != nil {
 				t.Fatalf("compile: %v %v", err, diags)
 			}
-			files, err := emit.Artifacts(p, []emit.Target{emit.Linux, emit.MacOS})
+			files, err := artifact.Build(p, []artifact.Target{artifact.Linux, artifact.MacOS}, artifact.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +53,7 @@ func TestGolden(t *testing.T) {
 
 // check compares a case directory's artifact files with files, or
 // rewrites them.
-func check(t *testing.T, dir string, files emit.Files, rewrite bool) {
+func check(t *testing.T, dir string, files artifact.Files, rewrite bool) {
 	t.Helper()
 	have := existing(t, dir)
 	if rewrite {

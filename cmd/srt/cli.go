@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
@@ -257,7 +257,7 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if dir == "" {
 		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
 	}
-	m, files, err := emit.ReadPlanFiles(dir)
+	m, files, err := artifact.Read(os.DirFS(dir), dir)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 
 // linuxPlan is the directory's Linux plan as checked: linux/bwrap.args and
 // the seccomp programs, run as they are.
-func linuxPlan(dir string, m *emit.Manifest, files emit.Files) (*sandbox.LinuxPlan, error) {
+func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox.LinuxPlan, error) {
 	name := filepath.Join(dir, "linux", "bwrap.args")
 	args, ok := files["linux/bwrap.args"]
 	if !ok {

@@ -16,20 +16,20 @@ import (
 	"testing"
 
 	"srt.dev/compiler"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/schema"
 )
 
 // writePlan compiles settings into an artifact directory dir/plan, for a
 // concrete host when o names one.
-func writePlan(t testing.TB, dir, settings string, o emit.Options) string {
+func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 	t.Helper()
 	p, diags, err := compiler.CompileFile("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)
 	}
-	files, err := emit.ArtifactsWith(p, []emit.Target{emit.Linux}, o)
+	files, err := artifact.Build(p, []artifact.Target{artifact.Linux}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPlanSeccompIsTheFile(t *testing.T) {
 	arch := hostArch(t)
 	dir := project(t)
 	fake, out := fakeBwrap(t)
-	plan := writePlan(t, dir, `{"bwrapPath": "`+fake+`", `+planSettings[1:], emit.Options{})
+	plan := writePlan(t, dir, `{"bwrapPath": "`+fake+`", `+planSettings[1:], artifact.Options{})
 	name := "linux/seccomp." + string(arch) + ".bpf"
 	edited, err := seccomp.Build(arch, seccomp.Rules{Namespaces: true}).Marshal()
 	if err != nil {
@@ -121,7 +121,7 @@ func TestPlanSeccompIsTheFile(t *testing.T) {
 	}
 
 	// The same with the real bubblewrap: the file decides what is refused.
-	plan = writePlan(t, dir, planSettings, emit.Options{})
+	plan = writePlan(t, dir, planSettings, artifact.Options{})
 	probe := `python3 -c 'import socket; socket.socket(socket.AF_UNIX); print("unix ok")' 2>&1 | tail -1`
 	if _, out, _ := srt(t, dir, "", "run", "--plan", plan, "-c", probe); out != "PermissionError: [Errno 1] Operation not permitted\n" {
 		t.Errorf("compiled program: %q", out)
@@ -137,7 +137,7 @@ func TestPlanSeccompIsTheFile(t *testing.T) {
 func TestPlanArgsAsEdited(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	plan := writePlan(t, dir, planSettings, emit.Options{})
+	plan := writePlan(t, dir, planSettings, artifact.Options{})
 	script := `echo "edited=$PLAN_EDITED"; cat secret.env 2>/dev/null || echo hidden`
 	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "-c", script); code != 0 || out != "edited=\nhidden\n" {
 		t.Fatalf("as compiled: %d %q %s", code, out, errOut)
@@ -199,7 +199,7 @@ func TestPlanRefusals(t *testing.T) {
 			editPlan(t, plan, "linux/bwrap.args", append(args, "ro-bind / /\n"...))
 		}, `is neither a bubblewrap option (--name) nor a step (@name)`},
 	} {
-		plan := writePlan(t, dir, planSettings, emit.Options{})
+		plan := writePlan(t, dir, planSettings, artifact.Options{})
 		tt.edit(plan)
 		code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran")
 		if code != 1 || out != "" || !strings.Contains(errOut, tt.want) {
@@ -213,7 +213,7 @@ func TestPlanRefusals(t *testing.T) {
 func TestConcretePlanRuns(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	plan := writePlan(t, dir, planSettings, emit.Options{Home: dir, Cwd: dir})
+	plan := writePlan(t, dir, planSettings, artifact.Options{Home: dir, Cwd: dir})
 	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "-c", "cat secret.env || echo hidden"); code != 0 || out != "hidden\n" {
 		t.Errorf("on its host: %d %q %s", code, out, errOut)
 	}
@@ -222,7 +222,7 @@ func TestConcretePlanRuns(t *testing.T) {
 	if code, _, errOut := srt(t, sub, "", "run", "--plan", plan, "--", "true"); code != 1 || !strings.Contains(errOut, "is a concrete plan for the home directory "+dir+", and this run's is "+sub) {
 		t.Errorf("another home: %d %q", code, errOut)
 	}
-	plan = writePlan(t, dir, planSettings, emit.Options{Cwd: sub})
+	plan = writePlan(t, dir, planSettings, artifact.Options{Cwd: sub})
 	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "true"); code != 1 || !strings.Contains(errOut, "is a concrete plan for the working directory "+sub+", and this run's is "+dir) {
 		t.Errorf("another working directory: %d %q", code, errOut)
 	}
@@ -255,7 +255,7 @@ func TestSettingsAndPlanAgree(t *testing.T) {
 		return regexp.MustCompile(`scratch-[0-9]+`).ReplaceAllString(s, "scratch-N")
 	}
 	fromSettings := argv("--settings", "s.json", "-c", "true")
-	plan := writePlan(t, dir, settings, emit.Options{})
+	plan := writePlan(t, dir, settings, artifact.Options{})
 	fromPlan := argv("run", "--plan", plan, "-c", "true")
 	if fromSettings != fromPlan {
 		t.Errorf("bubblewrap argv differs:\n--settings:\n%s\nrun --plan:\n%s", fromSettings, fromPlan)

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"srt.dev/compiler"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/internal/testenv"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema"
@@ -340,7 +340,7 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)
 	}
-	files, err := emit.Artifacts(p, []emit.Target{emit.Linux})
+	files, err := artifact.Build(p, []artifact.Target{artifact.Linux}, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

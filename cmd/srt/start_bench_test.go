@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/internal/testenv"
 )
 
@@ -31,7 +31,7 @@ func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
 	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
-	plan := writePlan(b, dir, settings, emit.Options{})
+	plan := writePlan(b, dir, settings, artifact.Options{})
 	env := append(os.Environ(), "HOME="+dir)
 	run := func(name string, args ...string) time.Duration {
 		cmd := exec.Command(name, args...)

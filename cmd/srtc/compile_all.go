@@ -7,7 +7,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/schema"
 )
 
@@ -33,7 +33,7 @@ func (c *compileCmd) checkRules(s streams) error {
 // windows. A family whose reading fails, or whose reading would misread
 // paths spelled for the other family, is left out with a note saying
 // which entries and why; when both are left out the compile fails.
-func (c *compileCmd) all(s streams, name string, data []byte) (emit.Files, error) {
+func (c *compileCmd) all(s streams, name string, data []byte) (artifact.Files, error) {
 	posix, pdiags, err := compiler.CompileFile(name, data, schema.Options{OS: schema.OSPosix})
 	if err != nil {
 		return nil, err
@@ -62,9 +62,9 @@ func (c *compileCmd) all(s streams, name string, data []byte) (emit.Files, error
 			fmt.Fprintf(s.stderr, "srtc: %s has paths that neither reading accepts as meant; compile with --target linux or --target windows\n", name)
 			return nil, exitError(exitFailure)
 		}
-		return emit.Artifacts(win, []emit.Target{emit.Windows})
+		return artifact.Build(win, []artifact.Target{artifact.Windows}, artifact.Options{})
 	}
-	return emit.ArtifactsSplitWith(posix, win, []emit.Target{emit.Linux, emit.MacOS}, c.host())
+	return artifact.BuildSplit(posix, win, []artifact.Target{artifact.Linux, artifact.MacOS}, c.host())
 }
 
 // windowsSpelled matches what the POSIX reading makes of a Windows

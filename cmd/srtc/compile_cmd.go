@@ -11,7 +11,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/emit/seatbelt"
 	"srt.dev/schema"
 )
@@ -49,12 +49,12 @@ func (c *compileCmd) Run(s streams) error {
 	if err := c.checkRules(s); err != nil {
 		return err
 	}
-	var files emit.Files
+	var files artifact.Files
 	if c.Target == "all" {
 		files, err = c.all(s, name, data)
 	} else {
 		rules := schema.OSPosix
-		if c.Target == string(emit.Windows) {
+		if c.Target == string(artifact.Windows) {
 			rules = schema.OSWindows
 		}
 		var p *policy.Policy
@@ -64,7 +64,7 @@ func (c *compileCmd) Run(s streams) error {
 		if rules == schema.OSPosix {
 			noteWindowsSpellings(s, p, "")
 		}
-		files, err = emit.ArtifactsWith(p, []emit.Target{emit.Target(c.Target)}, c.host())
+		files, err = artifact.Build(p, []artifact.Target{artifact.Target(c.Target)}, c.host())
 	}
 	var refused *seatbelt.Error
 	if errors.As(err, &refused) {
@@ -109,14 +109,14 @@ func (c *compileCmd) Run(s streams) error {
 
 // host is the host a concrete Linux plan is written for; the zero value
 // keeps it symbolic.
-func (c *compileCmd) host() emit.Options {
-	return emit.Options{Home: c.Home, Cwd: c.Cwd}
+func (c *compileCmd) host() artifact.Options {
+	return artifact.Options{Home: c.Home, Cwd: c.Cwd}
 }
 
 // check compares the directory with what compiling gives: every file must
 // be there with the same bytes, and no other file may sit in the
 // directories srtc writes.
-func (c *compileCmd) check(s streams, files emit.Files) error {
+func (c *compileCmd) check(s streams, files artifact.Files) error {
 	var stale []string
 	for _, n := range files.Names() {
 		got, err := os.ReadFile(filepath.Join(c.Out, filepath.FromSlash(n)))

@@ -1,7 +1,7 @@
 package policy
 
 // Target is a platform a policy is emitted for and answered about: the
-// artifacts (package emit) and the review tools (package query) share it.
+// artifacts (package artifact) and the review tools (package query) share it.
 type Target string
 
 // The targets.

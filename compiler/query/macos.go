@@ -72,7 +72,7 @@ func (e *Evaluator) macSpellings(r policy.PathRule, allow bool) []macEntry {
 			p = path.Clean(p)
 		case rel == ".." || strings.HasPrefix(rel, "../"):
 			// Above the root: srt refuses it on macOS
-			// (sandbox.ClimbingHazard); the answer is for what it names.
+			// (seatbelt.ClimbingHazard); the answer is for what it names.
 			root, p = "", path.Clean(root+p)
 		case rel == ".":
 			p = ""

@@ -15,7 +15,6 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/compiler/query"
 	"srt.dev/emit/seatbelt"
-	"srt.dev/runtime/sandbox"
 	"srt.dev/schema"
 )
 
@@ -39,8 +38,8 @@ import (
 //
 // Exceptions, counted and not compared: a policy or host srt refuses to
 // run on macOS (seatbelt.Host.Check: a working directory or HOME of "/";
-// sandbox.ClimbingHazard: a path above ${HOME} or ${CWD}, which the
-// profile cannot name; sandbox.CrossRootHazard: a literal read deny inside
+// ClimbingHazard: a path above ${HOME} or ${CWD}, which the
+// profile cannot name; CrossRootHazard: a literal read deny inside
 // an allow written from another root, which the profile cannot order on
 // this host). Their profiles are never enforced; the evaluator answers
 // them anyway, as the policy reads.
@@ -172,7 +171,7 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tally) {
 	t.Helper()
 	tl.policies++
-	climb := sandbox.ClimbingHazard(p)
+	climb := seatbelt.ClimbingHazard(p)
 	for _, h := range hosts {
 		in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 		if err != nil {
@@ -184,7 +183,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 			refused = climb
 		}
 		if refused == nil {
-			refused = sandbox.CrossRootHazard(p, h.Home, h.Cwd)
+			refused = seatbelt.CrossRootHazard(p, h.Home, h.Cwd)
 		}
 		if refused != nil {
 			tl.skipped++

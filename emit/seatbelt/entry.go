@@ -147,7 +147,7 @@ func folded(e entry) (entry, bool) {
 			if rel == ".." || strings.HasPrefix(rel, "../") {
 				// Above the root: the profile cannot name it without the
 				// host's directories; srt on macOS refuses such a policy
-				// (sandbox.ClimbingHazard).
+				// (ClimbingHazard).
 				return entry{}, false
 			}
 			x.lit = "/" + rel

@@ -75,7 +75,7 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			// Under different roots the relation is a host fact; the
 			// common case (deny ~, allow the working directory inside it)
 			// needs no re-emission, and the runtime refuses the other
-			// (sandbox.CrossRootHazard). The text reading of a pattern
+			// (CrossRootHazard). The text reading of a pattern
 			// ("./src/[ab]*.go" as a name, under an allow "~/proj") is
 			// re-emitted behind a carve parameter instead: the runtime
 			// does not look at readings, and the parameter applies the

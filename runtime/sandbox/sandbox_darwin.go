@@ -67,10 +67,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
-	if err := ClimbingHazard(p); err != nil {
+	if err := seatbelt.ClimbingHazard(p); err != nil {
 		return nil, err
 	}
-	if err := CrossRootHazard(p, home, cwd); err != nil {
+	if err := seatbelt.CrossRootHazard(p, home, cwd); err != nil {
 		return nil, err
 	}
 	id, text, key := o.attribution(argv)

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -110,84 +109,6 @@ func unsetEnv(env []string, name string) []string {
 		}
 	}
 	return out
-}
-
-// CrossRootHazard reports a read deny that the macOS profile cannot order
-// correctly on this host: a literal deny written under one root (${HOME},
-// ${CWD} or "/") that lies strictly inside a literal read allow written
-// under another. The profile is compiled without knowing where HOME and
-// the working directory are, so it does not re-apply such a deny after
-// the allow, and the allow would open it (e.g. denyRead ~/.ssh with
-// allowRead "." run from /Users). srt refuses to run rather than expose it.
-func CrossRootHazard(p *policy.Policy, home, cwd string) error {
-	expand := func(path string) string {
-		for root, dir := range map[string]string{policy.Home: home, policy.Cwd: cwd} {
-			if path == root || strings.HasPrefix(path, root+"/") {
-				return strings.TrimSuffix(dir, "/") + path[len(root):]
-			}
-		}
-		return path
-	}
-	rootOf := func(path string) string {
-		for _, root := range []string{policy.Home, policy.Cwd} {
-			if path == root || strings.HasPrefix(path, root+"/") {
-				return root
-			}
-		}
-		return "/"
-	}
-	for _, d := range p.Filesystem.DenyRead {
-		if d.Pattern || strings.HasPrefix(d.Origin.Key, "credentials.") {
-			continue
-		}
-		for _, a := range p.Filesystem.AllowRead {
-			if a.Pattern || rootOf(a.Path) == rootOf(d.Path) {
-				continue
-			}
-			dp, ap := kernelPath(expand(d.Path)), kernelPath(expand(a.Path))
-			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
-				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
-			}
-		}
-	}
-	return nil
-}
-
-// kernelPath is p as Seatbelt compares it: ".." folded, and /tmp, /var
-// and /etc, symlinks into /private on macOS, in their /private form. A
-// working directory under /private/tmp meets a rule on /tmp only there
-// (found by emit/seatbelt's agreement test: CWD /private/tmp/build, deny
-// ./.git, allow /tmp was not refused, and the allow reopened .git).
-func kernelPath(p string) string {
-	if p == "" {
-		return "/" // a root of "/" with nothing after it
-	}
-	return policy.MacKernelPath(path.Clean(p))
-}
-
-// ClimbingHazard reports a path of the policy that climbs above its
-// symbolic root ("../secrets", written relative to the working directory).
-// The macOS profile names paths from ${HOME} and ${CWD} without knowing the
-// host, so it cannot name their parents' other children: the rule would
-// match nothing, a deny would protect nothing. srt on macOS refuses to run
-// it; an absolute path says the same thing safely.
-func ClimbingHazard(p *policy.Policy) error {
-	fs := p.Filesystem
-	lists := [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets}
-	for _, list := range lists {
-		for _, r := range list {
-			for _, root := range []string{policy.Home, policy.Cwd} {
-				rest, ok := strings.CutPrefix(r.Path, root+"/")
-				if !ok {
-					continue
-				}
-				if c := path.Clean(rest); c == ".." || strings.HasPrefix(c, "../") {
-					return fmt.Errorf("%s: %s climbs above %s, which the macOS profile cannot express without this host's directories: write it as an absolute path", r.Origin.Key, r.Path, root)
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // LogStreamArgs is the command that streams the Seatbelt denials tagged

@@ -118,62 +118,6 @@ func TestDarwinEnv(t *testing.T) {
 	}
 }
 
-func TestCrossRootHazard(t *testing.T) {
-	deny := []policy.PathRule{{Path: policy.Home + "/.ssh", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
-	allow := []policy.PathRule{{Path: policy.Cwd, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
-	p := &policy.Policy{}
-	p.Filesystem.DenyRead, p.Filesystem.AllowRead = deny, allow
-	if err := CrossRootHazard(p, "/Users/u", "/Users"); err == nil || !strings.Contains(err.Error(), "filesystem.denyRead[0] (/Users/u/.ssh) lies inside filesystem.allowRead[0] (/Users)") {
-		t.Errorf("CWD above HOME: %v, want the hazard named", err)
-	}
-	if err := CrossRootHazard(p, "/Users/u", "/Users/u/proj"); err != nil {
-		t.Errorf("CWD inside HOME: %v, want none", err)
-	}
-	if err := CrossRootHazard(p, "/Users/u", "/"); err == nil {
-		t.Error("CWD at /: no hazard reported")
-	}
-	// /tmp is /private/tmp to Seatbelt: a working directory there lies
-	// inside an allow of /tmp.
-	p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.Cwd + "/.git", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/tmp", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
-	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
-		t.Error("CWD /private/tmp/build, deny ./.git, allow /tmp: no hazard reported")
-	}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/../tmp/", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
-	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
-		t.Error("CWD /private/tmp/build, deny ./.git, allow /var/../tmp: no hazard reported")
-	}
-	p.Filesystem.DenyRead = deny
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
-	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
-		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
-	}
-}
-
-func TestClimbingHazard(t *testing.T) {
-	for _, tt := range []struct {
-		path string
-		bad  bool
-	}{
-		{policy.Cwd + "/../secrets", true},
-		{policy.Cwd + "/..", true},
-		{policy.Home + "/a/../../x", true},
-		{policy.Cwd + "/src/../.git", false},
-		{"/a/../b", false},
-		{policy.Cwd + "/..x", false},
-	} {
-		p := &policy.Policy{}
-		p.Filesystem.AllowWrite = []policy.PathRule{{Path: tt.path, Origin: policy.Origin{Key: "filesystem.allowWrite[0]"}}}
-		err := ClimbingHazard(p)
-		if (err != nil) != tt.bad {
-			t.Errorf("ClimbingHazard(%q) = %v, want an error: %v", tt.path, err, tt.bad)
-		}
-		if err != nil && !strings.HasPrefix(err.Error(), "filesystem.allowWrite[0]: ") {
-			t.Errorf("ClimbingHazard(%q) = %v, want the setting named first", tt.path, err)
-		}
-	}
-}
-
 // TestReadSeatbeltLog: denials streamed from the log reach the store with
 // their command, ignoreViolations applies, and the run hears of the kept
 // ones. (The chunk format is the reference's, not read off a real Mac.)

@@ -1,4 +1,4 @@
-package emit_test
+package artifact_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/emit"
+	"srt.dev/emit/artifact"
 	"srt.dev/schema"
 )
 
@@ -24,7 +24,7 @@ func compileFor(t *testing.T, os schema.OS) *policy.Policy {
 	return p
 }
 
-func write(t *testing.T, files emit.Files) string {
+func write(t *testing.T, files artifact.Files) string {
 	t.Helper()
 	dir := t.TempDir()
 	for n, b := range files {
@@ -41,22 +41,22 @@ func write(t *testing.T, files emit.Files) string {
 // the POSIX policy and vouches for windows/plan.json, so srt run --plan
 // still runs it on Linux.
 func TestArtifactsSplit(t *testing.T) {
-	files, err := emit.ArtifactsSplit(compileFor(t, schema.OSPosix), compileFor(t, schema.OSWindows), []emit.Target{emit.Linux})
+	files, err := artifact.BuildSplit(compileFor(t, schema.OSPosix), compileFor(t, schema.OSWindows), []artifact.Target{artifact.Linux}, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if files["linux/bwrap.args"] == nil || files["windows/plan.json"] == nil {
 		t.Fatalf("files = %v, want both families", files.Names())
 	}
-	var m emit.Manifest
+	var m artifact.Manifest
 	if err := json.Unmarshal(files["plan.json"], &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Windows != nil || m.Files["windows/plan.json"] == "" || len(m.Targets) != 2 || m.Targets[1] != emit.Windows {
+	if m.Windows != nil || m.Files["windows/plan.json"] == "" || len(m.Targets) != 2 || m.Targets[1] != artifact.Windows {
 		t.Errorf("manifest: Windows section %v, files %v, targets %v", m.Windows, m.Files, m.Targets)
 	}
-	if _, err := emit.ReadPlan(write(t, files)); err != nil {
-		t.Errorf("ReadPlan = %v", err)
+	if _, err := readDir(write(t, files)); err != nil {
+		t.Errorf("Read = %v", err)
 	}
 }
 
@@ -64,17 +64,23 @@ func TestArtifactsSplit(t *testing.T) {
 // srt run --plan refuses a directory compiled for Windows only.
 func TestReadingsDoNotMix(t *testing.T) {
 	win := compileFor(t, schema.OSWindows)
-	if _, err := emit.Artifacts(win, []emit.Target{emit.Linux}); err == nil || !strings.Contains(err.Error(), "Windows path rules") {
-		t.Errorf("Artifacts(Windows reading, linux) = %v, want a refusal", err)
+	if _, err := artifact.Build(win, []artifact.Target{artifact.Linux}, artifact.Options{}); err == nil || !strings.Contains(err.Error(), "Windows path rules") {
+		t.Errorf("Build(Windows reading, linux, artifact.Options{}) = %v, want a refusal", err)
 	}
-	if _, err := emit.Artifacts(compileFor(t, schema.OSPosix), []emit.Target{emit.Windows}); err == nil || !strings.Contains(err.Error(), "POSIX path rules") {
-		t.Errorf("Artifacts(POSIX reading, windows) = %v, want a refusal", err)
+	if _, err := artifact.Build(compileFor(t, schema.OSPosix), []artifact.Target{artifact.Windows}, artifact.Options{}); err == nil || !strings.Contains(err.Error(), "POSIX path rules") {
+		t.Errorf("Build(POSIX reading, windows, artifact.Options{}) = %v, want a refusal", err)
 	}
-	files, err := emit.Artifacts(win, []emit.Target{emit.Windows})
+	files, err := artifact.Build(win, []artifact.Target{artifact.Windows}, artifact.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := emit.ReadPlan(write(t, files)); err == nil || !strings.Contains(err.Error(), "srt does not execute Windows plans yet") {
-		t.Errorf("ReadPlan(windows only) = %v, want a refusal", err)
+	if _, err := readDir(write(t, files)); err == nil || !strings.Contains(err.Error(), "srt does not execute Windows plans yet") {
+		t.Errorf("Read(windows only) = %v, want a refusal", err)
 	}
+}
+
+// readDir reads the artifact directory d from the disk.
+func readDir(d string) (*artifact.Manifest, error) {
+	m, _, err := artifact.Read(os.DirFS(d), d)
+	return m, err
 }

@@ -1,4 +1,4 @@
-package emit
+package artifact
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ func compileText(t *testing.T, settings string) *policy.Policy {
 // lists and the host it was written for, so that the directory reads back.
 func TestConcretePlan(t *testing.T) {
 	p := compileText(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`)
-	files, err := ArtifactsWith(p, []Target{Linux}, Options{Home: "/home/u", Cwd: "/home/u/my proj"})
+	files, err := Build(p, []Target{Linux}, Options{Home: "/home/u", Cwd: "/home/u/my proj"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestConcretePlan(t *testing.T) {
 	if !strings.Contains(args, "@deny-read /home/u/.ssh") || !strings.Contains(args, `@allow-write "/home/u/my proj"`) || strings.Contains(args, "${HOME}") || strings.Contains(args, "${CWD}") {
 		t.Errorf("concrete bwrap.args:\n%s", args)
 	}
-	m, got, err := ReadPlanFiles(writeDir(t, files))
+	m, got, err := readDir(writeDir(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,14 +55,14 @@ func TestConcretePlan(t *testing.T) {
 		t.Error("bwrap.args read back differs")
 	}
 	// A symbolic plan records no host.
-	files, _ = Artifacts(p, []Target{Linux})
-	if m, _, err := ReadPlanFiles(writeDir(t, files)); err != nil || m.Concrete != nil {
+	files, _ = Build(p, []Target{Linux}, Options{})
+	if m, _, err := readDir(writeDir(t, files)); err != nil || m.Concrete != nil {
 		t.Errorf("symbolic plan: %v, host %+v", err, m.Concrete)
 	}
-	if _, err := ArtifactsWith(compileText(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/**/.env"], "allowWrite": [], "denyWrite": []}}`), []Target{Linux}, Options{Home: "/home/[u]"}); err == nil || !strings.Contains(err.Error(), "holds a glob character") {
+	if _, err := Build(compileText(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/**/.env"], "allowWrite": [], "denyWrite": []}}`), []Target{Linux}, Options{Home: "/home/[u]"}); err == nil || !strings.Contains(err.Error(), "holds a glob character") {
 		t.Errorf("glob characters in a concrete root under a pattern: %v", err)
 	}
-	if _, err := ArtifactsWith(p, []Target{Linux}, Options{Cwd: "proj"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if _, err := Build(p, []Target{Linux}, Options{Cwd: "proj"}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative --cwd: %v", err)
 	}
 }
@@ -71,7 +71,7 @@ func TestConcretePlan(t *testing.T) {
 // with what to do.
 func TestUnknownFormat(t *testing.T) {
 	p := compileText(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
-	files, err := Artifacts(p, []Target{Linux})
+	files, err := Build(p, []Target{Linux}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +79,12 @@ func TestUnknownFormat(t *testing.T) {
 	json.Unmarshal(files["plan.json"], &m)
 	m["formatVersion"] = policy.FormatVersion + 1
 	files["plan.json"], _ = json.Marshal(m)
-	_, _, err = ReadPlanFiles(writeDir(t, files))
+	_, _, err = readDir(writeDir(t, files))
 	want := fmt.Sprintf("plan format %d, and this srt reads format %d only: compile it again", policy.FormatVersion+1, policy.FormatVersion)
 	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("ReadPlanFiles(format+1) = %v", err)
+		t.Errorf("Read(format+1) = %v", err)
 	}
 }
+
+// readDir reads the artifact directory d from the disk.
+func readDir(d string) (*Manifest, Files, error) { return Read(os.DirFS(d), d) }

@@ -1,4 +1,4 @@
-package emit
+package artifact
 
 import (
 	"fmt"
@@ -24,22 +24,17 @@ func errWindowsReading(t Target) error {
 	return fmt.Errorf("target %s: the policy was compiled with the Windows path rules; compile the settings with the POSIX rules for this target", t)
 }
 
-// ArtifactsSplit is Artifacts for targets that read the settings file
+// BuildSplit is Build for targets that read the settings file
 // differently: the POSIX targets (linux, macos) from posix, and windows
 // from win, the Windows reading of the same file. plan.json holds the
 // POSIX policy and the checksum of every file, windows/plan.json
 // included; windows/plan.json carries its own provenance. A nil win leaves
 // the windows target out.
-func ArtifactsSplit(posix, win *policy.Policy, posixTargets []Target) (Files, error) {
-	return ArtifactsSplitWith(posix, win, posixTargets, Options{})
-}
-
-// ArtifactsSplitWith is ArtifactsSplit with Options for the Linux plan.
-func ArtifactsSplitWith(posix, win *policy.Policy, posixTargets []Target, o Options) (Files, error) {
+func BuildSplit(posix, win *policy.Policy, posixTargets []Target, o Options) (Files, error) {
 	if win == nil {
-		return ArtifactsWith(posix, posixTargets, o)
+		return Build(posix, posixTargets, o)
 	}
-	files, err := ArtifactsWith(posix, posixTargets, o)
+	files, err := Build(posix, posixTargets, o)
 	if err != nil {
 		return nil, err
 	}

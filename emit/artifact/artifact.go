@@ -1,7 +1,9 @@
-// Package emit assembles the artifact directory of a compiled policy
-// (docs/srtc.md#srtc-compile): plan.json, and for each target the files its emitter produces. Like
-// the emitters it is pure: bytes in memory, written out by the caller.
-package emit
+// Package artifact builds and reads the artifact directory of a compiled
+// policy (docs/srtc.md#srtc-compile): plan.json, the manifest, and for
+// each target the files its emitter produces. Like the emitters it is
+// pure: Build returns bytes in memory, which the caller writes out; Read
+// takes the directory as an fs.FS the caller opened.
+package artifact
 
 import (
 	"crypto/sha256"
@@ -61,15 +63,10 @@ type Options struct {
 
 func (o Options) concrete() bool { return o.Home != "" || o.Cwd != "" }
 
-// Artifacts returns the artifact directory of p for targets.
-func Artifacts(p *policy.Policy, targets []Target) (Files, error) {
-	return ArtifactsWith(p, targets, Options{})
-}
-
-// ArtifactsWith is Artifacts with the concrete form of the Linux plan for
-// one host, when o asks for it; plan.json then records the host, and the
-// checksum of what is written.
-func ArtifactsWith(p *policy.Policy, targets []Target, o Options) (Files, error) {
+// Build returns the artifact directory of p for targets: symbolic, or with
+// the concrete form of the Linux plan for one host when o asks for it
+// (plan.json then records the host, and the checksum of what is written).
+func Build(p *policy.Policy, targets []Target, o Options) (Files, error) {
 	files := Files{}
 	for _, t := range targets {
 		switch t {

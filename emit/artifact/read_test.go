@@ -1,23 +1,27 @@
-package emit
+package artifact
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
 	"srt.dev/schema"
 )
 
-// TestReadPlanFiles: the runtime gets the bytes that were checked, and no
+// TestRead: the runtime gets the bytes that were checked, and no
 // file the plan does not list (a profile dropped into a linux-only plan
 // is not run).
-func TestReadPlanFiles(t *testing.T) {
+func TestRead(t *testing.T) {
 	p, diags, err := compiler.CompileFile("s.json", []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/.ssh"], "allowWrite": [], "denyWrite": []}}`), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)
 	}
-	files, err := Artifacts(p, []Target{Linux})
+	files, err := Build(p, []Target{Linux}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +32,7 @@ func TestReadPlanFiles(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(dir, "macos"), 0o755)
 	os.WriteFile(filepath.Join(dir, "macos", "profile.sb"), []byte("(version 1)\n(allow default)\n"), 0o644)
-	_, got, err := ReadPlanFiles(dir)
+	_, got, err := Read(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,5 +41,16 @@ func TestReadPlanFiles(t *testing.T) {
 	}
 	if string(got["linux/bwrap.args"]) != string(files["linux/bwrap.args"]) || len(got) != len(files)-1 {
 		t.Errorf("got %v, want the %d listed files", got.Names(), len(files)-1)
+	}
+}
+
+// TestReadOutside: a manifest that names a file outside the directory is
+// refused before anything is read from there.
+func TestReadOutside(t *testing.T) {
+	fsys := fstest.MapFS{
+		"plan.json": {Data: []byte(`{"formatVersion": ` + strconv.Itoa(policy.FormatVersion) + `, "files": {"../secret": "00"}}`)},
+	}
+	if _, _, err := Read(fsys, "plan"); err == nil || !strings.Contains(err.Error(), `lists "../secret", which is not a file of the directory`) {
+		t.Errorf("Read = %v, want a refusal of ../secret", err)
 	}
 }

@@ -1,0 +1,347 @@
+package resolve
+
+// What the plan's file-system steps name on this host: the write roots,
+// read denies and allows, masks and write denies, each checked against
+// what exists (symlinks, missing paths, globs expanded).
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+)
+
+// targets returns the host paths a path step names: the path itself, and
+// for a pattern every existing match as well (the dual reading).
+func (r *resolver) targets(s bwrap.Step) ([]string, error) {
+	p := r.expand(s.Operand)
+	if s.Qualifier != bwrap.Pattern {
+		return []string{p}, nil
+	}
+	// The directory behind ${HOME} or ${CWD} is a name, whatever
+	// characters it has: only the rest of the operand is a pattern.
+	root, rel := "", s.Operand
+	for _, sym := range []struct{ sym, dir string }{{policy.Home, r.h.Home}, {policy.Cwd, r.h.Cwd}} {
+		if rest, ok := strings.CutPrefix(s.Operand, sym.sym+"/"); ok {
+			root, rel = filepath.Clean(sym.dir), rest
+		}
+	}
+	matches, err := glob(root, rel)
+	if err != nil {
+		return nil, fmt.Errorf("@%s %s: %w", s.Name(), s.Operand, err)
+	}
+	if _, err := os.Lstat(p); err == nil {
+		matches = append([]string{p}, matches...)
+	}
+	return matches, nil
+}
+
+// collect gathers the file-system steps.
+func (r *resolver) collect(steps []bwrap.Step) error {
+	var convenience []string
+	scanLine := 0
+	convLine := map[string]int{}
+	for _, s := range steps {
+		if s.Directive == bwrap.PrivateTmp {
+			if r.h.TmpDir == "" {
+				return fmt.Errorf("@%s %s: no directory was made for the run's TMPDIR", s.Directive, s.Operand)
+			}
+			r.tmp = &mount{src: r.h.TmpDir, dest: filepath.Clean(s.Operand)}
+		}
+	}
+	for _, s := range steps {
+		r.cur = s.Line
+		switch s.Directive {
+		case bwrap.AllowWrite:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				if s.Qualifier == bwrap.UnlessHidden {
+					convenience = append(convenience, t)
+					convLine[t] = s.Line
+					continue
+				}
+				r.addWriteRoot(t)
+			}
+		case bwrap.AllowRead:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				r.mark('a', t)
+			}
+			r.allowRead = append(r.allowRead, ts...)
+		}
+	}
+	for _, s := range steps {
+		r.cur = s.Line
+		name := s.Directive
+		switch name {
+		case bwrap.MaskFile:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				r.addMask(t)
+			}
+		case bwrap.DenyRead:
+			ts, err := r.targets(s)
+			if err != nil {
+				return err
+			}
+			for _, t := range ts {
+				r.addReadDeny(t)
+			}
+		case bwrap.MandatoryScan:
+			found, err := r.scan(s.Operand)
+			if err != nil {
+				return err
+			}
+			r.scanDenies = found
+			scanLine = s.Line
+		}
+	}
+	sort.SliceStable(r.readDeny, func(i, j int) bool { return depth(r.readDeny[i].path) < depth(r.readDeny[j].path) })
+	// The convenience directories are dropped when a read deny hides them.
+	for _, c := range convenience {
+		r.cur = convLine[c]
+		if r.hidden(c) {
+			r.note("%s: not writable, a read deny hides it", c)
+			continue
+		}
+		r.addWriteRoot(c)
+	}
+	if r.tmp != nil {
+		// Last: bound after every write root that could cover it.
+		r.writeRoots = append(r.writeRoots, r.tmp.dest)
+	}
+	for _, s := range steps {
+		r.cur = s.Line
+		name := s.Directive
+		if name != bwrap.DenyWrite {
+			continue
+		}
+		ts, err := r.targets(s)
+		if err != nil {
+			return err
+		}
+		for _, t := range ts {
+			if err := r.addDenyWrite(t); err != nil {
+				return err
+			}
+		}
+	}
+	r.cur = scanLine
+	for _, t := range r.scanDenies {
+		if err := r.addDenyWrite(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addWriteRoot adds an allow-write path if it exists, is not a device and
+// is not a symlink that leads outside its own spelling.
+func (r *resolver) addWriteRoot(p string) {
+	if p == "/dev" || strings.HasPrefix(p, "/dev/") {
+		return // --dev /dev provides the devices
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		r.note("%s: not writable, it does not exist", p)
+		return
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		r.note("%s: not writable, it cannot be resolved: %v", p, err)
+		return
+	}
+	if fi.Mode()&os.ModeSymlink != 0 && !within(real, p) {
+		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
+		return
+	}
+	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
+		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
+		return
+	}
+	r.mark('w', real)
+	for _, w := range r.writeRoots {
+		if w == real {
+			return
+		}
+	}
+	r.writeRoots = append(r.writeRoots, real)
+}
+
+// addReadDeny hides p where it really is.
+func (r *resolver) addReadDeny(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		_, lerr := os.Lstat(p)
+		switch {
+		case errors.Is(lerr, fs.ErrNotExist):
+			return // absent: nothing to hide
+		case lerr != nil:
+			// Cannot be inspected (a parent without search permission):
+			// hide the nearest ancestor that can be, rather than nothing.
+			r.standIn(p, lerr)
+			return
+		}
+		real = p // a dangling or looping link: hide the link itself
+	}
+	// A deny lifted by an allow read of the very same path hides nothing.
+	for _, a := range r.allowRead {
+		if a == p || a == real {
+			return
+		}
+	}
+	if real == "/" {
+		// Never a tmpfs over the root: hide each top-level entry instead.
+		entries, err := os.ReadDir("/")
+		if err == nil {
+			for _, e := range entries {
+				if n := e.Name(); n != "proc" && n != "dev" && n != "sys" {
+					r.addReadDeny("/" + n)
+				}
+			}
+		}
+		return
+	}
+	fi, err := os.Stat(real)
+	dir := err == nil && fi.IsDir()
+	r.mark('d', real)
+	for _, u := range r.readDeny {
+		if u.path == real {
+			return
+		}
+	}
+	r.readDeny = append(r.readDeny, denyUnit{path: real, dir: dir})
+}
+
+// standIn hides the nearest inspectable ancestor of p (never "/"), with no
+// restores below it (docs/reference.md#read-denies).
+func (r *resolver) standIn(p string, why error) {
+	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			r.note("%s: cannot be inspected (%v); hiding %s instead", p, why, d)
+			r.mark('d', d)
+			r.readDeny = append(r.readDeny, denyUnit{path: d, dir: true, standIn: true})
+			return
+		}
+	}
+	r.note("%s: cannot be inspected (%v), and no ancestor below / can be hidden", p, why)
+}
+
+// addMask shows the command a masked copy of a credential file, or hides
+// the file when there is no copy to show.
+func (r *resolver) addMask(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return // absent: nothing to mask
+	}
+	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
+		r.note("%s: a directory cannot be masked; hidden instead", p)
+		r.addReadDeny(p)
+		return
+	}
+	if r.h.MaskedCopy == nil {
+		r.note("%s: no masked copy available; hidden instead", p)
+		r.addReadDeny(p)
+		return
+	}
+	copyPath, err := r.h.MaskedCopy(real)
+	if err != nil {
+		r.note("%s: masking failed (%v); hidden instead", p, err)
+		r.addReadDeny(p)
+		return
+	}
+	r.mark('m', real)
+	r.masks = append(r.masks, mount{copyPath, real})
+}
+
+// hidden reports whether a read deny covers p and no read allow inside
+// that deny opens p again.
+func (r *resolver) hidden(p string) bool {
+	for _, u := range r.readDeny {
+		if !within(p, u.path) {
+			continue
+		}
+		open := false
+		for _, a := range r.allowRead {
+			if within(p, a) && within(a, u.path) {
+				open = true
+			}
+		}
+		if !open {
+			return true
+		}
+	}
+	return false
+}
+
+// addDenyWrite records a write-protected destination, resolved through
+// symlinks (the part that does not exist yet is kept as written).
+func (r *resolver) addDenyWrite(p string) error {
+	// A symlink on the way that the sandbox can replace (its directory is
+	// writable) would let the command put a real file or directory where
+	// the protected one is: no mount can pin a symlink, so refuse.
+	for prefix := p; prefix != "/" && prefix != "."; prefix = filepath.Dir(prefix) {
+		fi, err := os.Lstat(prefix)
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 && r.writable(filepath.Dir(prefix)) {
+			return fmt.Errorf("resolve: %s is write-protected, but %s on its way is a symlink in a writable directory, which the sandboxed command could replace; list the real path, or remove the link", p, prefix)
+		}
+	}
+	real := resolveMissing(p)
+	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
+		return nil
+	}
+	r.mark('x', real)
+	for _, d := range r.denyWrite {
+		if d == real {
+			return nil
+		}
+	}
+	r.denyWrite = append(r.denyWrite, real)
+	return nil
+}
+
+// resolveMissing resolves the deepest existing ancestor of p through
+// symlinks and re-joins the missing tail.
+func resolveMissing(p string) string {
+	tail := ""
+	for cur := p; ; {
+		if _, err := os.Lstat(cur); err == nil {
+			real, err := filepath.EvalSymlinks(cur)
+			if err != nil {
+				return filepath.Join(cur, tail) // a broken link: protect it as named
+			}
+			return filepath.Join(real, tail)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		tail = filepath.Join(filepath.Base(cur), tail)
+		cur = parent
+	}
+}
+
+// writable reports whether p is at or below one of the write roots.
+func (r *resolver) writable(p string) bool {
+	for _, w := range r.writeRoots {
+		if within(p, w) {
+			return true
+		}
+	}
+	return false
+}
