@@ -166,8 +166,12 @@ func (c *compiler) pathRule(e schema.PathEntry, path ...any) (policy.PathRule, b
 	if c.os == schema.OSWindows {
 		return c.windowsPathRule(e, path...)
 	}
-	p, pattern := Normalize(e.Path, e.Literal)
-	return policy.PathRule{Path: p, Pattern: pattern, Literal: e.Literal, Origin: c.origin(path...)}, true
+	n := normalize(e.Path, e.Literal)
+	r := policy.PathRule{Path: n.path, Pattern: n.pattern, Literal: e.Literal, TrailingSeparator: n.trailing, Origin: c.origin(path...)}
+	if n.folded {
+		r.Written = e.Path
+	}
+	return r, true
 }
 
 func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.PathRule {

@@ -224,6 +224,9 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	}
 	var root *policy.PathRule
 	for _, a := range fs.AllowWrite {
+		if t == MacOS && e.macDropped(a) {
+			continue
+		}
 		if t == Windows && a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}

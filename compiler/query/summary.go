@@ -37,9 +37,13 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			everything = "/nonexistent/srt-probe"
 		}
 		add("read", "/ (everything not listed)", e.Read(everything, t))
-		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
+		for i, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
 			for _, r := range l {
-				add("read", r.Path, e.Read(e.expand(r.Path), t))
+				d := e.Read(e.expand(r.Path), t)
+				if i == 1 && r.TrailingSeparator {
+					d.Why += "; " + TrailingSeparator(t)
+				}
+				add("read", subject(r), d)
 			}
 		}
 		add("write", "/ (everything not listed)", e.Write("/", t))
@@ -59,7 +63,11 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
 					continue
 				}
-				add("write", r.Path, e.Write(e.expand(r.Path), t))
+				d := e.Write(e.expand(r.Path), t)
+				if r.TrailingSeparator && r.Origin.Key != "" && strings.HasPrefix(r.Origin.Key, "filesystem.allowWrite") {
+					d.Why += "; " + TrailingSeparator(t)
+				}
+				add("write", subject(r), d)
 			}
 		}
 		if len(mandatory) > 0 && !fs.Disabled && t != Windows {
@@ -104,6 +112,28 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 		}
 	}
 	return out
+}
+
+// subject is a rule's path as a summary line names it: the compiled path,
+// and the spelling it was folded from ("${CWD}/conf (written
+// ./app/../conf)").
+func subject(r policy.PathRule) string {
+	if r.Written != "" {
+		return r.Path + " (written " + r.Written + ")"
+	}
+	return r.Path
+}
+
+// TrailingSeparator says what an allow entry written with a trailing
+// separator and glob characters ("/data/in/*/") means on t.
+func TrailingSeparator(t Target) string {
+	switch t {
+	case MacOS:
+		return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
+	case Windows:
+		return "written with a trailing /: Windows drops it and grants each match the glob expands to at initialize"
+	}
+	return "written with a trailing /: Linux drops it and grants each match (file or directory) with its contents, expanded when srt starts"
 }
 
 // linuxKernelKnobs are the protections of the host kernel that every Linux
