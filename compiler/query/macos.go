@@ -29,8 +29,8 @@ import (
 //     the reference (Seatbelt never checks a path ending in "/"). Linux
 //     drops the separator and grants each match with its contents.
 //
-// These were found by comparing the evaluator with the emitted profiles
-// (emit/seatbelt/agree_test.go).
+// emit/seatbelt/agree_test.go compares these answers with the emitted
+// profiles.
 
 // macPath is p as Seatbelt sees it: the fixed symlinks into /private
 // resolved.

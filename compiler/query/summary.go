@@ -188,7 +188,7 @@ func (e *Evaluator) knobs(t Target) []knob {
 		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
 		if !pr.EnableWeakerNetworkIsolation {
 			// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
-			// too (found by the agreement test with the profile).
+			// too.
 			for _, m := range n.AllowMachLookup {
 				if prefix, ok := strings.CutSuffix(m, "*"); ok && strings.HasPrefix(trustdService, prefix) || m == trustdService {
 					trustd.d = Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(m) + ", as enableWeakerNetworkIsolation would make it"}

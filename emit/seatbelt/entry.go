@@ -104,9 +104,7 @@ func allowEntries(rules []policy.PathRule) []entry {
 //     because of a symlink.
 //
 // The folded spelling gets its /private form too: "/tmp/x/../y" is
-// "/private/tmp/y" to the kernel (found by the agreement test with
-// compiler/query; before, only "/tmp/y" was written, which Seatbelt never
-// sees).
+// "/private/tmp/y" to the kernel, and Seatbelt never sees "/tmp/y".
 func spellings(e entry) []entry {
 	out := private(e)
 	if x, ok := folded(e); ok {

@@ -125,7 +125,6 @@ type Host struct {
 // every rule under them is the parameter followed by "/name", so "/" or
 // "/w/" would give "//name", a path the kernel never checks, and those
 // rules (the mandatory write denies, ./.env, ~/.ssh) would match nothing.
-// Found by the agreement test with compiler/query (CWD "/").
 func (h Host) Check() error {
 	for _, d := range []struct{ name, dir string }{{ParamHome, h.Home}, {ParamCwd, h.Cwd}} {
 		switch {
