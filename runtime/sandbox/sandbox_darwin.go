@@ -202,26 +202,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var werr error
-	var kill <-chan time.Time
-	cancelled := ctx.Done()
-wait:
-	for {
-		select {
-		case s := <-sigs:
-			if s != syscall.SIGINT {
-				cmd.Process.Signal(s)
-			}
-		case <-cancelled:
-			cancelled = nil
-			cmd.Process.Signal(syscall.SIGTERM)
-			kill = time.After(2 * time.Second)
-		case <-kill:
-			cmd.Process.Kill()
-		case werr = <-done:
-			break wait
+	werr := supervise(ctx, done, sigs, func(s syscall.Signal) {
+		if s != syscall.SIGINT {
+			cmd.Process.Signal(s)
 		}
-	}
+	}, func() { cmd.Process.Kill() })
 	stopLog()
 	out.Violations = rec.entries()
 	out.ExitCode = exitCode(cmd.ProcessState)
