@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"net"
 	"net/netip"
 	"strings"
 )
@@ -61,7 +60,7 @@ func ParseNoProxy(s string) NoProxy {
 			continue
 		}
 		host := e
-		if h, _, err := net.SplitHostPort(e); err == nil {
+		if h, ok := cutPort(e); ok {
 			host = h
 		}
 		host = strings.Trim(host, "[]")
@@ -111,4 +110,27 @@ func IsLoopbackHost(host string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.Unmap().IsLoopback()
+}
+
+// cutPort returns the host of "host:port" or "[v6]:port" (the port all
+// digits), and false for anything else.
+func cutPort(e string) (string, bool) {
+	var host, port string
+	if rest, ok := strings.CutPrefix(e, "["); ok {
+		h, after, ok := strings.Cut(rest, "]")
+		if !ok || !strings.HasPrefix(after, ":") {
+			return "", false
+		}
+		host, port = h, after[1:]
+	} else {
+		h, p, ok := strings.Cut(e, ":")
+		if !ok || strings.Contains(p, ":") {
+			return "", false
+		}
+		host, port = h, p
+	}
+	if port == "" || strings.Trim(port, "0123456789") != "" {
+		return "", false
+	}
+	return host, true
 }

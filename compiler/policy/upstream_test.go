@@ -3,7 +3,7 @@ package policy
 import "testing"
 
 func TestNoProxy(t *testing.T) {
-	n := ParseNoProxy(" Example.com, .dot.test,*.star.test, 10.0.0.0/8 ,192.0.2.7:8080,[2001:db8::1], host.test:443,,")
+	n := ParseNoProxy(" Example.com, .dot.test,*.star.test, 10.0.0.0/8 ,192.0.2.7:8080,[2001:db8::1], host.test:443,[2001:db8::2]:3128,,")
 	for host, want := range map[string]bool{
 		"example.com":      true,
 		"a.b.example.com":  true,
@@ -18,6 +18,7 @@ func TestNoProxy(t *testing.T) {
 		"192.0.2.7":        true,
 		"192.0.2.8":        false,
 		"2001:db8::1":      true,
+		"2001:db8::2":      true, // bracketed, with a port
 		"example.org":      false,
 		"example.com.evil": false,
 	} {
