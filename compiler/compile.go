@@ -118,6 +118,8 @@ func (c *compiler) network() (policy.Network, error) {
 		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
 	}
 	out.TLSTerminate = c.set(n.TLSTerminate != nil, "network", "tlsTerminate")
+	c.set(n.HTTPProxyPort != nil, "network", "httpProxyPort")
+	c.set(n.SOCKSProxyPort != nil, "network", "socksProxyPort")
 	c.set(n.AllowMachLookup != nil, "network", "allowMachLookup")
 	if cr := c.s.Credentials; cr != nil {
 		c.flag(cr.AllowPlaintextInject, "credentials", "allowPlaintextInject")
@@ -172,8 +174,12 @@ func (c *compiler) pathRule(e schema.PathEntry, path ...any) (policy.PathRule, b
 	if c.os == schema.OSWindows {
 		return c.windowsPathRule(e, path...)
 	}
-	p, pattern := Normalize(e.Path, e.Literal)
-	return policy.PathRule{Path: p, Pattern: pattern, Literal: e.Literal, Origin: c.origin(path...)}, true
+	n := normalize(e.Path, e.Literal)
+	r := policy.PathRule{Path: n.path, Pattern: n.pattern, Literal: e.Literal, TrailingSeparator: n.trailing, Origin: c.origin(path...)}
+	if n.folded {
+		r.Written = e.Path
+	}
+	return r, true
 }
 
 func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.PathRule {

@@ -11,15 +11,36 @@ import (
 //
 //   - "~" and "~/x" start at ${HOME}; "~user/x" is not expanded (it is a
 //     relative path, as in the reference);
-//   - a relative path starts at ${CWD};
+//   - a relative path starts at ${CWD}, with "." and ".." folded
+//     lexically, as resolving it against the working directory does
+//     ("./app/../conf" is ${CWD}/conf); a ".." that would climb above the
+//     working directory stays ("../x" is ${CWD}/../x);
 //   - "//" runs and "/./" collapse, and a trailing "/" or "/." goes;
 //   - a trailing "/**" (the directory and everything beneath) goes, since a
 //     path already covers what is beneath it; for a literal entry it is
 //     part of the name and stays;
-//   - ".." stays: it can only be folded where the path exists, at run time.
+//   - ".." in an absolute or ~ path stays: it can only be folded where the
+//     path exists, at run time.
 //
 // An entry is a pattern when it is not literal and contains * ? [ or ].
 func Normalize(spelling string, literal bool) (path string, pattern bool) {
+	n := normalize(spelling, literal)
+	return n.path, n.pattern
+}
+
+// normalized is an entry as Normalize reads it, with what the reading
+// dropped that a target may need.
+type normalized struct {
+	path    string
+	pattern bool
+	// folded is set when a ".." of a relative spelling was folded.
+	folded bool
+	// trailing is set for a spelling with glob characters that ends in
+	// "/" (see policy.PathRule.TrailingSeparator).
+	trailing bool
+}
+
+func normalize(spelling string, literal bool) normalized {
 	root, rest := "", spelling
 	switch {
 	case spelling == "~":
@@ -31,9 +52,15 @@ func Normalize(spelling string, literal bool) (path string, pattern bool) {
 	default:
 		root, rest = policy.Cwd, spelling
 	}
+	var out normalized
 	var segs []string
 	for _, s := range strings.Split(rest, "/") {
-		if s == "" || s == "." {
+		switch {
+		case s == "" || s == ".":
+			continue
+		case s == ".." && root == policy.Cwd && len(segs) > 0 && segs[len(segs)-1] != "..":
+			segs = segs[:len(segs)-1]
+			out.folded = true
 			continue
 		}
 		segs = append(segs, s)
@@ -43,10 +70,11 @@ func Normalize(spelling string, literal bool) (path string, pattern bool) {
 			segs = segs[:len(segs)-1]
 		}
 	}
-	path = root + "/" + strings.Join(segs, "/")
+	out.path = root + "/" + strings.Join(segs, "/")
 	if len(segs) == 0 && root != "" {
-		path = root
+		out.path = root
 	}
-	pattern = !literal && strings.ContainsAny(path, "*?[]")
-	return path, pattern
+	out.pattern = !literal && strings.ContainsAny(out.path, "*?[]")
+	out.trailing = !literal && strings.HasSuffix(spelling, "/") && strings.ContainsAny(spelling, "*?[]")
+	return out
 }

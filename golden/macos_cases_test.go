@@ -64,6 +64,13 @@ var proxyTriple = func(port string) []string {
 	}
 }
 
+// keptRoots are defaultRoots where a read deny from another root than
+// ${HOME} may hide the convenience roots: each is kept only where the
+// runtime's carve parameter says no deny hides it on the host.
+var keptRoots = append(append([]string{}, defaultRoots[:8]...),
+	`(subpath (string-append (param "CARVE_1") (param "HOME") "/.npm/_logs"))`,
+	`(subpath (string-append (param "CARVE_2") (param "HOME") "/.claude/debug"))`)
+
 var defaultRoots = []string{`(subpath "/dev/stdout")`, `(subpath "/dev/stderr")`, `(subpath "/dev/null")`, `(subpath "/dev/tty")`,
 	`(subpath "/dev/dtracehelper")`, `(subpath "/dev/autofs_nowait")`, `(subpath "/tmp/claude")`, `(subpath "/private/tmp/claude")`,
 	"(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}
@@ -122,8 +129,11 @@ func macCases() map[string]macCase {
 		"M17": {dir: "macos-m17-deny-root-allow-usr-bin", ordered: []string{rule("deny file-read*", `(subpath "/")`), rule("allow file-read*", `(subpath "/usr")`, `(subpath "/bin")`),
 			`(allow file-read* (literal "/"))`, "(allow file-read-metadata", rule("deny file-write-unlink file-write-create", `(subpath "/")`)},
 			not: []string{`  (literal "/")`}},
+		// srt also pins the write root that holds the deny's base
+		// directory (see docs/macos-divergences.md): renaming it into
+		// another write root would carry the .env files out of reach.
 		"M18": {dir: "macos-m18-glob-deny-in-write-root", count: map[string]int{`(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`: 4},
-			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`)}, not: []string{"require-not"}},
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/proj/(.*/)?\\.env(/.*)?$")`, `(literal "/srv/proj")`)}, not: []string{"require-not"}},
 		"M19": {dir: "macos-m19-region-glob-carve-outs", ordered: []string{
 			`(regex "^/Users/me/other[^/]*$")`,
 			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath "/Users/me/proj")) (require-not (regex "^/Users/me/other[^/]*$")))`),
@@ -132,7 +142,9 @@ func macCases() map[string]macCase {
 		"M20": {dir: "macos-m20-late-literal-deny", ordered: []string{rule("allow file-read*", `(subpath "/p")`), rule("deny file-read*", `(subpath "/p/secrets")`)}},
 		"M21": {dir: "macos-m21-move-block-pins", ordered: []string{
 			rule("deny file-write-unlink file-write-create", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(literal "/p")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`),
-			rule("deny file-write-unlink", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`)}},
+			// srt also pins the write root /p (the spec's must-not; see
+			// M18).
+			rule("deny file-write-unlink", `(subpath "/p/a/b/secret")`, `(literal "/p/a/b")`, `(literal "/p/a")`, `(literal "/p")`, `(regex "^/p/conf/[^/]*\\.pem(/.*)?$")`, `(literal "/p/conf")`)}},
 		"M22": {dir: "macos-m22-write-globs", ordered: []string{cwdRe(`/src/(.*/)?[^/]*\\.ts$`), `(regex "^/srv/out-[^/]*$")`, cwdRe(`/(.*/)?secrets(/.*)?$`), `(regex "^/srv/out-[^/]*/keep(/.*)?$")`},
 			not: []string{`^/srv/out-[^/]*(/.*)?$`}},
 		"M23": {dir: "macos-m23-grouped-write-denies", ordered: []string{`  (regex "^/w/pkgs/(a|b|c|d|e)/(\\.env)(/.*)?$")`, "(deny file-write-unlink file-write-create",
@@ -146,12 +158,15 @@ func macCases() map[string]macCase {
 		"M26": {dir: "macos-m26-regex-metacharacters", ordered: []string{`(regex "^/w/\\(x\\)\\+\\{y\\}\\|z\\$\\^\\.txt[^/]*(/.*)?$")`, `(regex "^/w/\\[user-id\\]/[^/]*\\.env(/.*)?$")`, `(regex "^/w/file[0-9]\\.txt(/.*)?$")`}},
 		// srt's compiler drops a trailing "/" (the IR has none), so the
 		// allow matches the directories instead of nothing.
-		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*$")`}, not: []string{`(subpath "/w/x`}},
+		// The spec's regex: it matches nothing (Seatbelt never checks a
+		// path ending in "/"); without the "/" it would match every file
+		// in /w/x.
+		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*/$")`}, not: []string{`(subpath "/w/x`, `(regex "^/w/x/[^/]*$")`}},
 		"M28": {dir: "macos-m28-brackets-in-names", ordered: []string{rule("deny file-read*", `(regex "^/w/[WIP] proj/keep(/.*)?$")`, `(regex "^/w/[WIP] proj/(.*/)?\\.env(/.*)?$")`,
 			`(subpath "/w/[WIP] proj/keep")`, `(regex "^/w/\\[WIP\\] proj/(.*/)?\\.env(/.*)?$")`), `(literal "/w/[WIP] proj")`}},
 		// srt adds the /private spelling of /tmp/build (see README).
 		"M33": {dir: "macos-m33-worked-example", ordered: []string{
-			rule("allow file-write*", append(append([]string{}, defaultRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
+			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
 			"(deny file-write*\n  (subpath " + cwd("/secrets") + ")", "(allow pseudo-tty)"},
 			once: append([]string{`(allow network-bind (local unix-socket (subpath "/var/run/docker.sock")))`}, proxyTriple(httpP)...),
 			not:  []string{`/**"`, `secrets/"`}},
@@ -163,10 +178,60 @@ func macCases() map[string]macCase {
 		"M35":  {dir: "macos-m35-filesystem-disabled", ordered: append(proxyTriple(httpP), "\n(allow file-read*)\n(allow file-write*)\n"), not: []string{".bashrc"}},
 		"M36a": {dir: "macos-m36a-deny-npm", ordered: []string{"(subpath " + home("/.claude/debug") + ")"}, not: []string{"_logs"}},
 		"M36b": {dir: "macos-m36b-deny-npm-allow-logs", ordered: []string{"(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")", "(subpath " + home("/.claude/debug") + ")"}},
-		// Whether /Users holds ${HOME} is a host fact: the compiler keeps
-		// both convenience directories writable (reads stay denied).
-		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", "(subpath " + home("/.npm/_logs") + ")"}},
+		// Whether /Users holds ${HOME} is a host fact: srt keeps the
+		// convenience roots only where the runtime finds that /Users/**
+		// does not hide them (a carve parameter).
+		"M36c": {dir: "macos-m36c-deny-users", ordered: []string{`(subpath "/Users")`, "(allow file-write*\n", keptRoots[8], keptRoots[9]}},
 		"M37":  {dir: "macos-m37-denywrite-glob-allowwrite-dir", ordered: []string{"(subpath " + cwd("/src") + ")", cwdRe(`/(.*/)?[^/]*\\.key(/.*)?$`)}, not: []string{`/src/.*`}},
+		// Five shapes where srt's profile once allowed what the
+		// reference's denies (docs/macos-divergences.md).
+		"trailing separator": {dir: "macos-allow-glob-trailing-separator",
+			ordered: []string{rule("allow file-read*", `(regex "^/data/in/[^/]*/$")`), `(regex "^/data/out/[^/]*/$")`},
+			not:     []string{`(regex "^/data/in/[^/]*$")`, `(regex "^/data/out/[^/]*$")`}},
+		"no literal reading in an allow": {dir: "macos-allow-glob-no-literal-reading",
+			ordered: []string{`(regex "^/data/keep[1](/.*)?$")`, `(subpath "/data/keep[1]")`, `(regex "^/data/runs/[0-9][^/]*$")`},
+			not:     []string{`(subpath "/data/runs/[0-9]*")`}},
+		"carve across roots": {dir: "macos-cross-root-carve", ordered: []string{
+			rule("deny file-read*", `(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_4") (param "HOME") "/Library/Caches"))))`),
+			`(require-all (regex "^/Users/me/(.*/)?[^/]*(/.*)?$") (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work"))) (require-not (subpath (string-append (param "CARVE_4") (param "HOME") "/Library/Caches"))) (require-not (subpath (string-append (param "CARVE_5") (param "HOME") "/work/out"))))`}},
+		"relative .. folded": {dir: "relative-dotdot-folded",
+			ordered: []string{"(subpath " + cwd("/conf/secret") + ")", "(literal " + cwd("/conf") + ")", "(subpath " + cwd("/locked") + ")"},
+			not:     []string{"/app", "/a/"}},
+		// Deliberately stricter than the reference: the root is pinned.
+		"deny glob based at a write root": {dir: "macos-deny-glob-base-is-write-root",
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/srv/cache/(.*/)?[^/]*\\.pem(/.*)?$")`, `(literal "/srv/cache")`)}},
+		// Shapes the full generated agreement test found.
+		"convenience roots under a deny from another root": {dir: "macos-convenience-roots-cross-root-deny",
+			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}, not: []string{"(subpath " + home("/.npm/_logs") + ")"}},
+		// Only a literal allow reopens a convenience root; the runtime
+		// decides it for each (~/.claude covers ~/.claude/debug on every
+		// host, and the pattern ~/.claude/* does not reopen it).
+		"convenience roots and a pattern allow": {dir: "macos-convenience-roots-pattern-allow",
+			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}},
+		// An absolute deny may match files inside ~/.npm/_logs.
+		"an absolute deny in the convenience roots": {dir: "macos-absolute-deny-in-convenience-root",
+			ordered: []string{rule("deny file-write-unlink", `(regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")`)}},
+		"a literal deny a pattern write root from another root names": {dir: "macos-literal-deny-in-glob-write-root",
+			ordered: []string{rule("deny file-write-unlink", "(subpath "+home("/.config")+")", `(literal (param "HOME"))`, `(regex (param "HOME_PARENTS_REGEX"))`)}},
+		"the text reading of a deny glob inside an allow from another root": {dir: "macos-text-reading-cross-root-allow",
+			ordered: []string{rule("allow file-read*", "(subpath "+home("/proj")+")"), "(deny file-read*\n",
+				`  (subpath (string-append (param "CARVE_4") (param "CWD") "/src/[ab]*.go"))` + "\n" + tagged}},
+		// Deliberately stricter than the reference: a directory a
+		// pattern write root names is pinned.
+		"pins inside a pattern write root": {dir: "macos-glob-write-root-pins",
+			ordered: []string{"; Read-denied paths inside write roots cannot be unlinked\n", "(literal " + cwd("/[WIP] x") + ")\n" + tagged}},
+		// Deliberately stricter than the reference: a write root from
+		// another root may hold the deny; an absolute deny with ".."
+		// pins the directories of both spellings.
+		// A write root ending in a separator matches nothing: it holds
+		// no read deny.
+		"a separator root holds nothing": {dir: "macos-separator-root-holds-nothing",
+			ordered: []string{`(regex "^/srv/cache/$")`}, not: []string{"cannot be unlinked"}},
+		"a read deny of / is in no unlink rule": {dir: "macos-deny-root-pattern-write-root",
+			ordered: []string{`(regex (string-append "^" (param "CWD_REGEX") "/out/[^/]*\\.log$"))`}, not: []string{"cannot be unlinked"}},
+		"unlink rules for roots from another root": {dir: "macos-unlink-cross-root-write-root",
+			ordered: []string{rule("deny file-write-unlink", `(require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))`, `(literal "/data")`)},
+			once:    []string{`(literal "/private/tmp/x")`}},
 	}
 }
 

@@ -507,20 +507,21 @@ func TestPolicyCache(t *testing.T) {
 	}
 }
 
-// TestRefusesWhatItCannotEnforce: settings whose network rules this srt
-// cannot enforce yet stop it, rather than run with weaker rules.
+// TestRefusesWhatItCannotEnforce: settings whose network rules srt
+// cannot enforce as written stop it, with the file and the keys named.
 func TestRefusesWhatItCannotEnforce(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	for _, network := range []string{
-		`"mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}`,
-		`"httpProxyPort": 8080`,
+	settings := filepath.Join(dir, "s.json")
+	for _, c := range []struct{ network, want string }{
+		// Both would intercept the same connections.
+		{`"mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}, "tlsTerminate": {}`,
+			"Error: " + settings + ": network.tlsTerminate and network.mitmProxy cannot be used together (both would intercept the same TLS connections): remove one of them\n"},
 	} {
-		settings := filepath.Join(dir, "s.json")
-		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], `+network+`}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], `+c.network+`}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 		code, out, errOut := srt(t, dir, "", "--settings", settings, "echo", "ran")
-		if code != 1 || out != "" || !strings.Contains(errOut, "not supported by this srt yet") {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q", network, code, out, errOut)
+		if code != 1 || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.network, code, out, errOut)
 		}
 	}
 }

@@ -230,6 +230,10 @@ func (l *linter) globs() {
 			if r.Literal && strings.ContainsAny(r.Path, "*?") {
 				l.addOn("SRT170", []query.Target{query.Windows}, r.Origin, "%s %q: Windows skips a literal entry containing * or ?", list.name, r.Path)
 			}
+			if r.TrailingSeparator && !list.deny {
+				l.addOn("SRT170", []query.Target{query.MacOS}, r.Origin, "%s %q ends in a separator: on macOS %s; on Linux it is %s; drop the trailing / to grant the matches on every platform",
+					list.name, r.Path+"/", "the rule matches nothing (Seatbelt never checks a path ending in /, as in the reference)", "dropped (each match, file or directory, with its contents)")
+			}
 			if !r.Pattern {
 				continue
 			}

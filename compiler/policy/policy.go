@@ -191,9 +191,14 @@ type MandatoryScan struct {
 type PathRule struct {
 	// Path is absolute, or starts with a symbolic root (${HOME}, ${CWD}).
 	// It is clean: no "//", no "/./", no trailing "/" or "/**" (which mean
-	// the directory and everything beneath, as the plain path does); ".."
-	// is kept, to be folded where the path exists.
+	// the directory and everything beneath, as the plain path does). A
+	// relative spelling has "." and ".." folded, as resolving it against
+	// the working directory does; in an absolute or ~ path ".." is kept,
+	// to be folded where the path exists.
 	Path string `json:"path"`
+	// Written is the entry as the settings wrote it, when Path folded a
+	// ".." of it ("./app/../conf" for ${CWD}/conf), for explanations.
+	Written string `json:"written,omitempty"`
 	// Pattern is set when Path contains glob characters (* ? [ ]): it is
 	// read as a pattern and also, where the name exists, as that name.
 	Pattern bool `json:"pattern,omitempty"`
@@ -203,10 +208,16 @@ type PathRule struct {
 	// ~/.claude/debug) that is dropped when a read deny hides it; the
 	// compiler checks spellings, the resolve step checks real paths.
 	Convenience bool `json:"convenience,omitempty"`
-	// TrailingSeparator records, for a Windows reading only, that the
-	// entry was written with a trailing \ or /: a deny on a path that does
-	// not exist then creates a directory placeholder, not a file
-	// (docs/reference.md#windows-paths). POSIX readings never set it.
+	// TrailingSeparator records that the entry was written with a
+	// trailing separator. In a Windows reading (\ or /, any entry): a
+	// deny on a path that does not exist then creates a directory
+	// placeholder, not a file (docs/reference.md#windows-paths). In a
+	// POSIX reading (/, only an entry with glob characters, "/data/in/*/"):
+	// the entry names directories; macOS grants, for an allow, only what
+	// lies inside the directories it matches, never a file the glob alone
+	// would match. Linux drops the separator (each match, file or
+	// directory, with its contents). A deny ignores it (a deny may only
+	// grow).
 	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
 	Origin            Origin `json:"origin"`
 }

@@ -195,8 +195,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows {
 			// The command still runs under the write-restricted token,
 			// with no write root: nothing the settings name is writable
-			// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21). Found by the
-			// agreement test of emit/wfp.
+			// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21).
 			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 		}
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
@@ -224,6 +223,9 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	}
 	var root *policy.PathRule
 	for _, a := range fs.AllowWrite {
+		if t == MacOS && e.macDropped(a) {
+			continue
+		}
 		if t == Windows && a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}
@@ -259,7 +261,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 			if t == Windows && isCredential(d) {
 				// The helper drops a write root at or under a credential
 				// deny (docs/reference.md#windows-session), as it drops a
-				// read grant there. Found by the agreement test of emit/wfp.
+				// read grant there.
 				restored = false
 			}
 			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {

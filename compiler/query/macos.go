@@ -20,26 +20,47 @@ import (
 //   - a pattern is a regex: a deny covers each match and its subtree, an
 //     allow only the exact matches (it does not open a matched
 //     directory's contents);
-//   - a pattern with a bracket set also names the path with the brackets
-//     read as text ("[WIP] proj"): the profile carries that reading too.
+//   - a pattern with a bracket set, as a deny, also names the path with
+//     the brackets read as text ("[WIP] proj"): the profile carries that
+//     reading too. As an allow it does not: the reference reads the name
+//     only where it exists at start, and an allow may not be wider;
+//   - an allow written with a trailing separator ("/data/in/*/") names
+//     directories, and its rule ends in "/": it matches nothing, as in
+//     the reference (Seatbelt never checks a path ending in "/"). Linux
+//     drops the separator and grants each match with its contents.
 //
-// These were found by comparing the evaluator with the emitted profiles
-// (emit/seatbelt/agree_test.go).
+// emit/seatbelt/agree_test.go compares these answers with the emitted
+// profiles.
 
 // macPath is p as Seatbelt sees it: the fixed symlinks into /private
 // resolved.
 func macPath(p string) string { return policy.MacKernelPath(p) }
 
 // A macEntry is one spelling of a rule on macOS: literal text, then an
-// optional glob after it.
-type macEntry struct{ lit, pat string }
+// optional glob after it; dirs is set for an allow written with a
+// trailing separator, which matches nothing.
+type macEntry struct {
+	lit, pat string
+	dirs     bool
+}
 
 // macEntries are the spellings of r on macOS, roots filled in.
 //
 // The directory a symbolic root stands for is literal text, never a
 // pattern: a working directory "[WIP] a" is not a set (the profile
 // passes it regex-escaped, CWD_REGEX).
-func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
+func (e *Evaluator) macEntries(r policy.PathRule, allow bool) []macEntry {
+	out := e.macSpellings(r, allow)
+	if allow && r.TrailingSeparator {
+		for i := range out {
+			out[i].dirs = true
+		}
+	}
+	return out
+}
+
+// macSpellings are macEntries without the trailing-separator reading.
+func (e *Evaluator) macSpellings(r policy.PathRule, allow bool) []macEntry {
 	root, p := "", r.Path
 	if rt := rootOf(r.Path); rt != "" {
 		root, p = strings.TrimSuffix(e.expand(rt), "/"), r.Path[len(rt):]
@@ -74,7 +95,7 @@ func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
 		return []macEntry{{lit: root + p}}
 	}
 	out := []macEntry{{lit: root, pat: p}}
-	if end := policy.LastSetEnd(p); end >= 0 {
+	if end := policy.LastSetEnd(p); end >= 0 && !allow {
 		// The reading with the brackets as text, up to the component
 		// holding the last set; the rest stays a glob if it has one.
 		if i := strings.IndexByte(p[end:], '/'); i >= 0 {
@@ -94,6 +115,9 @@ func (e *Evaluator) macEntries(r policy.PathRule) []macEntry {
 // match reports whether entry x matches p: as a deny (the path and its
 // subtree) or as an allow (a pattern's exact matches only).
 func (x macEntry) match(p string, deny bool) bool {
+	if x.dirs && !deny {
+		return false // the rule ends in "/"; no checked path does
+	}
 	if x.pat == "" {
 		return p == x.lit || x.lit == "/" || strings.HasPrefix(p, x.lit+"/")
 	}
@@ -126,7 +150,7 @@ func macRegexp(re string) *regexp.Regexp {
 // macCovers reports whether r, as a deny, covers p on macOS.
 func (e *Evaluator) macCovers(r policy.PathRule, p string) bool {
 	p = macPath(p)
-	for _, x := range e.macEntries(r) {
+	for _, x := range e.macEntries(r, false) {
 		if x.match(p, true) {
 			return true
 		}
@@ -137,7 +161,7 @@ func (e *Evaluator) macCovers(r policy.PathRule, p string) bool {
 // macAllows reports whether r, as an allow, matches p on macOS.
 func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
 	p = macPath(p)
-	for _, x := range e.macEntries(r) {
+	for _, x := range e.macEntries(r, true) {
 		if x.match(p, false) {
 			return true
 		}
@@ -147,7 +171,7 @@ func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
 
 // macSample is a path r names (a pattern's glob characters replaced).
 func (e *Evaluator) macSample(r policy.PathRule) string {
-	x := e.macEntries(r)[0]
+	x := e.macEntries(r, true)[0]
 	return x.lit + policy.GlobSample(x.pat)
 }
 
@@ -182,22 +206,37 @@ func (e *Evaluator) readMac(p string) Decision {
 	var hiding *policy.PathRule
 	for _, d := range covering {
 		late := allow == nil || isCredential(d)
-		if !late && d.Pattern && !d.Literal {
+		// A pattern covering p only through the reading of its bracket
+		// set as a name ("./build[1]") is a literal deny here.
+		var lits []string
+		glob := false
+		for _, x := range e.macEntries(d, false) {
+			switch {
+			case !x.match(macPath(p), true):
+			case x.pat != "":
+				glob = true
+			default:
+				lits = append(lits, x.lit)
+			}
+		}
+		if !late && glob {
 			late = true
 			for _, a := range fs.AllowRead {
-				// The profile decides this without the host: an allow
-				// written from another root (${HOME}, ${CWD}, "/") than
-				// the deny is never carved out, wherever it lies.
-				if rootOf(a.Path) == rootOf(d.Path) && e.macCovers(d, e.macSample(a)) && e.macAllows(a, p) {
+				// As the reference decides it, with this host's
+				// directories: an allow written from another root
+				// (${HOME}, ${CWD}, "/") than the deny is carved out
+				// where the deny covers it here.
+				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p) {
 					late = false // carved out: (require-not allow)
 					break
 				}
 			}
 		} else if !late {
 			for _, a := range fs.AllowRead {
-				if (!a.Pattern || a.Literal) && strictlyInside(e.macEntries(d)[0].lit, e.macEntries(a)[0].lit) {
-					late = true // re-emitted whole after the allows
-					break
+				for _, l := range lits {
+					if (!a.Pattern || a.Literal) && strictlyInside(l, e.macEntries(a, true)[0].lit) {
+						late = true // re-emitted whole after the allows
+					}
 				}
 			}
 		}

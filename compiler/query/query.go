@@ -195,17 +195,42 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 	d := netpolicy.Decide(context.Background(), r, host, port, "")
 	switch {
 	case d.Rule != nil && d.Allow:
-		why := "allowed by the allow list; " + dialWhy(d.Host, port)
-		if m := n.MitmProxy; m != nil {
-			why += "; mitmProxy may route it upstream"
-		}
-		return Decision{Allow: true, Rule: d.Rule.Origin, Why: why}
+		return Decision{Allow: true, Rule: d.Rule.Origin, Why: "allowed by the allow list; " + routeWhy(n, d.Host, port) + externalWhy(n)}
 	case d.Rule != nil:
-		return Decision{Rule: d.Rule.Origin, Why: d.Reason}
+		return Decision{Rule: d.Rule.Origin, Why: d.Reason + externalWhy(n)}
 	case d.Reason == netpolicy.ReasonMalformed:
-		return Decision{Rule: policy.Default, Why: "malformed host: refused before any rule"}
+		return Decision{Rule: policy.Default, Why: "malformed host: refused before any rule" + externalWhy(n)}
 	}
-	return Decision{Rule: policy.Default, Why: "no allowedDomains entry matches; what no rule allows is denied"}
+	return Decision{Rule: policy.Default, Why: "no allowedDomains entry matches; what no rule allows is denied" + externalWhy(n)}
+}
+
+// routeWhy says how the proxies reach an allowed host (canonical): through
+// the mitmProxy socket, through the parent proxy the settings name, or
+// directly (dialWhy). A parent proxy srt finds in its own environment at
+// run time (HTTP_PROXY, HTTPS_PROXY) is not known here.
+func routeWhy(n *policy.Network, host string, port int) string {
+	if m := n.MitmProxy; m != nil && m.Match(host) {
+		return "sent to the mitmProxy on " + m.SocketPath + ", which resolves and connects itself (no resolved-address guard), with no other route when that socket fails"
+	}
+	if pp := n.ParentProxy; pp != nil && (pp.HTTP != "" || pp.HTTPS != "") && !policy.IsLoopbackHost(host) && !policy.ParseNoProxy(pp.NoProxy).Match(host) {
+		return "sent through network.parentProxy, which resolves and connects itself (no resolved-address guard)"
+	}
+	return dialWhy(host, port)
+}
+
+// externalWhy qualifies a verdict of srt's proxies when an external proxy
+// serves one protocol or both: that traffic is the external proxy's to
+// decide.
+func externalWhy(n *policy.Network) string {
+	switch h, s := n.HTTPProxyPort, n.SOCKSProxyPort; {
+	case h != 0 && s != 0:
+		return fmt.Sprintf("; but srt runs no proxy here: HTTP and SOCKS traffic goes to the user's proxies on host loopback ports %d and %d (httpProxyPort, socksProxyPort), which decide for themselves", h, s)
+	case h != 0:
+		return fmt.Sprintf("; this is srt's SOCKS proxy's verdict: HTTP and HTTPS proxy traffic goes to the user's proxy on host loopback port %d (httpProxyPort), which decides for itself", h)
+	case s != 0:
+		return fmt.Sprintf("; this is srt's HTTP proxy's verdict: SOCKS traffic goes to the user's proxy on host loopback port %d (socksProxyPort), which decides for itself", s)
+	}
+	return ""
 }
 
 // dialWhy says where the proxy dials an allowed host (canonical), as the

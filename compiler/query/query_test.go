@@ -320,3 +320,45 @@ func TestMetacharacterRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestUpstreamRoutes: an allowed host's answer says where it goes (the
+// mitmProxy socket, the parent proxy, or a direct dial through the guard),
+// and external proxy ports qualify every verdict of srt's proxies and add
+// a line for the port they expose.
+func TestUpstreamRoutes(t *testing.T) {
+	src := load(t, `{"network": {"allowedDomains": ["*.corp.example", "direct.example", "localhost"], "deniedDomains": [],
+  "mitmProxy": {"socketPath": "/run/mitm.sock", "domains": ["*.inspect.corp.example"]},
+  "parentProxy": {"http": "http://proxy.corp.example:3128", "noProxy": ".direct.example"}},
+  "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
+	e := src.Evaluator("", "")
+	for host, want := range map[string]string{
+		"a.inspect.corp.example": "sent to the mitmProxy on /run/mitm.sock",
+		"app.corp.example":       "sent through network.parentProxy",
+		"direct.example":         "dialled only at an address that passes the guard",
+		"localhost":              "a localhost name is dialled only at a loopback address",
+	} {
+		if d := e.Connect(host, 443, Linux); !d.Allow || !strings.Contains(d.Why, want) || strings.Contains(d.Why, "srt runs no proxy") {
+			t.Errorf("%s: %+v, want %q", host, d, want)
+		}
+	}
+	ports := load(t, `{"network": {"allowedDomains": ["a.example"], "deniedDomains": [], "httpProxyPort": 8080},
+  "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`)
+	e = ports.Evaluator("", "")
+	for _, host := range []string{"a.example", "b.example"} {
+		if d := e.Connect(host, 443, Linux); !strings.Contains(d.Why, "this is srt's SOCKS proxy's verdict: HTTP and HTTPS proxy traffic goes to the user's proxy on host loopback port 8080") {
+			t.Errorf("%s with httpProxyPort: %+v", host, d)
+		}
+	}
+	var found bool
+	for _, l := range e.Summary([]Target{Linux}) {
+		if l.Kind == "connect" && l.Subject == "host loopback port 8080" {
+			found = l.Allow && l.Rule.Key == "network.httpProxyPort" && l.Rule.Pos == "s.json:1:85" && strings.Contains(l.Why, "per-command lists and the ask callback do not apply")
+		}
+		if l.Subject == "local binding (listen on localhost)" && !strings.Contains(l.Why, "relay to the external proxy port 8080 on the host's loopback, and to nothing else there") {
+			t.Errorf("local binding: %s", l.Why)
+		}
+	}
+	if !found {
+		t.Error("no true line for the external port in the summary")
+	}
+}

@@ -37,9 +37,13 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			everything = "/nonexistent/srt-probe"
 		}
 		add("read", "/ (everything not listed)", e.Read(everything, t))
-		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
+		for i, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
 			for _, r := range l {
-				add("read", r.Path, e.Read(e.expand(r.Path), t))
+				d := e.Read(e.expand(r.Path), t)
+				if i == 1 && r.TrailingSeparator {
+					d.Why += "; " + TrailingSeparator(t)
+				}
+				add("read", subject(r), d)
 			}
 		}
 		add("write", "/ (everything not listed)", e.Write("/", t))
@@ -59,7 +63,11 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
 					continue
 				}
-				add("write", r.Path, e.Write(e.expand(r.Path), t))
+				d := e.Write(e.expand(r.Path), t)
+				if r.TrailingSeparator && r.Origin.Key != "" && strings.HasPrefix(r.Origin.Key, "filesystem.allowWrite") {
+					d.Why += "; " + TrailingSeparator(t)
+				}
+				add("write", subject(r), d)
 			}
 		}
 		if len(mandatory) > 0 && !fs.Disabled && t != Windows {
@@ -85,7 +93,16 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("connect", r.Entry, e.Connect(host, r.Port, t))
 			}
 		}
-		add("connect", "anything else", Decision{Rule: policy.Default, Why: "denied: the proxies allow only what allowedDomains names"})
+		add("connect", "anything else", Decision{Rule: policy.Default, Why: "denied: the proxies allow only what allowedDomains names" + externalWhy(n)})
+		for _, x := range []struct {
+			key, what string
+			port      int
+		}{{"network.httpProxyPort", "HTTP", n.HTTPProxyPort}, {"network.socksProxyPort", "SOCKS", n.SOCKSProxyPort}} {
+			if x.port != 0 {
+				add("connect", fmt.Sprintf("host loopback port %d", x.port), Decision{Allow: true, Rule: e.switchOrigin(x.key),
+					Why: "the user's " + x.what + " proxy, which the command's proxy variables point at without srt's credentials: it does its own filtering; srt's allow and deny lists, per-command lists and the ask callback do not apply to what goes through it"})
+			}
+		}
 		for _, r := range n.AllowUnixSockets {
 			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
 		}
@@ -95,6 +112,28 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 		}
 	}
 	return out
+}
+
+// subject is a rule's path as a summary line names it: the compiled path,
+// and the spelling it was folded from ("${CWD}/conf (written
+// ./app/../conf)").
+func subject(r policy.PathRule) string {
+	if r.Written != "" {
+		return r.Path + " (written " + r.Written + ")"
+	}
+	return r.Path
+}
+
+// TrailingSeparator says what an allow entry written with a trailing
+// separator and glob characters ("/data/in/*/") means on t.
+func TrailingSeparator(t Target) string {
+	switch t {
+	case MacOS:
+		return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
+	case Windows:
+		return "written with a trailing /: Windows drops it and grants each match the glob expands to at initialize"
+	}
+	return "written with a trailing /: Linux drops it and grants each match (file or directory) with its contents, expanded when srt starts"
 }
 
 // linuxKernelKnobs are the protections of the host kernel that every Linux
@@ -149,7 +188,7 @@ func (e *Evaluator) knobs(t Target) []knob {
 		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
 		if !pr.EnableWeakerNetworkIsolation {
 			// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
-			// too (found by the agreement test with the profile).
+			// too.
 			for _, m := range n.AllowMachLookup {
 				if prefix, ok := strings.CutSuffix(m, "*"); ok && strings.HasPrefix(trustdService, prefix) || m == trustdService {
 					trustd.d = Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(m) + ", as enableWeakerNetworkIsolation would make it"}
@@ -200,10 +239,23 @@ func (e *Evaluator) knobs(t Target) []knob {
 // lists of it.
 func (e *Evaluator) hostLoopbackWhy() string {
 	via := e.HostLoopback()
-	if len(via) == 0 {
-		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)"
+	var ext []string
+	for _, p := range []int{e.p.Network.HTTPProxyPort, e.p.Network.SOCKSProxyPort} {
+		if p != 0 {
+			ext = append(ext, strconv.Itoa(p))
+		}
 	}
-	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ")
+	external := ""
+	if len(ext) > 0 {
+		external = "; the sandbox's proxy listeners relay to the external proxy port " + strings.Join(ext, " and ") + " on the host's loopback, and to nothing else there"
+		if len(ext) > 1 {
+			external = strings.Replace(external, "proxy port", "proxy ports", 1)
+		}
+	}
+	if len(via) == 0 {
+		return "the host's loopback is not reachable (no allowedDomains entry names localhost, a loopback address or *)" + external
+	}
+	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ") + external
 }
 
 // trustdService is the Mach service enableWeakerNetworkIsolation opens

@@ -155,8 +155,8 @@ func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
 // denyWrite list is the settings' own; the reference adds none, and
 // windows/plan.json lists that as a residual risk), whichever reading the
 // policy comes from: a portable file explained with the POSIX reading
-// must answer for Windows as its Windows plan enforces. Found by the
-// agreement test of emit/wfp (TestAgreePortable).
+// must answer for Windows as its Windows plan enforces (emit/wfp's
+// TestAgreePortable checks it).
 func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
 	l := e.p.Filesystem.DenyWrite
 	if t != Windows {

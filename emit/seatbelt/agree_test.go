@@ -27,11 +27,12 @@ import (
 //
 //   - read: query Read against file-read-data on the path;
 //   - write: query Write against file-write-data (changing the file);
-//     where the profile allows that but still refuses to create or unlink
-//     the path (it keeps denied paths and their directories from being
-//     moved away, docs/reference.md#macos-reads step 7, docs/reference.md#macos-unlink-rule), the answer is counted as
-//     "write allowed, move refused", not a disagreement: the evaluator's
-//     yes/no is about changing the content;
+//   - remove: query Remove against file-write-unlink (removing or
+//     renaming the path: the profile keeps denied paths and their
+//     directories from being moved away, docs/reference.md#macos-reads step 7,
+//     docs/reference.md#macos-unlink-rule);
+//     where Write allows and Remove refuses, it is also counted as "write
+//     allowed, move refused";
 //   - unix sockets: query UnixSocket against network-outbound to the
 //     socket.
 //
@@ -131,10 +132,29 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 	}
 	for _, l := range lists {
 		for _, r := range l {
+			if r.Written != "" && strings.HasPrefix(r.Path, policy.Cwd) {
+				// The directories of the spelling before ".." was
+				// folded ("./app/../conf": ${CWD}/app), which a
+				// misreading would protect.
+				dir := h.Cwd
+				for _, s := range strings.Split(r.Written, "/") {
+					if s != "" && s != "." && s != ".." {
+						dir += "/" + s
+						add(dir)
+					}
+				}
+			}
+			if strings.Contains(r.Path, "/../") {
+				// The directories of a spelling with ".." before the
+				// first "..", which the profile pins.
+				dir := concrete(r.Path[:strings.Index(r.Path, "/../")], false, h)[0]
+				add(dir)
+				add(path.Dir(dir))
+			}
 			for _, c := range concrete(r.Path, r.Pattern && !r.Literal, h) {
 				add(c)
-				add(c + "/f")
-				add(c + "/a/b")
+				add(path.Join(c, "f")) // "/f", never "//f"
+				add(path.Join(c, "a/b"))
 				add(path.Dir(c))
 				add(c + ".bak")
 				add(path.Join(path.Dir(c), "other"))
@@ -153,7 +173,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 	tl.policies++
 	climb := seatbelt.ClimbingHazard(p)
 	for _, h := range hosts {
-		in, err := seatbelt.NewInterp(profile, h.Defines())
+		in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -180,6 +200,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 			as := []answer{
 				{"read", ev.Read(q, query.MacOS), seatbelt.OpReadData},
 				{"write", ev.Write(q, query.MacOS), seatbelt.OpWriteData},
+				{"remove", ev.Remove(q, query.MacOS), seatbelt.OpUnlink},
 				{"socket", ev.UnixSocket(q, query.MacOS), ""},
 			}
 			for _, a := range as {
@@ -218,12 +239,8 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 							name, h.Home, h.Cwd, pr, c, u))
 					}
 				}
-				if a.what == "write" && got {
-					c, _, _ := in.File(seatbelt.OpCreate, pr)
-					u, _, _ := in.File(seatbelt.OpUnlink, pr)
-					if !c || !u {
-						tl.moveRefused++
-					}
+				if a.what == "remove" && !got && ev.Write(q, query.MacOS).Allow {
+					tl.moveRefused++
 				}
 			}
 		}
@@ -371,7 +388,25 @@ var genPaths = []string{
 	"/opt/a/../b", "./a/../c", "~/Library/**/Cookies", "/work", "/work/proj/dist", "/tmp/x/../y", "./src/[ab]*.go",
 	"~/proj/**", "/private/tmp/z", "/var/run", "**/node_modules", "./*.pem", "/tmp/*/cache", "/Users/*/proj",
 	"/etc/ssl/**/*.key", "./.claude", "~/.config/gh/hosts.yml", "./dist/[0-9]", "/**/*.key", "/*",
+	// A deny written from another root than the allows it carves: an
+	// absolute glob over the home directory (HOME is /Users/me on most
+	// hosts) against ~ and . entries.
+	"/Users/me/**/*", "/Users/me/Library/**", "~/Library/Caches", "~/work", "~/work/out",
+	// ".." in relative entries, folded by the compiler; in absolute and ~
+	// patterns, whose spelling as written is pinned too.
+	"./app/../conf/secret", "./a/b/../../c", "src/../*.pem", "/opt/a/../*.key", "~/x/../y/*.pem",
+	// A deny glob whose base directory is a write root.
+	"/srv/cache", "/srv/cache/**/*.pem", "/srv/cache/*.pem",
+	// A bracket set in an allow: no literal reading.
+	"/data/runs/[0-9]*", "/data/runs",
 }
+
+// allowOnlyPaths are spellings generated only in allow lists: a rooted
+// glob ending in a separator is refused in a deny list
+// (docs/reference.md#cross-field-rules), and in an allow it names
+// directories (matching nothing on macOS; never a file directly in the
+// directory).
+var allowOnlyPaths = []string{"/data/in/*/", "./out/*/", "~/proj/*/", "/Users/me/*/", "/srv/cache/**/", "/tmp/*/"}
 
 // climbing are spellings above the working directory, which srt refuses
 // on macOS; they are rarer, so that most generated policies are compared.
@@ -379,12 +414,15 @@ var climbing = []string{"../sibling", "./../up/*.txt"}
 
 // genSettings is one generated settings file.
 func genSettings(rng *rand.Rand) []byte {
-	pick := func(max int) []any {
+	pick := func(max int, allow bool) []any {
 		var out []any
 		for i := rng.Intn(max + 1); i > 0; i-- {
 			s := genPaths[rng.Intn(len(genPaths))]
 			if rng.Intn(40) == 0 {
 				s = climbing[rng.Intn(len(climbing))]
+			}
+			if allow && rng.Intn(6) == 0 {
+				s = allowOnlyPaths[rng.Intn(len(allowOnlyPaths))]
 			}
 			if rng.Intn(8) == 0 {
 				out = append(out, map[string]any{"path": s, "literal": true})
@@ -397,7 +435,7 @@ func genSettings(rng *rand.Rand) []byte {
 		}
 		return out
 	}
-	fs := map[string]any{"denyRead": pick(3), "allowRead": pick(2), "allowWrite": pick(3), "denyWrite": pick(2)}
+	fs := map[string]any{"denyRead": pick(3, false), "allowRead": pick(2, true), "allowWrite": pick(3, true), "denyWrite": pick(2, false)}
 	if rng.Intn(4) == 0 {
 		fs["allowGitConfig"] = true
 	}
@@ -539,7 +577,7 @@ func TestRootHostRefused(t *testing.T) {
 	if err := h.Check(); err == nil {
 		t.Fatal("Host.Check accepted CWD /")
 	}
-	in, err := seatbelt.NewInterp(profile, h.Defines())
+	in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -548,5 +586,85 @@ func TestRootHostRefused(t *testing.T) {
 	got, _, err := in.File(seatbelt.OpWriteData, "/.bashrc")
 	if err != nil || d.Allow || !got {
 		t.Errorf("CWD /: write /.bashrc: query %v, profile %v (%v); want the disagreement that makes srt refuse the host", d.Verdict(), verdict(got), err)
+	}
+}
+
+// TestAgreementCanFailShapes: each shape where the profile once differed
+// from the reference's (allowing what it denies, or, where srt is stricter
+// on purpose, allowing what the evaluator denies), put back into its
+// golden profile as the emitter used to write it, must disagree with the
+// evaluator.
+func TestAgreementCanFailShapes(t *testing.T) {
+	mutants := []struct {
+		dir, name, old, new string // old "": new is appended
+		all                 bool   // replace every occurrence, not the first
+	}{
+		{"macos-allow-glob-trailing-separator", "a trailing separator dropped",
+			`(regex "^/data/in/[^/]*/$")`, `(regex "^/data/in/[^/]*$")`, false},
+		{"macos-allow-glob-no-literal-reading", "the literal reading of an allow glob",
+			`  (regex "^/data/runs/[0-9][^/]*$")` + "\n", `  (regex "^/data/runs/[0-9][^/]*$")` + "\n" + `  (subpath "/data/runs/[0-9]*")` + "\n", false},
+		{"macos-cross-root-carve", "a deny re-emitted uncarved for an allow from another root",
+			` (require-not (subpath (string-append (param "CARVE_3") (param "HOME") "/work")))`, ``, false},
+		{"relative-dotdot-folded", "the unfolded spelling's directory pinned",
+			"cannot be unlinked\n(deny file-write-unlink\n", "cannot be unlinked\n(deny file-write-unlink\n" + `  (literal (string-append (param "CWD") "/app"))` + "\n", false},
+		{"macos-deny-glob-base-is-write-root", "the write root left unpinned",
+			"  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (literal \"/srv/cache\")\n  (with message (param \"LOG_TAG\")))\n", "  (regex \"^/srv/cache/(.*/)?[^/]*\\\\.pem(/.*)?$\")\n  (with message (param \"LOG_TAG\")))\n", false},
+		// Shapes found by the full generated agreement test.
+		{"macos-convenience-roots-cross-root-deny", "a convenience write root kept under a deny from another root",
+			`(param "CARVE_1") (param "HOME") "/.npm/_logs"`, `(param "HOME") "/.npm/_logs"`, true},
+		{"macos-convenience-roots-pattern-allow", "a convenience write root reopened by a pattern allow",
+			`(param "CARVE_2") (param "HOME") "/.claude/debug"`, `(param "HOME") "/.claude/debug"`, true},
+		{"macos-absolute-deny-in-convenience-root", "an absolute deny left out of the unlink rule for the convenience roots",
+			"(deny file-write-unlink\n" + `  (regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")` + "\n", "(deny file-write-unlink\n", false},
+		{"macos-literal-deny-in-glob-write-root", "a literal deny left out of the unlink rule for a pattern root from another root",
+			"(deny file-write-unlink\n" + `  (subpath (string-append (param "HOME") "/.config"))` + "\n", "(deny file-write-unlink\n", false},
+		{"macos-text-reading-cross-root-allow", "the text reading of a deny glob not repeated after an allow from another root",
+			`  (subpath (string-append (param "CARVE_4") (param "CWD") "/src/[ab]*.go"))` + "\n", "", false},
+		{"macos-glob-write-root-pins", "a directory a pattern write root names left unpinned",
+			`  (literal (string-append (param "CWD") "/[WIP] x"))` + "\n", "", true},
+		{"macos-separator-root-holds-nothing", "a write root ending in a separator taken for a root from another root",
+			"", "(deny file-write-unlink\n" + `  (subpath (string-append (param "CWD") "/conf/secret"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
+		{"macos-deny-root-pattern-write-root", "a read deny of / taken for one a pattern root from another root names",
+			"", "(deny file-write-unlink\n" + `  (subpath "/")` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
+		{"macos-unlink-cross-root-write-root", "a read deny at a write root left out where a root from another root may hold it",
+			`  (require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))` + "\n", "", false},
+	}
+	for _, mu := range mutants {
+		dir := filepath.Join("../../golden/testdata", mu.dir)
+		data, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, diags, err := compiler.CompileFile("settings.json", data, schema.Options{OS: schema.OSPosix})
+		if err != nil || diags != nil {
+			t.Fatal(err, diags)
+		}
+		profile, err := os.ReadFile(filepath.Join(dir, "macos", "profile.sb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := &tally{}
+		agree(t, mu.dir, p, profile, tl)
+		if len(tl.disagreements) > 0 {
+			t.Errorf("%s: the golden profile disagrees: %s", mu.dir, tl.disagreements[0])
+		}
+		n := 1
+		if mu.all {
+			n = -1
+		}
+		m := strings.Replace(string(profile), mu.old, mu.new, n)
+		if mu.old == "" {
+			m = string(profile) + mu.new // appended: a last rule
+		}
+		if m == string(profile) {
+			t.Fatalf("%s: the mutation changed nothing", mu.name)
+		}
+		tl = &tally{}
+		agree(t, mu.name, p, []byte(m), tl)
+		if len(tl.disagreements) == 0 {
+			t.Errorf("%s: the agreement test found no disagreement", mu.name)
+		} else {
+			t.Logf("%s: %d disagreements, e.g. %s", mu.name, len(tl.disagreements), tl.disagreements[0])
+		}
 	}
 }

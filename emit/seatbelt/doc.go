@@ -8,6 +8,19 @@
 // passed with -D at run time (see Host), so the same settings give the same
 // bytes on every machine. Emit is pure: no file system, no environment.
 //
+// The rule of thumb for every allow rule (a read allow, a write root, the
+// re-allow of unlinking in write roots, a carve-out of a deny): derive it
+// so that it can never match a path the same entry would not grant on
+// Linux. A reading that only widens ("also the literal name", "also
+// without the trailing separator", "also the unfolded spelling", "assume
+// this root lies inside that one") is right for a deny, which may only
+// grow, and wrong for an allow. Where the answer depends on the host
+// (where HOME and the working directory are), the profile does not guess:
+// it asks the runtime through a parameter (HostDefines), and without one
+// it keeps the deny whole. The allows here are narrower still than Linux
+// where the reference's are: a glob ending in a separator matches nothing,
+// as the reference's does.
+//
 // Nothing in this package has been run on a real Mac. The tests prove that
 // every profile is well formed S-expressions using only known operations
 // and filters, and pin the rules of the spec's cases; whether sandbox-exec

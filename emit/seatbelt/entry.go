@@ -18,6 +18,18 @@ type entry struct {
 	pat    string // glob after lit; "" for a literal entry
 	origin policy.Origin
 	cred   bool // a credentials.files entry
+	// dirs is set for an entry written with a trailing separator
+	// (policy.PathRule.TrailingSeparator): as an allow it matches nothing
+	// (see regex).
+	dirs bool
+	// convenience marks a default convenience write root.
+	convenience bool
+	// pre, when set, is a carve parameter put in front of the entry's
+	// allow filter (see keepConvenience).
+	pre string
+	// text marks the extra reading of a pattern's bracket set as part of
+	// a name (see reading).
+	text bool
 }
 
 func (e entry) glob() bool { return e.pat != "" }
@@ -38,7 +50,7 @@ func split(p string) (root, rest string) {
 // entryOf is the entry of a policy rule; a literal entry is never a glob.
 func entryOf(r policy.PathRule) entry {
 	root, rest := split(r.Path)
-	e := entry{root: root, origin: r.Origin, cred: strings.HasPrefix(r.Origin.Key, "credentials.")}
+	e := entry{root: root, origin: r.Origin, cred: strings.HasPrefix(r.Origin.Key, "credentials."), dirs: r.TrailingSeparator, convenience: r.Convenience}
 	if r.Pattern && !r.Literal {
 		e.pat = rest
 	} else {
@@ -47,9 +59,10 @@ func entryOf(r policy.PathRule) entry {
 	return e
 }
 
-// entries are the entries of a list of rules: each rule's spellings (see
-// spellings), then the extra readings of its patterns (see reading), after
-// all plain entries, as the reference orders them (docs/reference.md#macos-readings).
+// entries are the entries of a list of deny rules: each rule's spellings
+// (see spellings), then the extra readings of its patterns (see reading),
+// after all plain entries, as the reference orders them
+// (docs/reference.md#macos-readings).
 func entries(rules []policy.PathRule) []entry {
 	var out, extra []entry
 	for _, r := range rules {
@@ -60,6 +73,20 @@ func entries(rules []policy.PathRule) []entry {
 		}
 	}
 	return append(out, extra...)
+}
+
+// allowEntries are the entries of a list of allow rules: each rule's
+// spellings, without the extra reading of a bracket set as text. The
+// reference adds that reading only where the name exists when it starts;
+// the emitter cannot look, and an allow that always carried it would
+// let the command create the name ("[0-9]*") and write under it. An
+// allow may only be narrower than the reference's, so it goes.
+func allowEntries(rules []policy.PathRule) []entry {
+	var out []entry
+	for _, r := range rules {
+		out = append(out, spellings(entryOf(r))...)
+	}
+	return out
 }
 
 // spellings are e and its other spellings, in this order:
@@ -77,9 +104,7 @@ func entries(rules []policy.PathRule) []entry {
 //     because of a symlink.
 //
 // The folded spelling gets its /private form too: "/tmp/x/../y" is
-// "/private/tmp/y" to the kernel (found by the agreement test with
-// compiler/query; before, only "/tmp/y" was written, which Seatbelt never
-// sees).
+// "/private/tmp/y" to the kernel, and Seatbelt never sees "/tmp/y".
 func spellings(e entry) []entry {
 	out := private(e)
 	if x, ok := folded(e); ok {
@@ -168,6 +193,7 @@ func reading(e entry) (entry, bool) {
 		end = len(e.pat)
 	}
 	x := e
+	x.text = true
 	x.lit, x.pat = e.lit+e.pat[:end], e.pat[end:]
 	if !strings.ContainsAny(x.pat, "*?") && policy.LastSetEnd(x.pat) < 0 {
 		x.lit, x.pat = x.lit+x.pat, ""
@@ -267,8 +293,11 @@ func relate(a, b string) relation {
 // which entries a pattern covers.
 func (e entry) goRegexp(deny bool) *regexp.Regexp {
 	re := "^" + regexp.QuoteMeta(e.root) + policy.RegexEscape(e.lit) + body(e.pat)
-	if deny {
+	switch {
+	case deny:
 		re += "(/.*)?"
+	case e.dirs:
+		re += "/"
 	}
 	r, err := regexp.Compile(re + "$")
 	if err != nil {

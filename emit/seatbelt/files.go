@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -21,15 +22,18 @@ func (m *emitter) files(fs policy.Filesystem) {
 		}
 	}
 	denies = append(entries(caller), entries(creds)...)
+	allows := allowEntries(fs.AllowRead)
+	var writes []entry
+	if !fs.Disabled {
+		writes = allowEntries(fs.AllowWrite)
+		// Masked files are left out, as the compiler leaves them out
+		// when it drops a convenience root.
+		m.keepConvenience(writes, denies, allows)
+	}
 	// macOS cannot show a masked copy: a masked file is not readable at all.
 	for _, e := range entries(fs.CredentialMasks) {
 		e.cred = true
 		denies = append(denies, e)
-	}
-	allows := entries(fs.AllowRead)
-	var writes []entry
-	if !fs.Disabled {
-		writes = entries(fs.AllowWrite)
 	}
 	m.read(denies, allows, writes)
 	if fs.Disabled {
@@ -71,13 +75,12 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			// Under different roots the relation is a host fact; the
 			// common case (deny ~, allow the working directory inside it)
 			// needs no re-emission, and the runtime refuses the other
-			// (CrossRootHazard).
-			for _, a := range allows {
-				if !a.glob() && relate(d.spelling(), a.spelling()) == inside {
-					fs = append(fs, m.denyF(d))
-					break
-				}
-			}
+			// (CrossRootHazard). The text reading of a pattern
+			// ("./src/[ab]*.go" as a name, under an allow "~/proj") is
+			// re-emitted behind a carve parameter instead: the runtime
+			// does not look at readings, and the parameter applies the
+			// deny where it lies inside the allow on this host.
+			fs = append(fs, m.late(d, allows)...)
 		}
 		root = root || d.spelling() == "/"
 	}
@@ -97,22 +100,165 @@ func (m *emitter) read(denies, allows, writes []entry) {
 	m.rule("allow file-write-unlink file-write-create", fs)
 }
 
+// late are the filters that re-emit literal deny d after the allows
+// (docs/reference.md#macos-reads step 4): d, where it lies strictly inside a literal allow; for a
+// text reading inside an allow from another root, d behind the carve
+// parameter of the pair (the allow "covers" the deny), set where it does
+// on the host.
+func (m *emitter) late(d entry, allows []entry) []string {
+	var out []string
+	for _, a := range allows {
+		if a.glob() {
+			continue
+		}
+		switch relate(d.spelling(), a.spelling()) {
+		case inside:
+			return []string{m.denyF(d)}
+		case unknown:
+			if d.text && !strings.HasPrefix(d.spelling(), rootParents) && mayCover(a, d) {
+				out = append(out, m.carveParam(a, d))
+			}
+		}
+	}
+	return out
+}
+
 // carve is d's deny filter minus the entries it covers (docs/reference.md#macos-reads step 4).
+//
+// Whether d covers an entry written from another root (an absolute deny
+// over the home directory, "/home/me/**/*", and an allow "~/work") is a
+// fact of the host. Such an entry is subtracted through a carve parameter
+// (see carveParam), which the runtime sets from this host's directories
+// to the reference's decision: the deny is carved where it covers the
+// entry here, and not elsewhere (a leaf-shaped deny such as "**/.env"
+// covers no directory and must stay whole inside it).
 func (m *emitter) carve(d entry, others []entry) string {
 	var nots []string
 	seen := map[string]bool{}
 	for _, o := range others {
-		if covers(d, o) {
-			if f := m.allowF(o); !seen[f] {
-				seen[f] = true
-				nots = append(nots, "(require-not "+f+")")
-			}
+		var f string
+		switch {
+		case crossRoot(d, o) && !o.convenience && mayCover(d, o):
+			f = m.carveParam(d, o)
+		case crossRoot(d, o):
+			continue
+		case covers(d, o):
+			f = m.allowF(o)
+		default:
+			continue
+		}
+		if !seen[f] {
+			seen[f] = true
+			nots = append(nots, "(require-not "+f+")")
 		}
 	}
 	if len(nots) == 0 {
 		return m.denyF(d)
 	}
 	return "(require-all " + m.denyF(d) + " " + strings.Join(nots, " ") + ")"
+}
+
+// crossRoot reports whether deny d and entry o are written from different
+// roots, so that whether d covers o depends on the host.
+//
+// A default convenience write root (~/.npm/_logs) is never carved this
+// way: where a read deny covers it, the reference drops it, so there is
+// nothing to subtract.
+func crossRoot(d, o entry) bool { return d.root != o.root }
+
+// mayCover reports whether deny d, written from a symbolic root, can cover
+// the absolute entry o on some host (with the root any directory but
+// "/"); for other pairs it reports true. It keeps the carve parameters to
+// the pairs a host can decide either way ("/dev/null" never lies in
+// ${HOME}/.ssh).
+func mayCover(d, o entry) bool {
+	if d.root == "" || o.root != "" {
+		return true
+	}
+	re := "^(/[^/]+)+" + policy.RegexEscape(d.lit)
+	if d.glob() {
+		re += body(d.pat) + "(/.*)?$"
+	} else {
+		re += "/.+$" // strictly inside a literal deny
+	}
+	r, err := regexp.Compile(re)
+	return err != nil || r.MatchString(o.sample())
+}
+
+// A carve is a subtraction decided at run time: deny d carves entry o on
+// hosts where d covers o (see HostDefines). With denies set, it is a
+// convenience write root o, kept on hosts where none of denies hides it
+// (see keepConvenience).
+type carve struct {
+	d, o           entry
+	denies, allows []entry
+}
+
+// keepConvenience puts a default convenience write root (~/.npm/_logs)
+// that a read deny written from another root may cover behind a carve
+// parameter: the reference drops such a root where a read deny covers it
+// on the host and no read allow inside the deny covers it again
+// (docs/reference.md#default-writable); the compiler could decide only the spellings.
+func (m *emitter) keepConvenience(writes, denies, allows []entry) {
+	for i, w := range writes {
+		if !w.convenience {
+			continue
+		}
+		for _, d := range denies {
+			// A deny from the same root that covers it was reopened by
+			// an allow (the compiler drops the others); only a literal
+			// allow does that on macOS.
+			same := d.root == w.root && symCovers(d, w.spelling()) && !reopens(d, w, allows)
+			if same || d.root != w.root && mayCover(d, w) {
+				m.carves = append(m.carves, carve{o: w, denies: denies, allows: allows})
+				writes[i].pre = `(param "` + carveParamName(len(m.carves)) + `")`
+				break
+			}
+		}
+	}
+}
+
+// symCovers reports whether deny d covers the symbolic path p written
+// from the same root: p is d or below it, or d's pattern matches p or an
+// ancestor.
+func symCovers(d entry, p string) bool {
+	if d.glob() {
+		return d.goRegexp(true).MatchString(p)
+	}
+	r := relate(p, d.spelling())
+	return r == same || r == inside
+}
+
+// reopens reports whether a literal allow from w's root, inside deny d,
+// covers convenience root w: then it is kept on every host.
+func reopens(d, w entry, allows []entry) bool {
+	for _, a := range allows {
+		if a.glob() || a.dirs || a.root != w.root {
+			continue
+		}
+		if r := relate(w.spelling(), a.spelling()); (r == same || r == inside) && symCovers(d, a.spelling()) {
+			return true
+		}
+	}
+	return false
+}
+
+// carveParam is o's allow filter behind the carve parameter of (d, o):
+// the parameter is "" where d covers o on the host, and carveOff, a
+// prefix no path has, where it does not, so the filter then matches
+// nothing and nothing is carved.
+func (m *emitter) carveParam(d, o entry) string {
+	key := m.denyF(d) + "\x00" + m.allowF(o)
+	n, ok := m.carveIndex[key]
+	if !ok {
+		if m.carveIndex == nil {
+			m.carveIndex = map[string]int{}
+		}
+		m.carves = append(m.carves, carve{d: d, o: o})
+		n = len(m.carves)
+		m.carveIndex[key] = n
+	}
+	return m.allowFPrefixed(o, `(param "`+carveParamName(n)+`")`)
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors
@@ -234,26 +380,37 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 // write root may not be unlinked, since docs/reference.md#macos-reads step 8 re-allowed unlinking
 // in write roots and a renamed secret would be readable.
 //
+// The directories pinned with it are those above the deny (for a pattern,
+// its base directory and above) that lie inside a write root or are one.
+// The reference pins only those strictly inside a root; a root that holds
+// a read deny is pinned too, because renaming it into another write root
+// (/tmp/claude is always one) would carry the denied files out of the
+// deny's reach, as the reference itself pins a root holding a credential
+// file.
+//
 // Where a deny and a write root start at different symbolic roots, whether
 // one lies inside the other is a fact of the host; the emitter then
 // assumes it does (an unlink deny outside every write root changes
 // nothing). It assumes ${HOME} and ${CWD} are not inside the built-in
-// write roots (/dev/stdout, /tmp/claude, ~/.npm/_logs, ...).
+// write roots (/dev/stdout, /tmp/claude, ~/.npm/_logs, ...), and the
+// working directory not inside the convenience roots (~/.npm/_logs); an
+// absolute deny may lie inside those (denyRead ["/Users/**/*.key"]).
 func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRule) {
 	if len(writes) == 0 {
 		return
 	}
-	builtin := map[string]bool{}
-	for _, r := range rules {
-		if r.Origin == policy.Default {
-			builtin[r.Path] = true
-		}
-	}
+	builtin := builtins(rules)
 	// inRoot reports whether p lies strictly inside a write root (or is
 	// one, when orIs).
 	inRoot := func(p string, orIs bool) bool {
 		for _, w := range writes {
+			if w.dirs {
+				continue // matches nothing: no path is writable through it
+			}
 			if w.glob() {
+				if orIs && globRootNames(w, p) {
+					return true
+				}
 				continue
 			}
 			switch relate(p, w.spelling()) {
@@ -264,7 +421,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 					return true
 				}
 			case unknown:
-				if !builtin[w.spelling()] {
+				if assumeInside(p, w, builtin) {
 					return true
 				}
 			}
@@ -278,7 +435,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 			list = append([]string{from}, list...)
 		}
 		for _, a := range list {
-			if inRoot(a, orIs) {
+			if a != "/" && inRoot(a, orIs) { // "/" is never pinned (docs/reference.md#macos-reads step 7)
 				out = append(out, m.pinF(a))
 			}
 		}
@@ -296,13 +453,13 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.base(), true, false)...)
+			fs = append(fs, pins(d.base(), true, true)...)
 		default:
 			if !inRoot(d.spelling(), false) && !globRootMatches(d, writes) {
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.spelling(), false, false)...)
+			fs = append(fs, pins(d.spelling(), false, true)...)
 		}
 	}
 	if len(fs) > 0 {
@@ -314,7 +471,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 // intersects reports whether a pattern deny's region meets a write root:
 // any pattern root does; a literal root does when the pattern's base is at,
 // inside or above it, or when that is a fact of the host.
-func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) bool {
+func (m *emitter) intersects(d entry, writes []entry, builtin map[string]builtinRoot) bool {
 	for _, w := range writes {
 		if w.glob() {
 			return true
@@ -323,7 +480,7 @@ func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) b
 		case same, inside, contains:
 			return true
 		case unknown:
-			if !builtin[w.spelling()] {
+			if builtin[w.spelling()] == convenienceRoot && convenienceMayMatch(d, w) || assumeInside(d.base(), w, builtin) {
 				return true
 			}
 		}
@@ -331,14 +488,92 @@ func (m *emitter) intersects(d entry, writes []entry, builtin map[string]bool) b
 	return false
 }
 
-// globRootMatches reports whether a pattern write root names literal d.
-func globRootMatches(d entry, writes []entry) bool {
-	for _, w := range writes {
-		if w.glob() && w.goRegexp(false).MatchString(d.spelling()) {
+// A builtinRoot is a default write root: one of the fixed device and
+// /tmp/claude names, or a convenience root under ${HOME}.
+type builtinRoot int
+
+const (
+	notBuiltin builtinRoot = iota
+	fixedRoot
+	convenienceRoot
+)
+
+// builtins are the default write roots among rules, by spelling.
+func builtins(rules []policy.PathRule) map[string]builtinRoot {
+	out := map[string]builtinRoot{}
+	for _, r := range rules {
+		switch {
+		case r.Convenience:
+			out[r.Path] = convenienceRoot
+		case r.Origin == policy.Default:
+			out[r.Path] = fixedRoot
+		}
+	}
+	return out
+}
+
+// assumeInside decides, for symbolic path p and literal write root w
+// written from another root, whether the emitter takes p to lie inside w:
+// yes, except for the fixed default roots, and for the convenience roots
+// unless p is absolute.
+func assumeInside(p string, w entry, builtin map[string]builtinRoot) bool {
+	switch builtin[w.spelling()] {
+	case fixedRoot:
+		return false
+	case convenienceRoot:
+		// An absolute path inside ${HOME}/.npm/_logs has ".npm/_logs" in
+		// it.
+		root, _ := split(p)
+		return root == "" && !strings.HasPrefix(p, rootParents) && strings.Contains(p+"/", w.lit+"/")
+	}
+	return true
+}
+
+// convenienceMayMatch reports whether absolute pattern deny d may match a
+// file inside convenience root w on some host: a file there named like
+// d's last component, with ${HOME} anywhere below d's base directory.
+func convenienceMayMatch(d, w entry) bool {
+	if d.root != "" {
+		return false // the working directory is assumed outside it
+	}
+	i := strings.LastIndexByte(d.pat, '/')
+	leaf := policy.GlobSample(d.pat[i+1:])
+	re := d.goRegexp(true)
+	for _, dir := range []string{strings.TrimSuffix(d.base(), "/"), d.lit + policy.GlobSample(d.pat[:i])} {
+		if re.MatchString(dir+"/h"+w.lit+"/"+leaf) || re.MatchString(dir+w.lit+"/"+leaf) {
 			return true
 		}
 	}
 	return false
+}
+
+// globRootMatches reports whether a pattern write root names literal d.
+// A pattern root written from another root than d may name it on the
+// host; the emitter then assumes it does (stricter).
+func globRootMatches(d entry, writes []entry) bool {
+	for _, w := range writes {
+		cross := w.root != d.root && d.spelling() != "/" // no root but "/" names "/"
+		if w.glob() && !w.dirs && (cross || w.goRegexp(false).MatchString(d.spelling())) {
+			return true
+		}
+	}
+	return false
+}
+
+// globRootNames reports whether pattern write root w may name directory
+// p, so that renaming p is allowed there and carries what is denied below
+// it away: its regex matches p, or p starts at another root (or is an
+// ancestor of one), and the emitter assumes so. The reference pins only
+// directories inside literal roots.
+func globRootNames(w entry, p string) bool {
+	if w.dirs {
+		return false // matches nothing
+	}
+	if r, ok := strings.CutPrefix(p, rootParents); ok {
+		return w.root != r
+	}
+	root, _ := split(p)
+	return root != w.root || w.goRegexp(false).MatchString(p)
 }
 
 // A denyGroup is literal write denies folded into one regex (docs/reference.md#macos-reads):

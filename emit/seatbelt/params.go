@@ -25,6 +25,92 @@ const (
 	ParamLogTag           = "LOG_TAG"            // the violation attribution tag (docs/reference.md#macos-log-tag)
 )
 
+// ParamCarvePrefix names the carve parameters CARVE_1, CARVE_2, ...: one
+// per subtraction from a deny whose answer depends on where HOME and the
+// working directory are (see HostDefines).
+const ParamCarvePrefix = "CARVE_"
+
+// carveOff is a carve parameter's value where the carve does not apply:
+// put in front of a path, it makes a path no file has (/dev/null is not a
+// directory), so the subtraction matches nothing.
+const carveOff = "/dev/null"
+
+func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
+
+// HostDefines returns the NAME=VALUE pairs for sandbox-exec -D to run p's
+// profile on host h: Defines, and the carve parameters of the profile.
+// A carve applies where the reference would subtract on this host: the
+// deny's rule, with this host's directories, covers the entry's path
+// (docs/reference.md#macos-reads step 4); a convenience write root's applies
+// where no read deny hides it on this host (docs/reference.md#default-writable). It is a
+// pure function of p and h.
+func HostDefines(p *policy.Policy, h Host) []string {
+	out := h.Defines()
+	for i, c := range emit(p).carves {
+		v := carveOff
+		switch {
+		case c.denies != nil:
+			if !hidden(c.o.on(h), c.denies, c.allows, h) {
+				v = ""
+			}
+		case covers(c.d.on(h), c.o.on(h)):
+			v = ""
+		}
+		out = append(out, carveParamName(i+1)+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// hidden reports whether a read deny covers the literal entry w on h and
+// no literal read allow inside that deny covers w again (docs/reference.md#default-writable).
+func hidden(w entry, denies, allows []entry, h Host) bool {
+	p := w.lit
+	for _, d := range denies {
+		d = d.on(h)
+		if !coversPath(d, p) {
+			continue
+		}
+		reopened := false
+		for _, a := range allows {
+			if a.glob() || a.dirs {
+				continue // only a literal allow reopens it
+			}
+			a = a.on(h)
+			if coversPath(a, p) && coversPath(d, a.sample()) {
+				reopened = true
+			}
+		}
+		if !reopened {
+			return true
+		}
+	}
+	return false
+}
+
+// coversPath reports whether entry e, read as a deny, covers path p: p
+// is e's path or below it, or a pattern matches p or an ancestor.
+func coversPath(e entry, p string) bool {
+	if e.glob() {
+		return e.goRegexp(true).MatchString(p)
+	}
+	return p == e.lit || e.lit == "/" || strings.HasPrefix(p, e.lit+"/")
+}
+
+// on is e with its root replaced by h's directory: an absolute entry.
+func (e entry) on(h Host) entry {
+	dir := map[string]string{policy.Home: h.Home, policy.Cwd: h.Cwd}[e.root]
+	if e.root == "" {
+		return e
+	}
+	x := e
+	x.root, x.lit = "", dir+e.lit
+	if x.lit == "" {
+		x.lit = "/"
+	}
+	return x
+}
+
 // Host is what the runtime knows about one run. HOME and CWD must be
 // absolute and free of symlinks (Seatbelt matches the path the kernel
 // resolved, docs/reference.md#macos-pitfalls).
@@ -39,7 +125,6 @@ type Host struct {
 // every rule under them is the parameter followed by "/name", so "/" or
 // "/w/" would give "//name", a path the kernel never checks, and those
 // rules (the mandatory write denies, ./.env, ~/.ssh) would match nothing.
-// Found by the agreement test with compiler/query (CWD "/").
 func (h Host) Check() error {
 	for _, d := range []struct{ name, dir string }{{ParamHome, h.Home}, {ParamCwd, h.Cwd}} {
 		switch {

@@ -17,6 +17,15 @@ import (
 // ((param ...), string-append) and the tag as a parameter are this
 // project's, and sandbox-exec has not read them yet.
 func Emit(p *policy.Policy) ([]byte, error) {
+	m := emit(p)
+	if m.err != nil {
+		return nil, m.err
+	}
+	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+}
+
+// emit builds the profile of p.
+func emit(p *policy.Policy) *emitter {
 	m := &emitter{}
 	m.header(p)
 	m.add(baseHead...)
@@ -53,16 +62,17 @@ func Emit(p *policy.Policy) ([]byte, error) {
 		m.add("; Pseudo-terminals (allowPty)")
 		m.add(pty...)
 	}
-	if m.err != nil {
-		return nil, m.err
-	}
-	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+	return m
 }
 
 // emitter accumulates profile lines; the first error sticks.
 type emitter struct {
 	lines []string
 	err   error
+	// carves are the subtractions decided at run time, in the order of
+	// their parameters (CARVE_1, ...); carveIndex finds one again.
+	carves     []carve
+	carveIndex map[string]int
 }
 
 func (m *emitter) add(lines ...string) { m.lines = append(m.lines, lines...) }
@@ -142,10 +152,19 @@ func (m *emitter) str(p string, o policy.Origin) string {
 // with the subtree tail "(/.*)?" for a deny (docs/reference.md#macos-filters). The root is the
 // parameter holding it regex-escaped; the literal text after it is escaped
 // here, so that a name with brackets is never read as a set.
+//
+// An allow written with a trailing separator ("/data/in/*/") names
+// directories, and Seatbelt never checks a path that ends in "/": its
+// regex ends in "/$" and matches nothing, as the reference's does. Linux
+// drops the separator; matching the glob without it would grant every
+// file directly in the directory, which the reference denies.
 func (m *emitter) regex(e entry, deny bool) string {
 	rest := policy.RegexEscape(e.lit) + body(e.pat)
-	if deny {
+	switch {
+	case deny:
 		rest += "(/.*)?"
+	case e.dirs:
+		rest += "/"
 	}
 	rest += "$"
 	if e.root == "" {
@@ -154,9 +173,36 @@ func (m *emitter) regex(e entry, deny bool) string {
 	return `(regex (string-append "^" (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
 }
 
+// allowFPrefixed is allowF with the string expression pre in front of the
+// path (or after the "^" of the regex).
+func (m *emitter) allowFPrefixed(e entry, pre string) string {
+	if e.glob() || e.dirs {
+		rest := policy.RegexEscape(e.lit) + body(e.pat)
+		if e.dirs {
+			rest += "/"
+		}
+		rest += "$"
+		if e.root == "" {
+			return `(regex (string-append "^" ` + pre + " " + m.q(rest, e.origin) + "))"
+		}
+		return `(regex (string-append "^" ` + pre + ` (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+	}
+	root, rest := split(e.spelling())
+	if root == "" {
+		return "(subpath (string-append " + pre + " " + m.q(rest, e.origin) + "))"
+	}
+	if rest == "" {
+		return "(subpath (string-append " + pre + ` (param "` + rootParams[root][0] + `")))`
+	}
+	return "(subpath (string-append " + pre + ` (param "` + rootParams[root][0] + `") ` + m.q(rest, e.origin) + "))"
+}
+
 // allowF is an entry's filter in an allow rule; denyF in a deny rule.
 func (m *emitter) allowF(e entry) string {
-	if e.glob() {
+	if e.pre != "" {
+		return m.allowFPrefixed(e, e.pre)
+	}
+	if e.glob() || e.dirs {
 		return m.regex(e, false)
 	}
 	return "(subpath " + m.str(e.spelling(), e.origin) + ")"

@@ -258,7 +258,7 @@ func checkString(n node) error {
 		}
 		return nil
 	case isForm(n, "param"):
-		if len(n.list) != 2 || n.list[1].str == nil || !knownParams[*n.list[1].str] {
+		if len(n.list) != 2 || n.list[1].str == nil || !knownParams[*n.list[1].str] && !carveParam(*n.list[1].str) {
 			return fmt.Errorf("offset %d: param of an unknown name", n.pos)
 		}
 		return nil
@@ -278,3 +278,18 @@ func checkString(n node) error {
 
 var knownParams = set(ParamHome, ParamCwd, ParamHomeRegex, ParamCwdRegex, ParamHomeParentsRegex,
 	ParamCwdParentsRegex, ParamHTTPPort, ParamSOCKSPort, ParamLogTag)
+
+// carveParam reports whether name is a carve parameter, CARVE_n with n a
+// number from 1 without leading zeros.
+func carveParam(name string) bool {
+	n, ok := strings.CutPrefix(name, ParamCarvePrefix)
+	if !ok || n == "" || n[0] == '0' {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

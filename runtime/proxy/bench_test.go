@@ -127,3 +127,50 @@ func TestIdleTunnelMemory(t *testing.T) {
 		c.Close()
 	}
 }
+
+// BenchmarkConnectViaParent makes 200 sequential new CONNECT tunnels with
+// one request each through the proxy, dialling the target directly and
+// through a parent proxy (a second instance of this proxy, without a
+// token): the parent adds one hop and one CONNECT exchange.
+func BenchmarkConnectViaParent(b *testing.B) {
+	t := &testing.T{}
+	tb := newTestbed(t, []string{"127.0.0.1:PORT", "vm.test"}, nil, nil)
+	target := fmt.Sprintf("127.0.0.1:%d", tb.port)
+	run := func(b *testing.B, proxyAddr string) {
+		for b.Loop() {
+			for range 200 {
+				c, br, err := connectThrough(proxyAddr, target)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := request(c, br); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		}
+	}
+	b.Run("direct", func(b *testing.B) { run(b, tb.proxyAddr) })
+	// The same policy, through a parent: a second proxy with the same
+	// rules. Loopback destinations never go to a parent, so the target is
+	// named vm.test, which only the parent resolves (to the allowed
+	// 127.0.0.1:PORT).
+	pl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pl.Close()
+	parentEgress := *tb.egress
+	parentEgress.Token = ""
+	go (&HTTP{&parentEgress}).Serve(pl)
+	child := *tb.egress
+	child.Parent, _ = ParentFrom("http://"+pl.Addr().String(), "", "", func(string) string { return "" })
+	cl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	go (&HTTP{&child}).Serve(cl)
+	target = fmt.Sprintf("vm.test:%d", tb.port)
+	b.Run("parent", func(b *testing.B) { run(b, cl.Addr().String()) })
+}

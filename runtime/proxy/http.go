@@ -88,6 +88,11 @@ type Egress struct {
 	// Inject swaps masked credentials into requests that may carry
 	// them, and back out of responses; nil swaps nothing.
 	Inject *Injector
+	// Parent and Mitm are the upstream routes (upstream.go); optional.
+	// Mitm is called once per connection, so that a new route applies to
+	// the next one.
+	Parent *Parent
+	Mitm   func() *Mitm
 }
 
 // guardError carries the guard's reason, and the explanation of the
@@ -119,6 +124,14 @@ func why(err error) string {
 // decision and a *policyError when the policy refuses, a *guardError when
 // every address was refused, or a dial error.
 func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, commandID string) (net.Conn, netpolicy.Decision, error) {
+	c, _, d, err := e.connectVia(ctx, proxy, rawHost, port, commandID, true)
+	return c, d, err
+}
+
+// connectVia is connect for a tunnel, or for a plain HTTP request
+// (tunnel=false), which may leave through an upstream proxy h: then the
+// connection is to h, and the request goes to it in absolute form.
+func (e *Egress) connectVia(ctx context.Context, proxy, rawHost string, port int, commandID string, tunnel bool) (net.Conn, *hop, netpolicy.Decision, error) {
 	if e.Command != "" {
 		commandID = e.Command
 	}
@@ -135,7 +148,12 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 		ev.Reason = d.Reason
 		w := netpolicy.Explain(rules, d, rawHost, port)
 		e.record(ev, w)
-		return nil, d, &policyError{w}
+		return nil, nil, d, &policyError{w}
+	}
+	if c, h, ok, err := e.viaUpstream(ctx, d.Host, port, tunnel); ok {
+		ev.Allow = true
+		e.record(ev, "")
+		return c, h, d, err
 	}
 	var targets []netip.Addr
 	if a, err := netip.ParseAddr(d.Host); err == nil {
@@ -143,10 +161,10 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 	} else {
 		addrs, err := e.resolve(ctx, d.Host)
 		if err != nil {
-			return nil, d, err
+			return nil, nil, d, err
 		}
 		if len(addrs) == 0 {
-			return nil, d, fmt.Errorf("%s: no addresses", d.Host)
+			return nil, nil, d, fmt.Errorf("%s: no addresses", d.Host)
 		}
 		g := &netpolicy.Guard{Rules: rules, HostAddrs: e.HostAddrs}
 		if e.Listed != nil {
@@ -158,7 +176,7 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 			w := netpolicy.ExplainGuard(rules, d.Host, port, ev.Rule, reason, addrs)
 			e.record(ev, w)
 			e.debug("guard refused", "host", d.Host, "addrs", addrs)
-			return nil, d, &guardError{reason, w}
+			return nil, nil, d, &guardError{reason, w}
 		}
 		targets = keep
 	}
@@ -168,10 +186,10 @@ func (e *Egress) connect(ctx context.Context, proxy, rawHost string, port int, c
 	for _, a := range targets {
 		var c net.Conn
 		if c, err = e.dial(ctx, netip.AddrPortFrom(a, uint16(port))); err == nil {
-			return c, d, nil
+			return c, nil, d, nil
 		}
 	}
-	return nil, d, err
+	return nil, nil, d, err
 }
 
 // record reports a decision; why explains a refusal, for the debug log
@@ -402,7 +420,7 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		}
 		port = n
 	}
-	upstream, d, err := p.Egress.connect(r.Context(), "http", host, port, commandID)
+	upstream, via, d, err := p.Egress.connectVia(r.Context(), "http", host, port, commandID, r.URL.Scheme == "https")
 	var ge *guardError
 	switch {
 	case !d.Allow:
@@ -440,7 +458,11 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	if p.Inject != nil && (r.URL.Scheme == "https" || p.Inject.Plaintext) {
 		swapRequest(out, p.Inject.outbound(d.Host))
 	}
-	if err := out.Write(upstream); err != nil {
+	write := out.Write
+	if via != nil && r.URL.Scheme != "https" {
+		write = via.writePlain(out)
+	}
+	if err := write(upstream); err != nil {
 		http.Error(w, "Bad Gateway", http.StatusBadGateway)
 		return
 	}

@@ -42,6 +42,10 @@ type ManagerOptions struct {
 	OnViolation func(violations.Entry)
 	// Log receives debug lines.
 	Log *slog.Logger
+	// Getenv is the environment the parent proxy falls back to
+	// (HTTP_PROXY, HTTPS_PROXY, NO_PROXY and their lower-case forms),
+	// read once, by NewManager; nil means this process's.
+	Getenv func(string) string
 }
 
 // A Manager is the runtime as a library: one network policy, one set of
@@ -58,10 +62,14 @@ type Manager struct {
 	o      ManagerOptions
 	rules  atomic.Pointer[netpolicy.Rules]
 	listed atomic.Pointer[[]netip.Prefix]
+	store  violations.Store
+	audit  *violations.AuditLog
+	// parent is the parent proxy, fixed at start; mitm the mitmProxy
+	// route in force (upstream.go).
+	parent *proxy.Parent
+	mitm   atomic.Pointer[proxy.Mitm]
 	// tls holds tlsTerminate's live options (nil without tlsTerminate).
-	tls   atomic.Pointer[tlsOptions]
-	store violations.Store
-	audit *violations.AuditLog
+	tls atomic.Pointer[tlsOptions]
 
 	mu     sync.Mutex
 	policy *policy.Policy
@@ -77,6 +85,7 @@ func NewManager(p *policy.Policy, o ManagerOptions) (*Manager, error) {
 	if err := m.Update(p); err != nil {
 		return nil, err
 	}
+	m.parent = parentProxy(p, o.Getenv, o.Log)
 	return m, nil
 }
 
@@ -114,15 +123,15 @@ func (m *Manager) Policy() *policy.Policy {
 // Update replaces the policy (docs/reference.md#live-updates). What the proxies
 // decide takes effect on the next connection: allowedDomains,
 // deniedDomains, deniedDomainReasons, strictAllowlist,
-// deniedResolvedAddresses, ignoreViolations. Everything else (the
-// file-system rules above all) is fixed inside sandboxes already running
+// deniedResolvedAddresses, mitmProxy, ignoreViolations. Everything else
+// (the file-system rules above all, and the parent proxy) is fixed inside sandboxes already running
 // and applies to commands started after the update (FixedPartsDiffer
 // tells a caller whether there is any such change to report).
 func (m *Manager) Update(p *policy.Policy) (err error) {
 	if p == nil {
 		return errors.New("no policy")
 	}
-	if err := unsupported(p); err != nil {
+	if err := mitmConflict(p); err != nil {
 		return err
 	}
 	var entries []string
@@ -155,6 +164,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	m.mu.Unlock()
 	m.listed.Store(&listed)
 	m.tls.Store(live)
+	m.mitm.Store(mitmRoute(p))
 	m.rules.Store(r)
 	m.store.SetIgnore(p.IgnoreViolations)
 	return nil
@@ -176,6 +186,7 @@ func FixedPartsDiffer(a, b *policy.Policy) bool {
 			t.ExcludeDomains, t.MaxTunnels, t.HandshakeTimeoutMs = nil, 0, 0
 			n.TLS = &t
 		}
+		n.MitmProxy = nil
 		c.Network = n
 		return c
 	}
@@ -294,6 +305,8 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 		Listed:    func() []netip.Prefix { return *m.listed.Load() },
 		HostAddrs: hostAddrs,
 		Log:       m.o.Log,
+		Parent:    m.parent,
+		Mitm:      m.mitm.Load,
 		OnDecision: func(ev proxy.Event) {
 			if m.audit != nil {
 				m.audit.Write(violations.Record{Time: ev.Time, Proxy: ev.Proxy, Host: ev.Host, Port: ev.Port, Allow: ev.Allow,
@@ -314,23 +327,6 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 			}
 		},
 	}
-}
-
-// unsupported refuses settings whose network rules this runtime cannot
-// enforce yet: running without them would be weaker than what was written.
-func unsupported(p *policy.Policy) error {
-	n := p.Network
-	var keys []string
-	if n.MitmProxy != nil {
-		keys = append(keys, "network.mitmProxy")
-	}
-	if n.HTTPProxyPort != 0 || n.SOCKSProxyPort != 0 {
-		keys = append(keys, "network.httpProxyPort/socksProxyPort (external proxies)")
-	}
-	if len(keys) > 0 {
-		return fmt.Errorf("%s: not supported by this srt yet; refusing to run without it", strings.Join(keys, ", "))
-	}
-	return nil
 }
 
 // A runRecord keeps what the proxies refused one run, for its Result.

@@ -103,9 +103,19 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	env := darwinEnv(o.Env, p, proxyEnv(token, key, self, host.HTTPPort, host.SOCKSPort),
+	// An external proxy port (network.httpProxyPort, socksProxyPort) is
+	// reached directly: the profile names it, and srt serves nothing for
+	// that protocol.
+	httpPort, socksPort := host.HTTPPort, host.SOCKSPort
+	if n := p.Network; n.HTTPProxyPort != 0 {
+		httpPort = n.HTTPProxyPort
+	}
+	if n := p.Network; n.SOCKSProxyPort != 0 {
+		socksPort = n.SOCKSProxyPort
+	}
+	env := darwinEnv(o.Env, p, externalEnv(proxyEnv(token, key, self, httpPort, socksPort), p.Network, httpPort, socksPort),
 		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
-	full, err := seatbeltArgv(profile, host, argv)
+	full, err := seatbeltArgv(profile, p, host, argv)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +148,17 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	var rec runRecord
 	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
 	defer endRun()
-	go (&proxy.HTTP{Egress: egress}).Serve(httpL)
-	go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+	if p.Network.HTTPProxyPort == 0 {
+		go (&proxy.HTTP{Egress: egress}).Serve(httpL)
+	}
+	if p.Network.SOCKSProxyPort == 0 {
+		go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+	}
+	if o.Log != nil {
+		for _, n := range externalNote(p.Network) {
+			o.Log.Debug(n)
+		}
+	}
 
 	// The profile's denials, tagged for this run, from the system log.
 	// Without the log command they are not recorded (said in the debug
@@ -183,26 +202,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var werr error
-	var kill <-chan time.Time
-	cancelled := ctx.Done()
-wait:
-	for {
-		select {
-		case s := <-sigs:
-			if s != syscall.SIGINT {
-				cmd.Process.Signal(s)
-			}
-		case <-cancelled:
-			cancelled = nil
-			cmd.Process.Signal(syscall.SIGTERM)
-			kill = time.After(2 * time.Second)
-		case <-kill:
-			cmd.Process.Kill()
-		case werr = <-done:
-			break wait
+	werr := supervise(ctx, done, sigs, func(s syscall.Signal) {
+		if s != syscall.SIGINT {
+			cmd.Process.Signal(s)
 		}
-	}
+	}, func() { cmd.Process.Kill() })
 	stopLog()
 	out.Violations = rec.entries()
 	out.ExitCode = exitCode(cmd.ProcessState)

@@ -23,7 +23,6 @@ import (
 
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
-	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
@@ -171,7 +170,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp, TmpDir: tmp,
-		ProxyEnv: env,
+		ProxyEnv: externalEnv(env, p.Network, HTTPPort, SOCKSPort),
 		MaskValue: func(name string) string {
 			if s, ok := sentinels[name]; ok {
 				return s
@@ -347,8 +346,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	}
 	hostEnd.Close()
 	if herr == nil {
-		go (&proxy.HTTP{Egress: egress}).Serve(listeners[0])
-		go (&proxy.SOCKS{Egress: egress}).Serve(listeners[1])
+		for _, n := range externalNote(p.Network) {
+			o.debug(n)
+		}
+		serveProxies(egress, p.Network, listeners[0], listeners[1], o.Log)
 		defer listeners[0].Close()
 		defer listeners[1].Close()
 	}
@@ -356,59 +357,36 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		o.Started()
 	}
 
+	// Signals for the command go to the sandbox's first process (our init
+	// role, PID 1 inside), which forwards them, once bubblewrap names it.
+	init := &target{}
+	go func() { init.set(<-initPID) }()
+	stopResize := func() {}
+	if tty != nil {
+		winch := make(chan os.Signal, 1)
+		signal.Notify(winch, syscall.SIGWINCH)
+		tty.resize() // a change before the line above
+		end, ended := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(ended)
+			for {
+				select {
+				case <-winch:
+					tty.resize()
+				case <-end:
+					return
+				}
+			}
+		}()
+		stopResize = func() { signal.Stop(winch); close(end); <-ended }
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	var werr error
-	pid := 0
-	var pending []os.Signal // arrived before the init step's PID was known
-	var kill <-chan time.Time
-	cancelled := ctx.Done()
-	winch := make(chan os.Signal, 1)
-	if tty != nil {
-		signal.Notify(winch, syscall.SIGWINCH)
-		defer signal.Stop(winch)
-		tty.resize() // a change before the line above
-	}
-wait:
-	for {
-		select {
-		case pid = <-initPID:
-			if pid <= 0 {
-				// bubblewrap ended without naming its child: there is no
-				// one to signal (kill(0) would signal srt's own group).
-				pid = 0
-				continue
-			}
-			for _, s := range pending {
-				syscall.Kill(pid, s.(syscall.Signal))
-			}
-			pending = nil
-		case <-cancelled:
-			// Ask the command to stop; the init step forwards SIGTERM.
-			cancelled = nil
-			if pid > 0 {
-				syscall.Kill(pid, syscall.SIGTERM)
-			} else {
-				pending = append(pending, syscall.SIGTERM)
-			}
-			kill = time.After(2 * time.Second)
-		case <-kill:
-			cmd.Process.Kill() // bubblewrap; the sandbox dies with it
-			if pid > 0 {
-				syscall.Kill(pid, syscall.SIGKILL) // PID 1 of its namespace: all of it
-			}
-		case s := <-sigs:
-			if pid > 0 {
-				syscall.Kill(pid, s.(syscall.Signal))
-			} else {
-				pending = append(pending, s)
-			}
-		case <-winch:
-			tty.resize()
-		case werr = <-done:
-			break wait
-		}
-	}
+	werr := supervise(ctx, done, sigs, init.signal, func() {
+		cmd.Process.Kill() // bubblewrap; the sandbox dies with it
+		init.kill()        // PID 1 of its namespace: all of it
+	})
+	stopResize()
 	if tty != nil {
 		tty.finish()
 	}

@@ -21,11 +21,13 @@ import (
 // SandboxExec is macOS's Seatbelt front end.
 const SandboxExec = "/usr/bin/sandbox-exec"
 
-// seatbeltArgv is the command line that runs argv under profile:
-// sandbox-exec -p PROFILE -D NAME=VALUE... argv. The profile is passed
-// inline, as the reference does (no file to race on); the host facts are
-// parameters, so the profile is byte for byte the reviewed artifact.
-func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, error) {
+// seatbeltArgv is the command line that runs argv under profile, the
+// profile of p: sandbox-exec -p PROFILE -D NAME=VALUE... argv. The profile
+// is passed inline, as the reference does (no file to race on); the host
+// facts are parameters (seatbelt.HostDefines: the directories, the ports,
+// and which carves of a deny apply on this host), so the profile is byte
+// for byte the reviewed artifact.
+func seatbeltArgv(profile []byte, p *policy.Policy, host seatbelt.Host, argv []string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no command")
 	}
@@ -37,7 +39,7 @@ func seatbeltArgv(profile []byte, host seatbelt.Host, argv []string) ([]string, 
 		return nil, err
 	}
 	full := []string{SandboxExec, "-p", string(profile)}
-	for _, d := range host.Defines() {
+	for _, d := range seatbelt.HostDefines(p, host) {
 		full = append(full, "-D", d)
 	}
 	return append(full, argv...), nil

@@ -32,7 +32,7 @@ func b64(s string) string { return strings.TrimSuffix(LogTag(s, ""), "_END_")[le
 
 func TestSeatbeltArgv(t *testing.T) {
 	host := seatbelt.Host{Home: "/Users/u", Cwd: "/w/[x] proj", HTTPPort: 50001, SOCKSPort: 50002, LogTag: "CMD64_dHJ1ZQ==_END__S_SBX"}
-	got, err := seatbeltArgv([]byte("(version 1)\n"), host, []string{"/bin/bash", "-c", "true"})
+	got, err := seatbeltArgv([]byte("(version 1)\n"), &policy.Policy{}, host, []string{"/bin/bash", "-c", "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestSeatbeltArgv(t *testing.T) {
 		t.Errorf("seatbeltArgv (-want +got):\n%s", diff)
 	}
 	for _, bad := range [][]string{nil, {"-x"}} {
-		if _, err := seatbeltArgv(nil, host, bad); err == nil {
+		if _, err := seatbeltArgv(nil, &policy.Policy{}, host, bad); err == nil {
 			t.Errorf("seatbeltArgv(%q) accepted", bad)
 		}
 	}
 	for _, h := range []seatbelt.Host{{Home: "rel", Cwd: "/w"}, {Home: "/h", Cwd: "/"}, {Home: "/", Cwd: "/w"}, {Home: "/h", Cwd: "/w/"}, {Home: "/h//u", Cwd: "/w"}, {Home: "/h", Cwd: ""}} {
-		if _, err := seatbeltArgv(nil, h, []string{"true"}); err == nil {
+		if _, err := seatbeltArgv(nil, &policy.Policy{}, h, []string{"true"}); err == nil {
 			t.Errorf("HOME %q, CWD %q accepted", h.Home, h.Cwd)
 		}
 	}
