@@ -193,9 +193,10 @@ func FixedPartsDiffer(a, b *policy.Policy) bool {
 	return !reflect.DeepEqual(stripOrigins(strip(a)), stripOrigins(strip(b)))
 }
 
-// stripOrigins clears rule origins (positions move when a line is edited
-// without changing meaning).
+// stripOrigins clears rule origins and the switches' positions (positions
+// move when a line is edited without changing meaning).
 func stripOrigins(p policy.Policy) policy.Policy {
+	p.Switches = nil
 	fs := p.Filesystem
 	clear := func(rules []policy.PathRule) []policy.PathRule {
 		out := make([]policy.PathRule, len(rules))
