@@ -107,7 +107,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 		return
 	}
 	if sandbox.FixedPartsDiffer(c.start, p) {
-		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules are updated; file-system, credential and process rules cannot change in a running sandbox and stay as they were\n", c.fd, n)
+		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules are updated; file-system, credential and process rules, the parent proxy, the external proxy ports and TLS termination itself cannot change in a running sandbox and stay as they were\n", c.fd, n)
 	}
 	if err := c.m.Update(p); err != nil {
 		refuse(err.Error())
