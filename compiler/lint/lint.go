@@ -218,7 +218,7 @@ func (l *linter) deniedWrite(p string) bool {
 
 // switchOrigin is the Origin of a settings switch.
 func (l *linter) switchOrigin(key string) policy.Origin {
-	if o, ok := l.src.Switches[key]; ok {
+	if o, ok := l.src.Policy.Switches[key]; ok {
 		return o
 	}
 	return policy.Origin{Key: key}

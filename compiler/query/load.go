@@ -6,11 +6,10 @@ import (
 	"srt.dev/schema"
 )
 
-// Source is a settings file compiled for review: the policy and the
-// positions of its switches.
+// Source is a settings file compiled for review (the policy carries the
+// positions of its switches).
 type Source struct {
-	Policy   *policy.Policy
-	Switches map[string]policy.Origin
+	Policy *policy.Policy
 }
 
 // Load validates and compiles a settings file as compiler.CompileFile
@@ -21,10 +20,10 @@ func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagno
 	if err != nil || diags != nil {
 		return nil, diags, err
 	}
-	return &Source{Policy: p, Switches: p.Switches}, nil, nil
+	return &Source{Policy: p}, nil, nil
 }
 
 // Evaluator returns an evaluator of the source with the given host facts.
 func (s *Source) Evaluator(home, cwd string) *Evaluator {
-	return New(s.Policy, Options{Home: home, Cwd: cwd, Switches: s.Switches})
+	return New(s.Policy, Options{Home: home, Cwd: cwd})
 }

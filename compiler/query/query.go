@@ -72,10 +72,6 @@ type Options struct {
 	// Home and Cwd, when set, replace ${HOME} and ${CWD} in the rules and
 	// in the questions, so that concrete paths can be asked about.
 	Home, Cwd string
-	// Switches maps a settings key ("network.allowAllUnixSockets") to its
-	// Origin, so that answers decided by a switch name its position. A
-	// missing key gets an Origin without a position.
-	Switches map[string]policy.Origin
 	// Exists, when set, says whether a path exists on the host now. Linux
 	// protects the dangerous names below the working directory only where
 	// its start-up scan finds them; with Exists the Linux answer for such
@@ -98,9 +94,10 @@ func New(p *policy.Policy, opts Options) *Evaluator {
 // Policy returns the policy e answers about.
 func (e *Evaluator) Policy() *policy.Policy { return e.p }
 
-// switchOrigin is the Origin of a settings switch.
+// switchOrigin is the Origin of a settings switch: where the policy's
+// file set it, or the key alone.
 func (e *Evaluator) switchOrigin(key string) policy.Origin {
-	if o, ok := e.opts.Switches[key]; ok {
+	if o, ok := e.p.Switches[key]; ok {
 		return o
 	}
 	return policy.Origin{Key: key}

@@ -173,7 +173,7 @@ func agreeWith(t *testing.T, tl *tally, src *query.Source, win *policy.Policy, p
 	t.Helper()
 	p := src.Policy
 	probes := probePaths(win)
-	e := query.New(p, query.Options{Home: queryPath(agreeHome), Cwd: queryPath(agreeCwd), Switches: src.Switches})
+	e := query.New(p, query.Options{Home: queryPath(agreeHome), Cwd: queryPath(agreeCwd)})
 	tl.cases++
 	tl.paths += len(probes)
 	// Two disks at session start: every probe exists; and every other
