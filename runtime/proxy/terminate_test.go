@@ -62,24 +62,11 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 	exclude, _ := policy.ParseHostList([]string{"opaque.test"})
 	tb := &tlsbed{upstreamCA: upCA, runCA: runCA, upAddr: l.Addr().String()}
 	tb.term = &Terminator{CA: runCA, Roots: roots, Exclude: func() policy.HostList { return exclude }}
-	allowed, _ := policy.ParseHostList([]string{"*.test"})
-	rules := &netpolicy.Rules{Allowed: allowed}
-	e := &Egress{
-		Token: "tok",
-		Rules: func() *netpolicy.Rules { return rules },
-		Resolve: func(context.Context, string) ([]netip.Addr, error) {
-			return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
-		},
-		Dial: func(ctx context.Context, _ netip.AddrPort) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", tb.upAddr)
-		},
-		TLS: tb.term,
-		Inject: &Injector{Secrets: []Secret{{
-			Name: "TOKEN", Sentinel: testSentinel, Real: testReal,
-			Inject: func(h string) bool { return h == "inject.test" },
-		}}},
-	}
+	e := tlsEgress(&tb.upAddr, tb.term)
+	e.Inject = &Injector{Secrets: []Secret{{
+		Name: "TOKEN", Sentinel: testSentinel, Real: testReal,
+		Inject: func(h string) bool { return h == "inject.test" },
+	}}}
 	pl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -94,6 +81,26 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 	tb.proxyAddr = pl.Addr().String()
 	tb.socksAddr = sl.Addr().String()
 	return tb
+}
+
+// tlsEgress is an egress that allows every *.test host, resolves each to a
+// documentation address and dials the address upAddr holds at the time
+// instead (a test may point it elsewhere), terminating TLS with term.
+func tlsEgress(upAddr *string, term *Terminator) *Egress {
+	allowed, _ := policy.ParseHostList([]string{"*.test"})
+	rules := &netpolicy.Rules{Allowed: allowed}
+	return &Egress{
+		Token: "tok",
+		Rules: func() *netpolicy.Rules { return rules },
+		Resolve: func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
+		},
+		Dial: func(ctx context.Context, _ netip.AddrPort) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", *upAddr)
+		},
+		TLS: term,
+	}
 }
 
 func (tb *tlsbed) client(trust *CA, socks bool) *http.Client {

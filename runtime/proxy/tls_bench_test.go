@@ -10,14 +10,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
 )
 
@@ -58,20 +56,7 @@ func newBenchBed(tb testing.TB, handler http.Handler) *benchBed {
 	bb := &benchBed{upAddr: l.Addr().String(), upCA: upCA, runCA: runCA}
 	bb.term = &Terminator{CA: runCA, Roots: roots, Exclude: func() policy.HostList { return exclude },
 		MaxTunnels: func() int { return 4096 }}
-	allowed, _ := policy.ParseHostList([]string{"*.test"})
-	rules := &netpolicy.Rules{Allowed: allowed}
-	bb.egress = &Egress{
-		Token: "tok",
-		Rules: func() *netpolicy.Rules { return rules },
-		Resolve: func(context.Context, string) ([]netip.Addr, error) {
-			return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
-		},
-		Dial: func(ctx context.Context, _ netip.AddrPort) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", bb.upAddr)
-		},
-		TLS: bb.term,
-	}
+	bb.egress = tlsEgress(&bb.upAddr, bb.term)
 	pl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
