@@ -65,7 +65,7 @@ func (l *loader) checks(g *grammar, doc cue.Value, long map[string]longArray) {
 	collectFacts(l.root, "", f)
 	// Rendering a long array whole finds the long arrays nested in the
 	// chunks after its first one.
-	r := &renderer{skip: l.unknown, long: long}
+	r := &renderer{l: l, skip: l.unknown, long: long}
 	chunks := &ast.StructLit{}
 	done := map[string]bool{}
 	for len(done) < len(long) {
@@ -121,6 +121,7 @@ func (l *loader) violation(rule string, v cue.Value) {
 			path = append(path, str)
 		}
 	}
+	path = l.docPath(path)
 	l.addf(l.nearest(path), path, "%s", msg)
 	l.diags[len(l.diags)-1].rule = rule
 }

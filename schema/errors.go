@@ -349,7 +349,7 @@ func (l *loader) jsonPath(sels []string, pass int) (Path, bool) {
 			if err != nil {
 				return nil, false
 			}
-			i += chunkStart(len(n.Elems), pass)
+			i = l.index(n, i+chunkStart(l.shown(n), pass))
 			path = append(path, i)
 			n = Path{i}.lookup(n)
 			continue

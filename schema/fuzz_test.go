@@ -2,14 +2,16 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 )
 
 // FuzzLoad feeds Load arbitrary bytes, seeded with the conformance cases.
-// Load must never panic, every diagnostic must point inside the file, and a
-// file Load accepts must survive a round trip through the Go types.
+// Load must never panic, every diagnostic must point inside the file, the
+// plain checks must change nothing, and a file Load accepts must survive a
+// round trip through the Go types.
 func FuzzLoad(f *testing.F) {
 	b, err := os.ReadFile("testdata/settings-cases.json")
 	if err != nil {
@@ -33,6 +35,10 @@ func FuzzLoad(f *testing.F) {
 		s, diags := Load("f.json", data)
 		if (s == nil) == (diags == nil) {
 			t.Fatalf("Load returned settings %v and diagnostics %v", s, diags)
+		}
+		// The plain checks (fastpath.go) must not change a diagnostic.
+		if _, slow := (Options{slow: true}).Load("f.json", data); fmt.Sprint(slow) != fmt.Sprint(diags) {
+			t.Errorf("Load(%q) with plain checks:\n%v\nwithout:\n%v", data, diags, slow)
 		}
 		for _, d := range diags {
 			if d.File != "f.json" || d.Message == "" || d.off > len(data) || d.Line < 0 || (d.Line == 0 && d.off >= 0) {

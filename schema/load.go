@@ -45,6 +45,8 @@ func HostOS() OS {
 type Options struct {
 	// OS selects the rule set; "" means HostOS().
 	OS OS
+	// slow shows the grammar every element (tests compare both ways).
+	slow bool
 }
 
 // Load parses and validates one settings file. name is used in diagnostics
@@ -65,7 +67,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	if len(data) > MaxFileSize {
 		return nil, TooLarge(name, int64(len(data)))
 	}
-	l := &loader{file: name, data: data}
+	l := &loader{file: name, data: data, slow: o.slow}
 	root, err := parseJSON(data)
 	if err != nil {
 		se := err.(*syntaxError)
@@ -86,6 +88,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	// closedness error would hide CUE's other errors.
 	l.unknown = map[*Node]bool{}
 	l.unknownKeys(root, g.settings, Path{})
+	l.views = l.plainViews()
 	// The grammar sees every array in chunks of at most chunkSize
 	// elements: pass p shows chunk p of each long array.
 	var (
@@ -94,8 +97,8 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 		doc      cue.Value
 		long     map[string]longArray
 	)
-	for pass := range passes(root) {
-		r := &renderer{skip: l.unknown, pass: pass}
+	for pass := range l.passes(root) {
+		r := &renderer{l: l, skip: l.unknown, pass: pass}
 		if pass == 0 {
 			r.long = map[string]longArray{}
 		}
@@ -151,6 +154,7 @@ type grammar struct {
 	settings cue.Value
 	checks   cue.Value
 	structs  map[string]*structInfo // by path; see structAt
+	fast     fastRegexps
 }
 
 var grammars sync.Map // OS -> func() *grammar
@@ -173,6 +177,7 @@ func compileGrammar(os OS) *grammar {
 		settings: file.LookupPath(cue.ParsePath("#Settings")),
 		checks:   file.LookupPath(cue.ParsePath("#Checks")),
 		structs:  map[string]*structInfo{},
+		fast:     compileFast(file, os),
 	}
 }
 
@@ -189,6 +194,10 @@ type loader struct {
 	missing bool
 	// ruleErrs are rules of #Checks that could not be evaluated.
 	ruleErrs []error
+	// views holds the elements the grammar is shown of the long lists
+	// with a plain check (see plainViews); other arrays are shown whole.
+	views map[*Node][]int
+	slow  bool
 }
 
 // addf records a diagnostic at byte offset off (-1: the whole file).
@@ -244,20 +253,20 @@ func lineCol(lines []int, off int) (line, col int) {
 const chunkSize = 1000
 
 // passes is the number of evaluations of the grammar that show every
-// element of the longest array of the document once.
-func passes(n *Node) int {
+// shown element of the longest array of the document once.
+func (l *loader) passes(n *Node) int {
 	p := 1
 	switch n.Kind {
 	case Array:
-		p = max(p, (len(n.Elems)+chunkSize-1)/chunkSize)
+		p = max(p, (l.shown(n)+chunkSize-1)/chunkSize)
 		for _, e := range n.Elems {
 			if e.Kind == Array || e.Kind == Object {
-				p = max(p, passes(e))
+				p = max(p, l.passes(e))
 			}
 		}
 	case Object:
 		for _, f := range n.Fields {
-			p = max(p, passes(f.Value))
+			p = max(p, l.passes(f.Value))
 		}
 	}
 	return p
@@ -278,6 +287,7 @@ func chunkStart(n, pass int) int {
 // 3.0, 1e1) become CUE integers, so that the grammar's int constraints
 // decide integers by value as the reference does.
 type renderer struct {
+	l    *loader // the shown elements of each array
 	skip map[*Node]bool
 	pass int
 	// long, when not nil, receives every array longer than chunkSize, by
@@ -311,14 +321,15 @@ func (r *renderer) expr(n *Node, path Path) ast.Expr {
 	case String:
 		return ast.NewString(n.Str)
 	case Array:
-		start := chunkStart(len(n.Elems), r.pass)
-		elems := n.Elems[start:min(len(n.Elems), start+chunkSize)]
-		if len(n.Elems) > chunkSize && r.long != nil {
+		count := r.l.shown(n)
+		start := chunkStart(count, r.pass)
+		if count > chunkSize && r.long != nil {
 			r.long[path.String()] = longArray{path, n}
 		}
-		out := make([]ast.Expr, len(elems))
-		for i, e := range elems {
-			out[i] = r.expr(e, path.child(start+i))
+		out := make([]ast.Expr, 0, min(count-start, chunkSize))
+		for k := start; k < min(count, start+chunkSize); k++ {
+			i := r.l.index(n, k)
+			out = append(out, r.expr(n.Elems[i], path.child(i)))
 		}
 		return ast.NewList(out...)
 	default:
@@ -336,11 +347,12 @@ func (r *renderer) expr(n *Node, path Path) ast.Expr {
 // chunks renders the whole of a long array as a list of chunks.
 func (r *renderer) chunks(n *Node, path Path) ast.Expr {
 	var out []ast.Expr
-	for start := 0; start < len(n.Elems); start += chunkSize {
-		elems := n.Elems[start:min(len(n.Elems), start+chunkSize)]
-		chunk := make([]ast.Expr, len(elems))
-		for i, e := range elems {
-			chunk[i] = r.expr(e, path.child(start+i))
+	count := r.l.shown(n)
+	for start := 0; start < count; start += chunkSize {
+		chunk := make([]ast.Expr, 0, min(count-start, chunkSize))
+		for k := start; k < min(count, start+chunkSize); k++ {
+			i := r.l.index(n, k)
+			chunk = append(chunk, r.expr(n.Elems[i], path.child(i)))
 		}
 		out = append(out, ast.NewList(chunk...))
 	}

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -10,7 +9,18 @@ import (
 // array indices (int), from the root.
 type Path []any
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// identifier reports whether s is written as a JavaScript identifier
+// (ASCII only): [A-Za-z_$][A-Za-z0-9_$]*.
+func identifier(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return s != ""
+}
 
 // String renders p the way a JavaScript expression would reach the value:
 // network.allowedDomains[2], ignoreViolations["git push"]. The root is
@@ -25,7 +35,7 @@ func (p Path) String() string {
 		case int:
 			b.WriteString("[" + strconv.Itoa(s) + "]")
 		case string:
-			if identifier.MatchString(s) {
+			if identifier(s) {
 				if i > 0 {
 					b.WriteByte('.')
 				}

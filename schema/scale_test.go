@@ -118,12 +118,13 @@ func mustParse(t *testing.T, data []byte) *Node {
 func TestGrammarSeesChunks(t *testing.T) {
 	root := mustParse(t, scaledSettings(t, 2*chunkSize+7))
 	seen := map[string]bool{}
-	n := passes(root)
+	l := &loader{root: root, slow: true}
+	n := l.passes(root)
 	if n != 3 {
 		t.Fatalf("passes = %d, want 3", n)
 	}
 	for pass := range n {
-		r := &renderer{pass: pass}
+		r := &renderer{l: l, pass: pass}
 		ast.Walk(r.expr(root, Path{}), func(node ast.Node) bool {
 			if l, ok := node.(*ast.ListLit); ok {
 				if len(l.Elts) > chunkSize {
