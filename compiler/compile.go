@@ -227,6 +227,9 @@ func (c *compiler) filesystem() policy.Filesystem {
 				continue
 			}
 			if f.Mode == "mask" {
+				m := masking(f.CredentialOptions)
+				m.MaskDuplicates = is(f.MaskDuplicates)
+				r.Mask = &m
 				out.CredentialMasks = append(out.CredentialMasks, r)
 			} else if !out.Disabled {
 				out.DenyRead = append(out.DenyRead, r)
@@ -354,7 +357,7 @@ func (c *compiler) env() policy.Env {
 		for i, v := range cr.EnvVars {
 			r := policy.EnvRule{Name: v.Name, Origin: c.origin("credentials", "envVars", i)}
 			if v.Mode == "mask" {
-				r.InjectHosts = v.InjectHosts
+				r.Masking = masking(v.CredentialOptions)
 				e.Mask = append(e.Mask, r)
 			} else {
 				e.Unset = append(e.Unset, r)
@@ -365,6 +368,17 @@ func (c *compiler) env() policy.Env {
 		e.GitSafeDirectories = g.SafeDirectories
 	}
 	return e
+}
+
+// masking is what the runtime needs of a masked credential's options.
+func masking(o schema.CredentialOptions) policy.Masking {
+	return policy.Masking{
+		InjectHosts:      o.InjectHosts,
+		Extract:          deref(o.Extract),
+		OnExtractNoMatch: deref(o.OnExtractNoMatch),
+		Decode:           deref(o.Decode),
+		MaskClaims:       o.MaskClaims,
+	}
 }
 
 func is(b *bool) bool { return b != nil && *b }

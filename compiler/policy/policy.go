@@ -218,8 +218,11 @@ type PathRule struct {
 	// would match. Linux drops the separator (each match, file or
 	// directory, with its contents). A deny ignores it (a deny may only
 	// grow).
-	TrailingSeparator bool   `json:"trailingSeparator,omitempty"`
-	Origin            Origin `json:"origin"`
+	TrailingSeparator bool `json:"trailingSeparator,omitempty"`
+	// Mask, for a credentials.files entry in mask mode
+	// (Filesystem.CredentialMasks), says what of the file is secret.
+	Mask   *Masking `json:"mask,omitempty"`
+	Origin Origin   `json:"origin"`
 }
 
 // WritesCwdAtHome returns the allowWrite entry of p that grants the
@@ -274,10 +277,36 @@ type Env struct {
 // EnvRule names one environment variable.
 type EnvRule struct {
 	Name string `json:"name"`
-	// InjectHosts, for a masked variable, are the host patterns the
-	// proxy may send the real value to; nil means the allowed hosts.
+	// Masking, for a masked variable.
+	Masking
+	Origin Origin `json:"origin"`
+}
+
+// Masking says which part of a masked credential is secret and where its
+// real value may go (credentials.envVars and credentials.files entries in
+// mask mode).
+type Masking struct {
+	// InjectHosts are the host patterns the proxy may send the real value
+	// to; nil means the allowed hosts.
 	InjectHosts []string `json:"injectHosts,omitempty"`
-	Origin      Origin   `json:"origin"`
+	// Extract is an ECMAScript regular expression: the first group of
+	// each match is secret, the rest stays readable. Empty: the whole
+	// value is secret.
+	Extract string `json:"extract,omitempty"`
+	// OnExtractNoMatch is what happens when Extract or Decode finds no
+	// secret: "warn" (or empty: the value stays as it is, with a warning),
+	// "deny" (the variable is removed, the file hidden) or "error" (the
+	// run stops).
+	OnExtractNoMatch string `json:"onExtractNoMatch,omitempty"`
+	// Decode is "jwt": the secrets are JSON Web Tokens (found by Extract,
+	// or by their shape), each shown as a fake token.
+	Decode string `json:"decode,omitempty"`
+	// MaskClaims, with Decode, masks only these claims of each token; the
+	// others stay readable in the fake token.
+	MaskClaims []string `json:"maskClaims,omitempty"`
+	// MaskDuplicates, for a file, also replaces the secrets where they
+	// appear elsewhere in the file.
+	MaskDuplicates bool `json:"maskDuplicates,omitempty"`
 }
 
 // GitSafeValues are the safe.directory values for dirs

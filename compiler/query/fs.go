@@ -13,7 +13,11 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 	fs := &e.p.Filesystem
 	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
 		if t == Linux {
-			return Decision{Allow: true, Rule: m.Origin, Why: "credential mask: the command reads a copy with the secrets replaced by sentinels, never the real values"}
+			why := "credential mask: the command reads a copy"
+			if m.Mask != nil {
+				why += " showing " + MaskedPart(*m.Mask, true)
+			}
+			return Decision{Allow: true, Rule: m.Origin, Why: why}
 		}
 		return Decision{Rule: m.Origin, Why: "credential mask: " + string(t) + " cannot redirect a read, so the file is read-denied"}
 	}

@@ -169,7 +169,7 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 	masked := t.TempDir()
 	os.Chmod(masked, 0o755)
 	n := 0
-	maskedCopy := func(p string) (string, error) {
+	maskedCopy := func(_, p string) (string, error) {
 		n++
 		name := filepath.Join(masked, fmt.Sprint(n))
 		rel, _ := filepath.Rel(home, p)

@@ -215,23 +215,81 @@ func (e *Evaluator) knobs(t Target) []knob {
 			"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)"))
 	}
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
-		// srt (Linux) swaps masked variables in on terminated TLS, or on
-		// plain HTTP when allowed; masked files are hidden instead of
-		// copied (stricter than the settings ask).
-		why := "srt on Linux sends a masked variable's real value only to its inject hosts, over terminated TLS"
+		// srt (Linux) swaps masked values in on terminated TLS, or on
+		// plain HTTP when allowed.
+		why := "srt on Linux sends a masked credential's real value only to its inject hosts, over terminated TLS"
 		if e.p.Env.AllowPlaintextInject {
 			why += " or plain HTTP (allowPlaintextInject)"
 		}
-		why += "; every other request carries the sentinel; masked files are hidden instead of copied"
+		why += "; every other request carries the stand-in, and a real value an upstream sends back reaches the command as its stand-in"
 		out = append(out, knob{"credential injection", Decision{Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
 	}
 	for _, v := range e.p.Env.Unset {
 		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "removed from the command's environment"}})
 	}
 	for _, v := range e.p.Env.Mask {
-		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin, Why: "replaced by a sentinel of the value's length; the proxy swaps the real value in for its inject hosts"}})
+		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin,
+			Why: "the real value comes from srt's environment when it starts; the command sees " + MaskedPart(v.Masking, false) + "; " + e.InjectScope(v.Masking)}})
+	}
+	for _, f := range e.p.Filesystem.CredentialMasks {
+		if f.Mask == nil {
+			continue
+		}
+		out = append(out, knob{"credential file " + f.Path, Decision{Rule: f.Origin,
+			Why: "on Linux the real values come from the file, read by srt when it starts; the command reads a copy showing " + MaskedPart(*f.Mask, true) + "; " + e.InjectScope(*f.Mask) + " (macOS and Windows hide the file)"}})
 	}
 	return out
+}
+
+// MaskedPart says what a masked credential shows the command.
+func MaskedPart(m policy.Masking, file bool) string {
+	var what string
+	switch {
+	case m.Decode == "jwt" && len(m.MaskClaims) > 0:
+		what = "each JSON Web Token as a fake one whose claims " + strings.Join(m.MaskClaims, ", ") + " are stand-ins"
+	case m.Decode == "jwt":
+		what = "each JSON Web Token as a fake one whose claims are stand-ins (exp, nbf and iat stay readable)"
+	case m.Extract != "":
+		what = "a stand-in for the first group of each match of " + strconv.Quote(m.Extract) + ", the rest as it is"
+	case file:
+		return "a stand-in of the content's length"
+	default:
+		return "a stand-in of the value's length"
+	}
+	if m.Decode == "jwt" && m.Extract != "" {
+		what += " (tokens found by " + strconv.Quote(m.Extract) + ")"
+	}
+	if m.MaskDuplicates {
+		what += ", and the secrets' repeats elsewhere in the file as stand-ins too"
+	}
+	switch m.OnExtractNoMatch {
+	case "error":
+		what += "; if none is found, srt does not run the command"
+	case "deny":
+		what += "; if none is found, the credential is hidden"
+	default:
+		what += "; if none is found, the real value is shown unmasked, with a warning (onExtractNoMatch \"warn\")"
+	}
+	return what
+}
+
+// InjectScope says which hosts receive a masked credential's real value.
+func (e *Evaluator) InjectScope(m policy.Masking) string {
+	if m.InjectHosts != nil {
+		return "the proxy sends the real value to " + strings.Join(m.InjectHosts, ", ") + " (injectHosts)"
+	}
+	var hosts []string
+	seen := map[string]bool{}
+	for _, r := range e.p.Network.Allowed {
+		if !seen[r.Host] {
+			seen[r.Host] = true
+			hosts = append(hosts, r.Host)
+		}
+	}
+	if len(hosts) == 0 {
+		return "no host receives the real value (injectHosts is not set and allowedDomains is empty)"
+	}
+	return "the proxy sends the real value to every allowedDomains host: " + strings.Join(hosts, ", ") + " (injectHosts is not set)"
 }
 
 // hostLoopbackWhy says whether the command reaches the host's loopback:

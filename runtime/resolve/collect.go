@@ -92,7 +92,9 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 				return err
 			}
 			for _, t := range ts {
-				r.addMask(t)
+				if err := r.addMask(s.Operand, t); err != nil {
+					return err
+				}
 			}
 		case bwrap.DenyRead:
 			ts, err := r.targets(s)
@@ -244,29 +246,36 @@ func (r *resolver) standIn(p string, why error) {
 
 // addMask shows the command a masked copy of a credential file, or hides
 // the file when there is no copy to show.
-func (r *resolver) addMask(p string) {
+func (r *resolver) addMask(operand, p string) error {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		return // absent: nothing to mask
+		return nil // absent: nothing to mask
 	}
 	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
 		r.note("%s: a directory cannot be masked; hidden instead", p)
 		r.addReadDeny(p)
-		return
+		return nil
 	}
 	if r.h.MaskedCopy == nil {
 		r.note("%s: no masked copy available; hidden instead", p)
 		r.addReadDeny(p)
-		return
+		return nil
 	}
-	copyPath, err := r.h.MaskedCopy(real)
-	if err != nil {
+	copyPath, err := r.h.MaskedCopy(operand, real)
+	var stop *StopError
+	switch {
+	case errors.As(err, &stop):
+		return stop
+	case err != nil:
 		r.note("%s: masking failed (%v); hidden instead", p, err)
 		r.addReadDeny(p)
-		return
+	case copyPath == "":
+		r.note("%s: nothing to mask; left as it is", p)
+	default:
+		r.mark('m', real)
+		r.masks = append(r.masks, mount{copyPath, real})
 	}
-	r.mark('m', real)
-	r.masks = append(r.masks, mount{copyPath, real})
+	return nil
 }
 
 // hidden reports whether a read deny covers p and no read allow inside

@@ -86,7 +86,9 @@ func maskEnv(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
 	if r.h.MaskValue == nil {
 		return fmt.Errorf("@mask-env %s: no sentinel for masked variables", s.Operand)
 	}
-	r.add("--setenv", s.Operand, r.h.MaskValue(s.Operand))
+	if v, ok := r.h.MaskValue(s.Operand); ok {
+		r.add("--setenv", s.Operand, v)
+	}
 	return nil
 }
 

@@ -36,21 +36,33 @@ type Host struct {
 	SeccompFD int
 	// ProxyEnv are the NAME=VALUE pairs of @proxy-env.
 	ProxyEnv []string
-	// MaskValue returns the sentinel a masked variable is set to.
-	MaskValue func(name string) string
+	// MaskValue returns what a masked variable is set to (its value with
+	// the secrets replaced), or false to leave the variable as the
+	// command's environment has it.
+	MaskValue func(name string) (string, bool)
 	// GitConfigCount is the caller's GIT_CONFIG_COUNT (0 if unset); the
 	// safe.directory entries are numbered after it.
 	GitConfigCount int
-	// MaskedCopy returns a file holding what the command sees of a masked
-	// credential file (the secrets replaced by sentinels), outside the
-	// user's tree. When nil, or when it fails, the file is hidden instead,
-	// which is stricter.
-	MaskedCopy func(path string) (string, error)
+	// MaskedCopy returns a file holding what the command sees of the
+	// masked credential file path (the secrets replaced by stand-ins),
+	// outside the user's tree; operand is the @mask-file step's operand,
+	// which names the rule. When nil, or when it fails, the file is hidden
+	// instead, which is stricter; "" and no error leave the file as it is
+	// (nothing in it is secret by the rule); a *StopError stops the
+	// resolution.
+	MaskedCopy func(operand, path string) (string, error)
 	// TmpDir is a new, empty directory of this run, private to the user,
 	// bound writable at the @private-tmp operand (the command's TMPDIR).
 	// Needed only when the plan has that step.
 	TmpDir string
 }
+
+// StopError, returned by Host.MaskedCopy, stops the resolution: the run
+// must not start (onExtractNoMatch "error").
+type StopError struct{ Err error }
+
+func (e *StopError) Error() string { return e.Err.Error() }
+func (e *StopError) Unwrap() error { return e.Err }
 
 // Result is a resolved plan.
 type Result struct {

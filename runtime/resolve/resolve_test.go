@@ -58,7 +58,7 @@ func resolveFor(t *testing.T, settings, home, cwd string) *Result {
 
 func resolveWith(t *testing.T, settings, home, cwd, empty string) *Result {
 	t.Helper()
-	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) string { return "sentinel" }})
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: empty, SeccompFD: 3, MaskValue: func(string) (string, bool) { return "sentinel", true }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestResolveCredentialMask(t *testing.T) {
 		t.Errorf("unmasked file not hidden:\n%s", strings.Join(res.Args, "\n"))
 	}
 	copyPath := filepath.Join(t.TempDir(), "masked")
-	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3, MaskedCopy: func(p string) (string, error) {
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), SeccompFD: 3, MaskedCopy: func(_, p string) (string, error) {
 		if p != cwd+"/src/main.go" {
 			t.Errorf("MaskedCopy(%q)", p)
 		}

@@ -74,10 +74,13 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 			return nil, err
 		}
 	}
-	baseEnv, sentinels, inject, err := maskedEnv(o.Env, p.Env, p.Network.Allowed)
+	masks, err := maskedEnv(o.Env, p.Env, p.Network.Allowed, func(msg string) {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", msg)
+	})
 	if err != nil {
 		return nil, err
 	}
+	baseEnv := masks.env
 	lp := o.LinuxPlan
 	if lp == nil {
 		if lp, err = compiledPlan(p); err != nil {
@@ -171,24 +174,40 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	host := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: empty, SeccompFD: fdSeccomp, TmpDir: tmp,
 		ProxyEnv: externalEnv(env, p.Network, HTTPPort, SOCKSPort),
-		MaskValue: func(name string) string {
-			if s, ok := sentinels[name]; ok {
-				return s
-			}
-			v, _ := randomHex(16)
-			return "fake_value_" + v
+		MaskValue: func(name string) (string, bool) {
+			v, ok := masks.values[name]
+			return v, ok
 		},
 	}
+	// Masked credential files: a copy with the secrets replaced, in a
+	// scratch directory of the run, bound read-only over the real file.
+	maskDir := ""
+	host.MaskedCopy = masks.fileCopier(p.Filesystem, func() (string, error) {
+		if maskDir == "" {
+			d, err := reg.Scratch()
+			if err != nil {
+				return "", err
+			}
+			maskDir = d
+		}
+		return maskDir, nil
+	})
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		host.GitConfigCount = n
 	}
 	res, err := resolve.Resolve(steps, host)
-	if err != nil {
+	// discard removes the scratch space of a run that does not start.
+	discard := func() {
 		os.Remove(empty)
 		removeTmp(tmp)
-		if tlsDir != "" {
-			os.RemoveAll(tlsDir)
+		for _, d := range []string{tlsDir, maskDir} {
+			if d != "" {
+				os.RemoveAll(d)
+			}
 		}
+	}
+	if err != nil {
+		discard()
 		return nil, err
 	}
 	if tlsDir != "" {
@@ -221,11 +240,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	lines = append(lines, make([]int, len(full)-len(lines))...)
 	out := &Result{Argv: full, ArgvLines: lines}
 	if o.DryRun {
-		os.Remove(empty)
-		removeTmp(tmp)
-		if tlsDir != "" {
-			os.RemoveAll(tlsDir)
-		}
+		discard()
 		return out, nil
 	}
 
@@ -238,8 +253,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if tmp != "" {
 		scratch = append(scratch, tmp)
 	}
-	if tlsDir != "" {
-		scratch = append(scratch, tlsDir)
+	for _, d := range []string{tlsDir, maskDir} {
+		if d != "" {
+			scratch = append(scratch, d)
+		}
 	}
 	var check *quarantine.Spec
 	storeDir := ""
@@ -331,7 +348,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if rt != nil {
 		egress.TLS = rt.term
 	}
-	egress.Inject = inject
+	egress.Inject = masks.injector()
 	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)
 	if herr == nil && tty != nil {
 		// The command starts once its terminal is set up (without this

@@ -225,61 +225,6 @@ func sentinel(real string) (string, error) {
 	return "fake_value_" + string(b), nil
 }
 
-// maskedEnv prepares the masked and removed variables of a run: it
-// returns the command's base environment without the removed ones and
-// with every masked value replaced by its sentinel (so that no process
-// srt starts holds a real value), the sentinels by name, and the
-// injector the proxies swap them back with. A masked variable that is not
-// set is refused: the command would run without the credential it was
-// configured for.
-func maskedEnv(env []string, e policy.Env, allowed policy.HostList) ([]string, map[string]string, *proxy.Injector, error) {
-	for _, u := range e.Unset {
-		env = unsetEnv(env, u.Name)
-	}
-	if len(e.Mask) == 0 {
-		return env, nil, nil, nil
-	}
-	sentinels := map[string]string{}
-	in := &proxy.Injector{Plaintext: e.AllowPlaintextInject}
-	for _, m := range e.Mask {
-		real, ok := lookupEnv(env, m.Name)
-		if !ok {
-			return nil, nil, nil, fmt.Errorf("%s: %s is masked but not set in srt's environment; set it, or remove the entry (the command would run without the credential)", where(m.Origin, m.Origin.Key), m.Name)
-		}
-		if real == "" {
-			sentinels[m.Name] = ""
-			continue
-		}
-		s, err := sentinel(real)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sentinels[m.Name] = s
-		env = setEnv(env, m.Name, s)
-		hosts := allowed
-		if m.InjectHosts != nil {
-			var err error
-			if hosts, err = policy.ParseHostList(m.InjectHosts); err != nil {
-				return nil, nil, nil, fmt.Errorf("%s: injectHosts: %w", where(m.Origin, m.Origin.Key), err)
-			}
-		}
-		in.Secrets = append(in.Secrets, proxy.Secret{
-			Name: m.Name, Sentinel: s, Real: real,
-			// Ports are not part of an inject scope.
-			Inject: func(host string) bool {
-				for _, r := range hosts {
-					r.Port = 0
-					if r.Match(host, 0) {
-						return true
-					}
-				}
-				return false
-			},
-		})
-	}
-	return env, sentinels, in, nil
-}
-
 // lookupEnv is the value of the last NAME= entry of env.
 func lookupEnv(env []string, name string) (string, bool) {
 	for i := len(env) - 1; i >= 0; i-- {

@@ -103,6 +103,12 @@ func newUpstream(t *testing.T, handler http.Handler) *upstream {
 // stdout and stderr; env is added to the test's environment.
 func runScript(t *testing.T, settings, script string, env ...string) (string, string, *Result, error) {
 	t.Helper()
+	return runScriptIn(t, t.TempDir(), settings, script, env...)
+}
+
+// runScriptIn is runScript with dir as the home and working directory.
+func runScriptIn(t *testing.T, dir, settings, script string, env ...string) (string, string, *Result, error) {
+	t.Helper()
 	testenv.Require(t, "bwrap")
 	p := compileFull(t, settings)
 	m, err := NewManager(p, ManagerOptions{})
@@ -110,7 +116,6 @@ func runScript(t *testing.T, settings, script string, env ...string) (string, st
 		t.Fatal(err)
 	}
 	var out, errb strings.Builder
-	dir := t.TempDir()
 	o := Options{Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(""), Home: dir, Cwd: dir,
 		Env: append(os.Environ(), env...)}
 	res, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, o)

@@ -1,0 +1,176 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/secrets"
+)
+
+// maxMaskedFile is the largest credential file srt masks; a larger one is
+// hidden instead.
+const maxMaskedFile = 16 << 20
+
+// masking holds what a run needs of its masked credentials: the command's
+// environment, the value each masked variable is set to, and the
+// injector the proxies swap the secrets back with.
+type masking struct {
+	env []string
+	// values are what the masked variables are set to in the sandbox;
+	// a variable not listed is left as env has it.
+	values  map[string]string
+	inject  *proxy.Injector
+	allowed policy.HostList
+	warn    func(string)
+}
+
+// maskedEnv prepares the masked and removed variables of a run: env
+// without the removed ones and with every masked value's secrets replaced
+// by stand-ins (so that no process srt starts holds a real value). A
+// masked variable that is not set is refused: the command would run
+// without the credential it was configured for. When extract or decode
+// finds no secret, onExtractNoMatch decides: warn (the value stays, and
+// warn says so), deny (the variable is removed) or error.
+func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(string)) (*masking, error) {
+	m := &masking{values: map[string]string{}, allowed: allowed, warn: warn,
+		inject: &proxy.Injector{Plaintext: e.AllowPlaintextInject}}
+	for _, u := range e.Unset {
+		env = unsetEnv(env, u.Name)
+	}
+	for _, r := range e.Mask {
+		key := where(r.Origin, r.Origin.Key)
+		real, ok := lookupEnv(env, r.Name)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is masked but not set in srt's environment; set it, or remove the entry (the command would run without the credential)", key, r.Name)
+		}
+		if real == "" {
+			m.values[r.Name] = ""
+			continue
+		}
+		masked, err := m.mask(real, r.Masking, false, key, r.Name)
+		switch {
+		case errors.Is(err, errLeave):
+			continue
+		case errors.Is(err, errHide):
+			env = unsetEnv(env, r.Name)
+			continue
+		case err != nil:
+			return nil, err
+		}
+		m.values[r.Name] = masked
+		env = setEnv(env, r.Name, masked)
+	}
+	m.env = env
+	return m, nil
+}
+
+var (
+	errLeave = errors.New("nothing to mask")
+	errHide  = errors.New("hidden")
+)
+
+// mask returns value with its secrets replaced and adds them to the
+// injector. errLeave and errHide say what onExtractNoMatch chose when
+// nothing was found; what names the credential for messages.
+func (m *masking) mask(value string, r policy.Masking, file bool, key, what string) (string, error) {
+	spec := secrets.Spec{Extract: r.Extract, Decode: r.Decode, MaskClaims: r.MaskClaims, Duplicates: r.MaskDuplicates, File: file}
+	masked, err := secrets.Mask(value, spec, sentinel)
+	if errors.Is(err, secrets.ErrNoMatch) {
+		switch r.OnExtractNoMatch {
+		case "error":
+			return "", fmt.Errorf("%s: %s: %v, and onExtractNoMatch is \"error\"; fix extract or decode, or set onExtractNoMatch to \"warn\" or \"deny\"", key, what, err)
+		case "deny":
+			m.warn(fmt.Sprintf("%s: %s: %v; hidden from the command (onExtractNoMatch \"deny\")", key, what, err))
+			return "", errHide
+		}
+		m.warn(fmt.Sprintf("%s: %s: %v; the command sees it unmasked (onExtractNoMatch \"warn\"; set it to \"deny\" to hide it instead)", key, what, err))
+		return "", errLeave
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", key, what, err)
+	}
+	hosts := m.allowed
+	if r.InjectHosts != nil {
+		if hosts, err = policy.ParseHostList(r.InjectHosts); err != nil {
+			return "", fmt.Errorf("%s: injectHosts: %w", key, err)
+		}
+	}
+	inject := func(host string) bool {
+		for _, h := range hosts {
+			h.Port = 0 // ports are not part of an inject scope
+			if h.Match(host, 0) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range masked.Pieces {
+		m.inject.Secrets = append(m.inject.Secrets, proxy.Secret{Name: what, Sentinel: p.StandIn, Real: p.Real, Inject: inject})
+	}
+	return masked.Text, nil
+}
+
+// injector is the run's injector, or nil when nothing is masked.
+func (m *masking) injector() *proxy.Injector {
+	if len(m.inject.Secrets) == 0 {
+		return nil
+	}
+	return m.inject
+}
+
+// fileCopier returns the resolver's MaskedCopy for the credential files
+// of fs: it writes the masked copy of a file into a scratch directory
+// that dir makes on first use (removed with the run).
+func (m *masking) fileCopier(fs policy.Filesystem, dir func() (string, error)) func(operand, path string) (string, error) {
+	n := 0
+	return func(operand, path string) (string, error) {
+		var rule *policy.PathRule
+		for i := range fs.CredentialMasks {
+			if fs.CredentialMasks[i].Path == operand {
+				rule = &fs.CredentialMasks[i]
+				break
+			}
+		}
+		if rule == nil || rule.Mask == nil {
+			return "", fmt.Errorf("no credentials.files rule names %s", operand)
+		}
+		key := where(rule.Origin, rule.Origin.Key)
+		f, err := os.Open(path)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, maxMaskedFile+1))
+		if err != nil {
+			return "", err
+		}
+		if len(data) > maxMaskedFile {
+			return "", fmt.Errorf("larger than %d MiB", maxMaskedFile>>20)
+		}
+		masked, err := m.mask(string(data), *rule.Mask, true, key, path)
+		switch {
+		case errors.Is(err, errLeave):
+			return "", nil
+		case errors.Is(err, errHide):
+			return "", err
+		case err != nil:
+			return "", &resolve.StopError{Err: err}
+		}
+		d, err := dir()
+		if err != nil {
+			return "", err
+		}
+		n++
+		out := filepath.Join(d, fmt.Sprintf("%d-%s", n, filepath.Base(path)))
+		if err := os.WriteFile(out, []byte(masked), 0o444); err != nil {
+			return "", err
+		}
+		return out, nil
+	}
+}
