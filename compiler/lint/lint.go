@@ -46,6 +46,9 @@ var Rules = []Rule{
 	{"SRT171", "glob-snapshot", Note, "Linux and Windows expand a deny glob when the sandbox starts: files created later are not covered"},
 	{"SRT180", "deny-never-matches", Warning, "a deny entry can never match anything"},
 	{"SRT190", "mask-without-tls", Error, "a credential is masked, but without network.tlsTerminate the real value is injected into plaintext traffic"},
+	{"SRT191", "mask-inject-wildcard", Warning, "a masked credential's real value goes to every host under a wildcard: anyone with a host there receives it"},
+	{"SRT192", "mask-inject-every-host", Warning, "a masked credential has no injectHosts, so its real value goes to every allowedDomains host"},
+	{"SRT193", "credential-file-exposed", Error, "a credential file the settings hide or mask can be read, or changed, by the command on a target"},
 }
 
 // RuleOf returns the rule with a code.
@@ -115,6 +118,7 @@ func Lint(src *query.Source, opts Options) []Finding {
 	l.globs()
 	l.neverMatch()
 	l.masks()
+	l.credentials()
 	sort.SliceStable(l.out, func(i, j int) bool {
 		a, b := l.out[i], l.out[j]
 		if ka, kb := posKey(a.Origin.Pos), posKey(b.Origin.Pos); ka != kb {

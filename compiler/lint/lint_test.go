@@ -72,6 +72,17 @@ func TestRules(t *testing.T) {
 			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
 			"credentials": {"allowPlaintextInject": true, "envVars": [{"name": "TOKEN", "mode": "mask"}]}}`, false,
 			[]string{"SRT190 credentials.envVars[0]"}},
+		{"inject scope and exposed credential files", `{"network": {"allowedDomains": ["api.github.com", "pypi.org", "*.githubusercontent.com"], "deniedDomains": [], "tlsTerminate": {}},
+			"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": ["./.tok2"]},
+			"credentials": {"files": [{"path": "./secrets/netrc", "mode": "deny"}, {"path": "~/.tok", "mode": "mask", "injectHosts": ["api.github.com"]},
+				{"path": "./.tok2", "mode": "mask", "injectHosts": ["api.github.com"]}],
+				"envVars": [{"name": "GH_TOKEN", "mode": "mask"}, {"name": "X", "mode": "mask", "injectHosts": ["*.githubusercontent.com"]},
+					{"name": "Y", "mode": "mask", "injectHosts": ["api.github.com"]}]}}`, false,
+			[]string{"SRT191 credentials.envVars[0]", "SRT191 credentials.envVars[1]", "SRT193 credentials.files[0].path"}},
+		{"every allowed host", `{"network": {"allowedDomains": ["api.github.com", "pypi.org"], "deniedDomains": [], "tlsTerminate": {}},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+			"credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}]}}`, false,
+			[]string{"SRT192 credentials.envVars[0]"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"strings"
 
 	"srt.dev/compiler"
@@ -305,5 +306,74 @@ func (l *linter) masks() {
 	}
 	for _, r := range l.p.Filesystem.CredentialMasks {
 		l.add("SRT190", r.Origin, "credentials.files %q is masked without network.tlsTerminate: the proxy injects the real values into plaintext traffic", r.Path)
+	}
+}
+
+// credentials: SRT191, SRT192, SRT193.
+func (l *linter) credentials() {
+	type masked struct {
+		what string
+		m    policy.Masking
+		o    policy.Origin
+	}
+	var ms []masked
+	for _, v := range l.p.Env.Mask {
+		ms = append(ms, masked{fmt.Sprintf("credentials.envVars %q", v.Name), v.Masking, v.Origin})
+	}
+	for _, r := range l.p.Filesystem.CredentialMasks {
+		if r.Mask != nil {
+			ms = append(ms, masked{fmt.Sprintf("credentials.files %q", r.Path), *r.Mask, r.Origin})
+		}
+	}
+	for _, c := range ms {
+		if c.m.InjectHosts != nil {
+			for _, h := range c.m.InjectHosts {
+				if strings.HasPrefix(h, "*") {
+					l.add("SRT191", c.o, "%s sends its real value to every host under %q (injectHosts): name the hosts that need it", c.what, strings.TrimPrefix(h, "*."))
+				}
+			}
+			continue
+		}
+		var hosts, wild []string
+		seen := map[string]bool{}
+		for _, r := range l.p.Network.Allowed {
+			if seen[r.Host] {
+				continue
+			}
+			seen[r.Host] = true
+			hosts = append(hosts, r.Host)
+			if strings.HasPrefix(r.Host, "*") {
+				wild = append(wild, r.Host)
+			}
+		}
+		switch {
+		case len(wild) > 0:
+			l.add("SRT191", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host, and so to every host under %s: set injectHosts to the hosts that need it", c.what, strings.Join(wild, ", "))
+		case len(hosts) > 1:
+			l.add("SRT192", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host (%s): set injectHosts to the hosts that need it", c.what, strings.Join(hosts, ", "))
+		}
+	}
+	fs := &l.p.Filesystem
+	if fs.Disabled {
+		return // SRT102 says it: nothing is protected
+	}
+	var files []policy.PathRule
+	for _, r := range fs.DenyRead {
+		if strings.HasPrefix(r.Origin.Key, "credentials.files") {
+			files = append(files, r)
+		}
+	}
+	files = append(files, fs.CredentialMasks...)
+	for _, r := range files {
+		for _, t := range query.Targets {
+			if r.Mask == nil || t != query.Linux {
+				if d := l.e.Read(r.Path, t); d.Allow {
+					l.addOn("SRT193", []query.Target{t}, r.Origin, "credentials.files %q is readable by the command on %s: %s (%s)", r.Path, t, d.Why, d.Rule.Key)
+				}
+			}
+			if d := l.e.Write(r.Path, t); d.Allow {
+				l.addOn("SRT193", []query.Target{t}, r.Origin, "credentials.files %q can be changed or replaced by the command on %s (%s): the next program that reads it outside the sandbox trusts what the command wrote; add it to denyWrite", r.Path, t, d.Rule.Key)
+			}
+		}
 	}
 }

@@ -85,6 +85,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 			}
 		}
 		out = append(out, addressChanges(t, old.Policy, new.Policy)...)
+		out = append(out, injectChanges(t, eo, en, hosts)...)
 	}
 	out = collapse(out)
 	order := map[query.Target]int{}
@@ -112,6 +113,42 @@ func Wider(cs []Change) bool {
 		}
 	}
 	return false
+}
+
+// injectChanges compares, for each credential masked in both policies,
+// which hosts receive its real value (kind inject, subject "NAME -> host").
+// Masking is the same on every target; the change is reported for each.
+func injectChanges(t query.Target, eo, en *query.Evaluator, probes []hostPort) []Change {
+	old := map[string]query.Credential{}
+	for _, c := range eo.Credentials() {
+		old[c.Name] = c
+	}
+	var out []Change
+	for _, n := range en.Credentials() {
+		o, ok := old[n.Name]
+		if !ok {
+			continue
+		}
+		set := map[string]bool{}
+		for _, h := range probes {
+			set[h.host] = true
+		}
+		for _, m := range []policy.Masking{o.Masking, n.Masking} {
+			for _, h := range m.InjectHosts {
+				if strings.HasPrefix(h, "*.") {
+					h = "srt-probe" + h[1:]
+				}
+				set[strings.ToLower(h)] = true
+			}
+		}
+		for _, h := range sorted(set) {
+			do, dn := eo.Injects(o.Masking, o.Origin, h), en.Injects(n.Masking, n.Origin, h)
+			if do.Allow != dn.Allow {
+				out = append(out, Change{Target: t, Kind: "inject", Subject: strings.TrimPrefix(strings.TrimPrefix(n.Name, "environment "), "credential file ") + " -> " + h, Wider: dn.Allow, Old: do, New: dn})
+			}
+		}
+	}
+	return out
 }
 
 // addressChanges compares deniedResolvedAddresses: a range no longer

@@ -145,3 +145,22 @@ func TestDiffSwitchesAndEnv(t *testing.T) {
 		t.Errorf("b -> a = %v, want 3 stricter changes", summary(back))
 	}
 }
+
+// TestDiffInjectScope: a masked credential whose real value now goes to
+// more hosts is a wider change, host by host.
+func TestDiffInjectScope(t *testing.T) {
+	a := load(t, `{"network": {"allowedDomains": ["api.github.com", "pypi.org"], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask", "injectHosts": ["api.github.com"]}]}}`)
+	b := load(t, `{"network": {"allowedDomains": ["api.github.com", "pypi.org"], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask"}]}}`)
+	want := []string{"linux wider inject GH_TOKEN -> pypi.org by credentials.envVars[0]"}
+	if diff := cmp.Diff(want, summary(Diff(a, b, []query.Target{query.Linux}))); diff != "" {
+		t.Errorf("a -> b (-want +got):\n%s", diff)
+	}
+	back := Diff(b, a, []query.Target{query.Linux})
+	if Wider(back) || len(back) != 1 {
+		t.Errorf("b -> a = %v, want 1 stricter change", summary(back))
+	}
+}

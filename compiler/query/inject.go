@@ -1,0 +1,54 @@
+package query
+
+import (
+	"strings"
+
+	"srt.dev/compiler/policy"
+)
+
+// A Credential is a masked credential of the policy: a variable or a
+// credential file.
+type Credential struct {
+	// Name is "environment NAME" or "credential file PATH", as the
+	// summary lists it.
+	Name    string
+	Masking policy.Masking
+	Origin  policy.Origin
+}
+
+// Credentials lists the policy's masked credentials.
+func (e *Evaluator) Credentials() []Credential {
+	var out []Credential
+	for _, v := range e.p.Env.Mask {
+		out = append(out, Credential{"environment " + v.Name, v.Masking, v.Origin})
+	}
+	for _, f := range e.p.Filesystem.CredentialMasks {
+		if f.Mask != nil {
+			out = append(out, Credential{"credential file " + f.Path, *f.Mask, f.Origin})
+		}
+	}
+	return out
+}
+
+// Injects answers whether the proxy sends the real value of a credential
+// masked by m to host (canonical, without port): the hosts of
+// injectHosts, or, when it is not set, of allowedDomains, ports ignored.
+func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Decision {
+	rules := e.p.Network.Allowed
+	from := "allowedDomains (injectHosts is not set)"
+	if m.InjectHosts != nil {
+		var err error
+		if rules, err = policy.ParseHostList(m.InjectHosts); err != nil {
+			return Decision{Rule: o, Why: "injectHosts does not parse: " + err.Error()}
+		}
+		from = "injectHosts"
+	}
+	for _, r := range rules {
+		entry := r.Entry
+		r.Port = 0
+		if r.Match(strings.ToLower(host), 0) {
+			return Decision{Allow: true, Rule: o, Why: "the real value is sent to " + host + ": " + from + " lists " + entry}
+		}
+	}
+	return Decision{Rule: o, Why: host + " receives the stand-in: " + from + " does not list it"}
+}
