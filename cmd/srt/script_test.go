@@ -3,6 +3,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/proxy"
 )
 
 var (
@@ -40,10 +42,16 @@ func srtBinDir(t *testing.T) string {
 	return dir
 }
 
+// scriptToken is the real token of the README's masked-credential
+// example: the HTTPS server of the scripts accepts only it.
+const scriptToken = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+
 // TestScript runs the txtar scripts in testdata/script: the examples of
 // the documentation, run as they are shown there. Each script gets
-// HOME=$WORK, srt and srtc on PATH, and a web server on 127.0.0.1:$PORT
-// that answers every request with 200.
+// HOME=$WORK, srt and srtc on PATH, a web server on 127.0.0.1:$PORT that
+// answers every request with 200, and an HTTPS server on loopback port
+// $TLSPORT (its CA in $WORK/upstream-ca.pem, standing in for a public
+// one) that says whether a request carried "Bearer " + scriptToken.
 func TestScript(t *testing.T) {
 	testenv.Require(t, "bwrap", "curl", "bash")
 	bin := srtBinDir(t)
@@ -65,10 +73,48 @@ func TestScript(t *testing.T) {
 				return err
 			}
 			env.Setenv("PORT", port)
+			tlsPort, err := tokenServer(env)
+			if err != nil {
+				return err
+			}
+			env.Setenv("TLSPORT", tlsPort)
 			env.Setenv("HOME", env.WorkDir)
 			env.Setenv("PATH", bin+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("XDG_CACHE_HOME", os.Getenv("XDG_CACHE_HOME"))
 			return nil
 		},
 	})
+}
+
+// tokenServer starts the scripts' HTTPS server and writes its CA.
+func tokenServer(env *testscript.Env) (string, error) {
+	ca, err := proxy.NewCA()
+	if err != nil {
+		return "", err
+	}
+	signer := &proxy.Terminator{CA: ca}
+	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		if h.ServerName == "" {
+			return signer.Leaf("127.0.0.1")
+		}
+		return signer.Leaf(h.ServerName)
+	}})
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer "+scriptToken {
+			fmt.Fprintln(w, "token accepted: hello, agent")
+			return
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintln(w, "token refused")
+	})}
+	go srv.Serve(l)
+	env.Defer(func() { srv.Close() })
+	if err := os.WriteFile(filepath.Join(env.WorkDir, "upstream-ca.pem"), ca.PEM, 0o644); err != nil {
+		return "", err
+	}
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
 }
