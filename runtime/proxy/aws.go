@@ -142,6 +142,12 @@ func (in *Injector) classify(r *http.Request) (*AWSKey, sigV4Shape, string) {
 	return nil, 0, ""
 }
 
+// hashBody is the hex SHA-256 of b, a payload hash.
+func hashBody(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
 // credentialKeyID is the key id of an Authorization value's Credential
 // component, found even when the rest does not parse.
 func credentialKeyID(v string) string {
@@ -211,19 +217,19 @@ func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
 	}
 	payload := r.Header.Get("X-Amz-Content-Sha256")
 	if payload == "" {
-		sum := sha256.New()
+		var body []byte
 		if r.Body != nil && r.Body != http.NoBody {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxResignBody+1))
+			var err error
+			body, err = io.ReadAll(io.LimitReader(r.Body, maxResignBody+1))
 			if err != nil {
 				return "its body could not be read: " + err.Error()
 			}
 			if len(body) > maxResignBody {
 				return "its body is larger than 64 MiB and has no x-amz-content-sha256 header, so srt would have to hold all of it to hash it; send x-amz-content-sha256 (a hash or UNSIGNED-PAYLOAD)"
 			}
-			sum.Write(body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		payload = hex.EncodeToString(sum.Sum(nil))
+		payload = hashBody(body)
 	}
 	a.KeyID = k.RealID
 	a.Signature = signV4(r, k.Secret, date, scope, a.SignedHeaders, payload)
