@@ -23,6 +23,7 @@ import (
 
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
@@ -330,6 +331,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	defer endRun()
 	if rt != nil {
 		egress.TLS = rt.term
+	}
+	if inject != nil {
+		// credentials.sigv4 follows policy updates from the next request.
+		inject.SigV4 = func() proxy.SigV4Policy { return *m.sigv4.Load() }
 	}
 	egress.Inject = inject
 	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)

@@ -229,9 +229,10 @@ func sentinel(real string) (string, error) {
 // returns the command's base environment without the removed ones and
 // with every masked value replaced by its sentinel (so that no process
 // srt starts holds a real value), the sentinels by name, and the
-// injector the proxies swap them back with. A masked variable that is not
-// set is refused: the command would run without the credential it was
-// configured for.
+// injector the proxies swap them back with (and re-sign the SigV4
+// requests of e.AWSPairs with). A masked variable that is not set is
+// refused: the command would run without the credential it was
+// configured for; so is an AWS pair whose key id or secret is empty.
 func maskedEnv(env []string, e policy.Env, allowed policy.HostList) ([]string, map[string]string, *proxy.Injector, error) {
 	for _, u := range e.Unset {
 		env = unsetEnv(env, u.Name)
@@ -239,7 +240,11 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList) ([]string, m
 	if len(e.Mask) == 0 {
 		return env, nil, nil, nil
 	}
+	if err := checkAWSPairs(e, env); err != nil {
+		return nil, nil, nil, err
+	}
 	sentinels := map[string]string{}
+	secrets := map[string]proxy.Secret{}
 	in := &proxy.Injector{Plaintext: e.AllowPlaintextInject}
 	for _, m := range e.Mask {
 		real, ok := lookupEnv(env, m.Name)
@@ -263,7 +268,7 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList) ([]string, m
 				return nil, nil, nil, fmt.Errorf("%s: injectHosts: %w", where(m.Origin, m.Origin.Key), err)
 			}
 		}
-		in.Secrets = append(in.Secrets, proxy.Secret{
+		secret := proxy.Secret{
 			Name: m.Name, Sentinel: s, Real: real,
 			// Ports are not part of an inject scope.
 			Inject: func(host string) bool {
@@ -275,8 +280,11 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList) ([]string, m
 				}
 				return false
 			},
-		})
+		}
+		secrets[m.Name] = secret
+		in.Secrets = append(in.Secrets, secret)
 	}
+	in.AWS = awsKeys(e, secrets)
 	return env, sentinels, in, nil
 }
 
