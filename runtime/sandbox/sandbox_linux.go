@@ -79,6 +79,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	if inject != nil {
+		for _, k := range inject.AWS {
+			o.debug(fmt.Sprintf("credentials: %s is an AWS key: SigV4 requests signed with its stand-in are re-signed for the hosts all its variables are injected into; credentials.sigv4 follows policy updates, the pairs and masked variables are fixed for the run", k.Name))
+		}
+	}
 	lp := o.LinuxPlan
 	if lp == nil {
 		if lp, err = compiledPlan(p); err != nil {
