@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -142,6 +143,15 @@ func (in *Injector) classify(r *http.Request) (*AWSKey, sigV4Shape, string) {
 	return nil, 0, ""
 }
 
+// hostOnly is the host of a Host header value, without port or IPv6
+// brackets.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
 // hashBody is the hex SHA-256 of b, a payload hash.
 func hashBody(b []byte) string {
 	s := sha256.Sum256(b)
@@ -181,6 +191,12 @@ func (in *Injector) request(r *http.Request, host string) (refusal, note string)
 	case k.Inject == nil || !k.Inject(host):
 		return "", "signed with the stand-in key of " + k.Name + " to a host outside its inject hosts: forwarded as signed"
 	case shape == shapeHeader:
+		// The signature is made for the host the request reaches, never
+		// for another one its Host header names.
+		if h := hostOnly(r.Host); h != "" && !strings.EqualFold(strings.TrimSuffix(h, "."), host) {
+			msg := fmt.Sprintf("its Host header names %q, not %s, where it goes", h, host)
+			return k.refusal(shapeMalformed, msg), "not re-signed: " + msg
+		}
 		if msg := in.resign(r, host, k); msg != "" {
 			return k.refusal(shapeMalformed, msg), "not re-signed: " + msg
 		}

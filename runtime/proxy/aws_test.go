@@ -249,14 +249,18 @@ func TestSigV4Malformed(t *testing.T) {
 		{"no signature", "AWS4-HMAC-SHA256 Credential=" + fakeKeyID + "/20261203/us-east-1/s3/aws4_request, SignedHeaders=host", "20261203T010203Z"},
 		{"bad scope", "AWS4-HMAC-SHA256 Credential=" + fakeKeyID + "/20261203/s3/aws4_request, SignedHeaders=host, Signature=00", "20261203T010203Z"},
 		{"no date", "AWS4-HMAC-SHA256 Credential=" + fakeKeyID + "/20261203/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00", ""},
+		{"another Host", "AWS4-HMAC-SHA256 Credential=" + fakeKeyID + "/20261203/us-east-1/iam/aws4_request, SignedHeaders=host;x-amz-date, Signature=00", "20261203T010203Z"},
 	} {
 		r, _ := http.NewRequest("GET", "https://s3.test/b/k", nil)
+		if tc.name == "another Host" {
+			r.Host = "iam.amazonaws.com"
+		}
 		r.Header.Set("Authorization", tc.auth)
 		if tc.date != "" {
 			r.Header.Set("X-Amz-Date", tc.date)
 		}
 		resp, body := do(t, c, r)
-		if resp.StatusCode != 403 || !strings.Contains(body, "cannot re-sign") {
+		if resp.StatusCode != 403 || !strings.Contains(body, "cannot re-sign") || (tc.name == "another Host" && !strings.Contains(body, `Host header names "iam.amazonaws.com", not s3.test`)) {
 			t.Errorf("%s: status %d, body %q; want 403", tc.name, resp.StatusCode, body)
 		}
 	}
