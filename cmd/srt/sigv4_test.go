@@ -219,3 +219,32 @@ find "$(dirname "$(dirname "$SSL_CERT_FILE")")" -type f -exec cat {} + 2>&1
 		}
 	}
 }
+
+// TestSigV4BadPairs: an awsPairs entry naming a variable that is not
+// masked, or not set, stops srt before the command runs, naming the
+// entry and its place in the file.
+func TestSigV4BadPairs(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	settings := func(secretMode string) string {
+		return `{"network": {"allowedDomains": ["s3.amazonaws.com"], "deniedDomains": [], "tlsTerminate": {}},
+	"credentials": {"envVars": [{"name": "CI_KEY", "mode": "mask"}, {"name": "CI_SECRET", "mode": "` + secretMode + `"}],
+		"awsPairs": [{"accessKeyIdVar": "CI_KEY", "secretAccessKeyVar": "CI_SECRET"}]},
+	"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
+	}
+	t.Setenv("CI_KEY", "AKIAIOSFODNN7EXAMPLE")
+	os.Unsetenv("CI_SECRET")
+	for _, tc := range []struct{ mode, want string }{
+		{"deny", `s.json:3:67: credentials.awsPairs[0].secretAccessKeyVar: "CI_SECRET" must also be listed in credentials.envVars with mode "mask"`},
+		{"mask", `credentials.awsPairs[0].secretAccessKeyVar (s.json:3:16): CI_SECRET is not set in srt's environment`},
+	} {
+		os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings(tc.mode)), 0o644)
+		code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "touch ran")
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("secret in mode %s: exit %d, stderr %q; want 1 and %q", tc.mode, code, errOut, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+			t.Fatalf("the command ran")
+		}
+	}
+}
