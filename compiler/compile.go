@@ -363,6 +363,10 @@ func (c *compiler) env() policy.Env {
 				e.Unset = append(e.Unset, r)
 			}
 		}
+		e.AWSPairs = c.awsPairs(cr)
+		if v := cr.SigV4; v != nil {
+			e.SigV4 = &policy.SigV4{Streaming: deref(v.Streaming), Presigned: deref(v.Presigned), SigV4A: deref(v.SigV4A)}
+		}
 	}
 	if g := c.s.Git; g != nil {
 		e.GitSafeDirectories = g.SafeDirectories
@@ -379,6 +383,46 @@ func masking(o schema.CredentialOptions) policy.Masking {
 		Decode:           deref(o.Decode),
 		MaskClaims:       o.MaskClaims,
 	}
+}
+
+// Standard names of an AWS credential's variables, paired automatically.
+const (
+	awsKeyIDVar        = "AWS_ACCESS_KEY_ID"
+	awsSecretVar       = "AWS_SECRET_ACCESS_KEY"
+	awsSessionTokenVar = "AWS_SESSION_TOKEN"
+)
+
+// awsPairs are the explicit credentials.awsPairs (the schema has checked
+// that they name distinct variables masked whole), then the standard
+// AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY pair, with AWS_SESSION_TOKEN
+// when it is masked too, when both are masked whole and no explicit pair
+// names any of the three.
+func (c *compiler) awsPairs(cr *schema.Credentials) []policy.AWSPair {
+	var out []policy.AWSPair
+	named := map[string]bool{}
+	for i, p := range cr.AwsPairs {
+		out = append(out, policy.AWSPair{
+			AccessKeyIDVar: p.AccessKeyIDVar, SecretAccessKeyVar: p.SecretAccessKeyVar,
+			SessionTokenVar: deref(p.SessionTokenVar), Origin: c.origin("credentials", "awsPairs", i),
+		})
+		named[p.AccessKeyIDVar], named[p.SecretAccessKeyVar], named[deref(p.SessionTokenVar)] = true, true, true
+	}
+	whole := map[string]int{}
+	for i, v := range cr.EnvVars {
+		if v.Mode == "mask" && v.Extract == nil && v.Decode == nil {
+			whole[v.Name] = i
+		}
+	}
+	id, okID := whole[awsKeyIDVar]
+	_, okSecret := whole[awsSecretVar]
+	if !okID || !okSecret || named[awsKeyIDVar] || named[awsSecretVar] {
+		return out
+	}
+	auto := policy.AWSPair{AccessKeyIDVar: awsKeyIDVar, SecretAccessKeyVar: awsSecretVar, Origin: c.origin("credentials", "envVars", id)}
+	if _, ok := whole[awsSessionTokenVar]; ok && !named[awsSessionTokenVar] {
+		auto.SessionTokenVar = awsSessionTokenVar
+	}
+	return append(out, auto)
 }
 
 func is(b *bool) bool { return b != nil && *b }

@@ -107,7 +107,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 		return
 	}
 	if sandbox.FixedPartsDiffer(c.start, p) {
-		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules are updated; file-system, credential and process rules, the parent proxy, the external proxy ports and TLS termination itself cannot change in a running sandbox and stay as they were\n", c.fd, n)
+		fmt.Fprintf(c.stderr, "srt: control fd %d (line %d): the network rules and credentials.sigv4 are updated; file-system and process rules, the other credential settings, the parent proxy, the external proxy ports and TLS termination itself cannot change in a running sandbox and stay as they were\n", c.fd, n)
 	}
 	if err := c.m.Update(p); err != nil {
 		refuse(err.Error())
@@ -115,5 +115,24 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 	}
 	if c.log != nil {
 		c.log.Debug("control line applied", "fd", c.fd, "line", n)
+		if len(c.start.Env.Mask) > 0 {
+			c.log.Debug("control line: credentials", "fd", c.fd, "line", n, "sigv4", sigV4Summary(p.Env.SigV4),
+				"note", "credentials.sigv4 applies from the next request; the masked variables, their injectHosts, allowPlaintextInject and the AWS pairs stay as the run started")
+		}
 	}
+}
+
+// sigV4Summary says what credentials.sigv4 does with each shape.
+func sigV4Summary(s *policy.SigV4) string {
+	v := func(x string) string {
+		if x == "" {
+			return policy.SigV4Deny
+		}
+		return x
+	}
+	var c policy.SigV4
+	if s != nil {
+		c = *s
+	}
+	return "streaming=" + v(c.Streaming) + " presigned=" + v(c.Presigned) + " sigv4a=" + v(c.SigV4A)
 }

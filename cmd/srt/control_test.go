@@ -128,8 +128,8 @@ while read x; do curl -s --noproxy "" -o /dev/null -w "%{http_code}\n" http://12
 	for _, want := range []string{
 		"srt: invalid config on control fd 9 (line 2): not a valid settings document (run with --debug to see why); ignored, the previous config is still in force",
 		"srt: invalid config on control fd 9 (line 5): not a valid settings document",
-		"srt: control fd 9 (line 6): the network rules are updated; file-system, credential and process rules, the parent proxy, the external proxy ports and TLS termination itself cannot change in a running sandbox",
-		"srt: control fd 9 (line 7): the network rules are updated;",
+		"srt: control fd 9 (line 6): the network rules and credentials.sigv4 are updated; file-system and process rules, the other credential settings, the parent proxy, the external proxy ports and TLS termination itself cannot change in a running sandbox",
+		"srt: control fd 9 (line 7): the network rules and credentials.sigv4 are updated;",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -268,6 +268,15 @@ type Env struct {
 	// AllowPlaintextInject lets the proxy swap masked values into plain
 	// HTTP requests (credentials.allowPlaintextInject).
 	AllowPlaintextInject bool `json:"allowPlaintextInject,omitempty"`
+	// AWSPairs link masked variables into AWS credentials, whose SigV4
+	// requests the proxy re-signs with the real secret: the pairs of
+	// credentials.awsPairs, then the standard AWS_ACCESS_KEY_ID,
+	// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) when all are masked
+	// whole and none is named in a pair.
+	AWSPairs []AWSPair `json:"awsPairs,omitempty"`
+	// SigV4 is what the proxy does with the SigV4 requests it cannot
+	// re-sign (credentials.sigv4); nil means deny all three shapes.
+	SigV4 *SigV4 `json:"sigv4,omitempty"`
 	// GitSafeDirectories are marked safe.directory through GIT_CONFIG_*
 	// variables; the runtime numbers them after any inherited
 	// GIT_CONFIG_COUNT (docs/reference.md#linux-environment).
@@ -308,6 +317,36 @@ type Masking struct {
 	// appear elsewhere in the file.
 	MaskDuplicates bool `json:"maskDuplicates,omitempty"`
 }
+
+// An AWSPair names the masked variables of one AWS credential.
+type AWSPair struct {
+	AccessKeyIDVar     string `json:"accessKeyIdVar"`
+	SecretAccessKeyVar string `json:"secretAccessKeyVar"`
+	// SessionTokenVar is "" without a session token.
+	SessionTokenVar string `json:"sessionTokenVar,omitempty"`
+	// Origin is the awsPairs entry, or credentials.envVars for the
+	// standard variables paired automatically.
+	Origin Origin `json:"origin"`
+}
+
+// SigV4 is the policy for the SigV4 request shapes that cannot be
+// re-signed. Each is SigV4Deny or SigV4Passthrough; "" means deny.
+type SigV4 struct {
+	// Streaming: aws-chunked uploads (a STREAMING-… payload hash), whose
+	// every chunk is signed with the client's key.
+	Streaming string `json:"streaming,omitempty"`
+	// Presigned: URLs that carry X-Amz-Signature in the query.
+	Presigned string `json:"presigned,omitempty"`
+	// SigV4A: AWS4-ECDSA-P256-SHA256 signatures, whose key is derived
+	// from the secret by a different scheme.
+	SigV4A string `json:"sigv4a,omitempty"`
+}
+
+// The values of each SigV4 setting.
+const (
+	SigV4Deny        = "deny"
+	SigV4Passthrough = "passthrough"
+)
 
 // GitSafeValues are the safe.directory values for dirs
 // (docs/reference.md#linux-environment): each directory and everything below it, or "*" for more than

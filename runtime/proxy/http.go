@@ -456,7 +456,10 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	out.Host = authority(d.Host, port, r.URL.Scheme)
 	out.Close = true
 	if p.Inject != nil && (r.URL.Scheme == "https" || p.Inject.Plaintext) {
-		swapRequest(out, p.Inject.outbound(d.Host))
+		if refused := p.prepare(out, d.Host); refused != "" {
+			refuseSigV4(w, refused)
+			return
+		}
 	}
 	write := out.Write
 	if via != nil && r.URL.Scheme != "https" {

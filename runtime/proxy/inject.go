@@ -24,6 +24,13 @@ type Injector struct {
 	// Plaintext allows swapping into plain HTTP requests (the real value
 	// then crosses the network unencrypted).
 	Plaintext bool
+	// AWS are the masked AWS credentials whose SigV4 requests are
+	// re-signed (aws.go).
+	AWS []AWSKey
+	// SigV4 returns the policy for the SigV4 shapes that cannot be
+	// re-signed; it is called once per request, so a new policy applies
+	// to the next one. nil refuses them all.
+	SigV4 func() SigV4Policy
 }
 
 // outbound returns the sentinel→real substitutions for a request to host.

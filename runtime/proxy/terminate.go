@@ -417,7 +417,10 @@ func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength == 0 {
 		out.Body = nil
 	}
-	swapRequest(out, h.e.Inject.outbound(h.host))
+	if refused := h.e.prepare(out, h.host); refused != "" {
+		refuseSigV4(w, refused)
+		return
+	}
 	resp, err := h.tr.RoundTrip(out)
 	if err != nil {
 		h.e.debug("terminated request failed", "host", h.host, "err", err)

@@ -22,3 +22,27 @@ func TestFixedPartsMoveWithoutChanging(t *testing.T) {
 		t.Error("allowPty dropped was not noticed")
 	}
 }
+
+// TestFixedPartsSigV4: credentials.sigv4 follows an update; the masked
+// variables, their inject hosts and the AWS pairs do not.
+func TestFixedPartsSigV4(t *testing.T) {
+	doc := func(cred string) string {
+		return `{"network": {"allowedDomains": ["s3.amazonaws.com", "example.com"], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}, "credentials": ` + cred + `}`
+	}
+	const vars = `"envVars": [{"name": "AWS_ACCESS_KEY_ID", "mode": "mask"}, {"name": "AWS_SECRET_ACCESS_KEY", "mode": "mask"}]`
+	start := compileFull(t, doc(`{`+vars+`}`))
+	for _, tc := range []struct {
+		name, cred string
+		fixed      bool
+	}{
+		{"sigv4 set", `{` + vars + `, "sigv4": {"presigned": "passthrough", "streaming": "deny"}}`, false},
+		{"secret no longer masked", `{"envVars": [{"name": "AWS_ACCESS_KEY_ID", "mode": "mask"}]}`, true},
+		{"inject hosts narrowed", `{"envVars": [{"name": "AWS_ACCESS_KEY_ID", "mode": "mask", "injectHosts": ["s3.amazonaws.com"]}, {"name": "AWS_SECRET_ACCESS_KEY", "mode": "mask"}]}`, true},
+		{"pair named explicitly", `{"envVars": [{"name": "AWS_ACCESS_KEY_ID", "mode": "mask"}, {"name": "AWS_SECRET_ACCESS_KEY", "mode": "mask"}, {"name": "X", "mode": "mask"}], "awsPairs": [{"accessKeyIdVar": "AWS_ACCESS_KEY_ID", "secretAccessKeyVar": "X"}]}`, true},
+	} {
+		if got := FixedPartsDiffer(start, compileFull(t, doc(tc.cred))); got != tc.fixed {
+			t.Errorf("%s: FixedPartsDiffer = %v, want %v", tc.name, got, tc.fixed)
+		}
+	}
+}

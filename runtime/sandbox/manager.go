@@ -70,6 +70,9 @@ type Manager struct {
 	mitm   atomic.Pointer[proxy.Mitm]
 	// tls holds tlsTerminate's live options (nil without tlsTerminate).
 	tls atomic.Pointer[tlsOptions]
+	// sigv4 is credentials.sigv4 in force: what the proxy does with the
+	// SigV4 requests it cannot re-sign.
+	sigv4 atomic.Pointer[proxy.SigV4Policy]
 
 	mu     sync.Mutex
 	policy *policy.Policy
@@ -123,7 +126,9 @@ func (m *Manager) Policy() *policy.Policy {
 // Update replaces the policy (docs/reference.md#live-updates). What the proxies
 // decide takes effect on the next connection: allowedDomains,
 // deniedDomains, deniedDomainReasons, strictAllowlist,
-// deniedResolvedAddresses, mitmProxy, ignoreViolations. Everything else
+// deniedResolvedAddresses, mitmProxy, ignoreViolations,
+// tlsTerminate's excludeDomains and limits, and credentials.sigv4 (next
+// request). Everything else
 // (the file-system rules above all, and the parent proxy) is fixed inside sandboxes already running
 // and applies to commands started after the update (FixedPartsDiffer
 // tells a caller whether there is any such change to report).
@@ -164,6 +169,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	m.mu.Unlock()
 	m.listed.Store(&listed)
 	m.tls.Store(live)
+	m.sigv4.Store(sigV4Policy(p.Env.SigV4))
 	m.mitm.Store(mitmRoute(p))
 	m.rules.Store(r)
 	m.store.SetIgnore(p.IgnoreViolations)
@@ -188,6 +194,9 @@ func FixedPartsDiffer(a, b *policy.Policy) bool {
 		}
 		n.MitmProxy = nil
 		c.Network = n
+		// credentials.sigv4 applies to the next request; the masked
+		// variables and their pairs are fixed.
+		c.Env.SigV4 = nil
 		return c
 	}
 	return !reflect.DeepEqual(stripOrigins(strip(a)), stripOrigins(strip(b)))
@@ -223,10 +232,16 @@ func stripOrigins(p policy.Policy) policy.Policy {
 	for _, l := range []*[]policy.EnvRule{&env.Unset, &env.Mask} {
 		out := make([]policy.EnvRule, len(*l))
 		for i, r := range *l {
-			out[i] = policy.EnvRule{Name: r.Name}
+			out[i] = policy.EnvRule{Name: r.Name, Masking: r.Masking}
 		}
 		*l = out
 	}
+	pairs := make([]policy.AWSPair, len(env.AWSPairs))
+	for i, a := range env.AWSPairs {
+		a.Origin = policy.Origin{}
+		pairs[i] = a
+	}
+	env.AWSPairs = pairs
 	p.Env = env
 	return p
 }

@@ -43,6 +43,10 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(st
 	for _, u := range e.Unset {
 		env = unsetEnv(env, u.Name)
 	}
+	if err := checkAWSPairs(e, env); err != nil {
+		return nil, err
+	}
+	whole := map[string]proxy.Secret{} // the variables masked whole, for the AWS pairs
 	for _, r := range e.Mask {
 		key := where(r.Origin, r.Origin.Key)
 		real, ok := lookupEnv(env, r.Name)
@@ -53,7 +57,10 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(st
 			m.values[r.Name] = ""
 			continue
 		}
-		masked, err := m.mask(real, r.Masking, false, key, r.Name)
+		masked, added, err := m.mask(real, r.Masking, false, key, r.Name)
+		if len(added) == 1 && added[0].Real == real {
+			whole[r.Name] = added[0]
+		}
 		switch {
 		case errors.Is(err, errLeave):
 			continue
@@ -66,6 +73,7 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(st
 		m.values[r.Name] = masked
 		env = setEnv(env, r.Name, masked)
 	}
+	m.inject.AWS = awsKeys(e, whole)
 	m.env = env
 	return m, nil
 }
@@ -76,29 +84,29 @@ var (
 )
 
 // mask returns value with its secrets replaced and adds them to the
-// injector. errLeave and errHide say what onExtractNoMatch chose when
-// nothing was found; what names the credential for messages.
-func (m *masking) mask(value string, r policy.Masking, file bool, key, what string) (string, error) {
+// injector (added). errLeave and errHide say what onExtractNoMatch chose
+// when nothing was found; what names the credential for messages.
+func (m *masking) mask(value string, r policy.Masking, file bool, key, what string) (text string, added []proxy.Secret, err error) {
 	spec := secrets.Spec{Extract: r.Extract, Decode: r.Decode, MaskClaims: r.MaskClaims, Duplicates: r.MaskDuplicates, File: file}
 	masked, err := secrets.Mask(value, spec, sentinel)
 	if errors.Is(err, secrets.ErrNoMatch) {
 		switch r.OnExtractNoMatch {
 		case "error":
-			return "", fmt.Errorf("%s: %s: %v, and onExtractNoMatch is \"error\"; fix extract or decode, or set onExtractNoMatch to \"warn\" or \"deny\"", key, what, err)
+			return "", nil, fmt.Errorf("%s: %s: %v, and onExtractNoMatch is \"error\"; fix extract or decode, or set onExtractNoMatch to \"warn\" or \"deny\"", key, what, err)
 		case "deny":
 			m.warn(fmt.Sprintf("%s: %s: %v; hidden from the command (onExtractNoMatch \"deny\")", key, what, err))
-			return "", errHide
+			return "", nil, errHide
 		}
 		m.warn(fmt.Sprintf("%s: %s: %v; the command sees it unmasked (onExtractNoMatch \"warn\"; set it to \"deny\" to hide it instead)", key, what, err))
-		return "", errLeave
+		return "", nil, errLeave
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", key, what, err)
+		return "", nil, fmt.Errorf("%s: %s: %w", key, what, err)
 	}
 	hosts := m.allowed
 	if r.InjectHosts != nil {
 		if hosts, err = policy.ParseHostList(r.InjectHosts); err != nil {
-			return "", fmt.Errorf("%s: injectHosts: %w", key, err)
+			return "", nil, fmt.Errorf("%s: injectHosts: %w", key, err)
 		}
 	}
 	inject := func(host string) bool {
@@ -111,9 +119,10 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 		return false
 	}
 	for _, p := range masked.Pieces {
-		m.inject.Secrets = append(m.inject.Secrets, proxy.Secret{Name: what, Sentinel: p.StandIn, Real: p.Real, Inject: inject})
+		added = append(added, proxy.Secret{Name: what, Sentinel: p.StandIn, Real: p.Real, Inject: inject})
 	}
-	return masked.Text, nil
+	m.inject.Secrets = append(m.inject.Secrets, added...)
+	return masked.Text, added, nil
 }
 
 // injector is the run's injector, or nil when nothing is masked.
@@ -153,7 +162,7 @@ func (m *masking) fileCopier(fs policy.Filesystem, dir func() (string, error)) f
 		if len(data) > maxMaskedFile {
 			return "", fmt.Errorf("larger than %d MiB", maxMaskedFile>>20)
 		}
-		masked, err := m.mask(string(data), *rule.Mask, true, key, path)
+		masked, _, err := m.mask(string(data), *rule.Mask, true, key, path)
 		switch {
 		case errors.Is(err, errLeave):
 			return "", nil

@@ -23,6 +23,7 @@ import (
 
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
@@ -81,6 +82,9 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	baseEnv := masks.env
+	for _, k := range masks.inject.AWS {
+		o.debug(fmt.Sprintf("credentials: %s is an AWS key: SigV4 requests signed with its stand-in are re-signed for the hosts all its variables are injected into; credentials.sigv4 follows policy updates, the pairs and masked variables are fixed for the run", k.Name))
+	}
 	lp := o.LinuxPlan
 	if lp == nil {
 		if lp, err = compiledPlan(p); err != nil {
@@ -348,7 +352,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if rt != nil {
 		egress.TLS = rt.term
 	}
-	egress.Inject = masks.injector()
+	if inject := masks.injector(); inject != nil {
+		// credentials.sigv4 follows policy updates from the next request.
+		inject.SigV4 = func() proxy.SigV4Policy { return *m.sigv4.Load() }
+		egress.Inject = inject
+	}
 	listeners, master, herr := receiveHandoff(hostEnd, tty != nil)
 	if herr == nil && tty != nil {
 		// The command starts once its terminal is set up (without this
