@@ -231,6 +231,24 @@ func (e *Evaluator) knobs(t Target) []knob {
 		out = append(out, knob{"environment " + v.Name, Decision{Rule: v.Origin,
 			Why: "the real value comes from srt's environment when it starts; the command sees " + MaskedPart(v.Masking, false) + "; " + e.InjectScope(v.Masking)}})
 	}
+	for _, a := range e.p.Env.AWSPairs {
+		vars := a.AccessKeyIDVar + "/" + a.SecretAccessKeyVar
+		if a.SessionTokenVar != "" {
+			vars += "/" + a.SessionTokenVar
+		}
+		sv := policy.SigV4{}
+		if e.p.Env.SigV4 != nil {
+			sv = *e.p.Env.SigV4
+		}
+		or := func(v string) string {
+			if v == "" {
+				return policy.SigV4Deny
+			}
+			return v
+		}
+		out = append(out, knob{"AWS key " + vars, Decision{Rule: a.Origin,
+			Why: "on Linux, SigV4 requests signed with the stand-in key id are signed again with the real secret, for the hosts every variable of the pair is injected into; requests that cannot be signed again: streaming " + or(sv.Streaming) + ", presigned " + or(sv.Presigned) + ", sigv4a " + or(sv.SigV4A) + " (credentials.sigv4, which a policy update can change)"}})
+	}
 	for _, f := range e.p.Filesystem.CredentialMasks {
 		if f.Mask == nil {
 			continue
