@@ -27,9 +27,9 @@ type regexFact struct {
 	Error    string `json:"error,omitempty"`
 }
 
-func collectFacts(n *Node, key string, f *facts) {
+func collectFacts(n *node, key string, f *facts) {
 	switch n.Kind {
-	case String:
+	case kindString:
 		s := n.Str
 		if strings.HasPrefix(s, "[") {
 			if i := strings.IndexByte(s, ']'); i >= 0 {
@@ -47,11 +47,11 @@ func collectFacts(n *Node, key string, f *facts) {
 		case "http", "https":
 			f.AbsoluteURL[s] = whatwg.IsAbsoluteURL(s)
 		}
-	case Array:
+	case kindArray:
 		for _, e := range n.Elems {
 			collectFacts(e, key, f)
 		}
-	case Object:
+	case kindObject:
 		for _, fl := range n.Fields {
 			collectFacts(fl.Value, fl.Key, f)
 		}

@@ -14,9 +14,9 @@ import (
 // suggestion, and every required key that is missing. CUE reports "field not
 // allowed" and "field is required" only when no other error exists, so this
 // pass walks the document against the grammar on its own.
-func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
+func (l *loader) unknownKeys(n *node, s cue.Value, path Path) {
 	switch n.Kind {
-	case Object:
+	case kindObject:
 		info := l.g.structAt(s, path)
 		if !info.ok {
 			return // a type error, reported by the grammar
@@ -38,14 +38,14 @@ func (l *loader) unknownKeys(n *Node, s cue.Value, path Path) {
 			l.unknownKeys(f.Value, lookupField(st, f.Key), path.child(f.Key))
 		}
 		for _, name := range info.required {
-			if n.Get(name) == nil {
+			if n.get(name) == nil {
 				l.missing = true
 				l.addf(n.Off, path.child(name), "required key is missing: add %q: %s", name, emptyValue(lookupField(st, name)))
 			}
 		}
-	case Array:
+	case kindArray:
 		for i, e := range n.Elems {
-			if e.Kind == Object || e.Kind == Array { // scalars have no keys
+			if e.Kind == kindObject || e.Kind == kindArray { // scalars have no keys
 				l.unknownKeys(e, schemaAt(s, Path{i}), path.child(i))
 			}
 		}
@@ -274,7 +274,7 @@ func (l *loader) cueErrors(findings []cueFinding, err error, schema cue.Value) {
 	for _, path := range order {
 		f := byPath[path.String()]
 		n := path.lookup(l.root)
-		if n != nil && (n.Kind == Object || n.Kind == Array) && below[path.String()] {
+		if n != nil && (n.Kind == kindObject || n.Kind == kindArray) && below[path.String()] {
 			// The errors below say what is wrong with this object or
 			// array; what is reported here is only its mismatch against
 			// the other alternatives of a disjunction, such as the string
@@ -322,8 +322,8 @@ func isCUEWording(msg string) bool {
 }
 
 // got is the " (got X)" suffix naming a scalar value in a message.
-func got(n *Node) string {
-	if n.Kind == Array || n.Kind == Object {
+func got(n *node) string {
+	if n.Kind == kindArray || n.Kind == kindObject {
 		return ""
 	}
 	return " (got " + describe(n) + ")"
@@ -344,7 +344,7 @@ func (l *loader) jsonPath(sels []string, pass int) (Path, bool) {
 				s = u
 			}
 		}
-		if n != nil && n.Kind == Array {
+		if n != nil && n.Kind == kindArray {
 			i, err := strconv.Atoi(s)
 			if err != nil {
 				return nil, false

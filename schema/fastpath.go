@@ -25,16 +25,16 @@ import (
 // whether an element is plain for the grammar g.
 var plainLists = []struct {
 	path  Path
-	plain func(g *grammar, n *Node) bool
+	plain func(g *grammar, n *node) bool
 }{
 	// #AllowEntry: =~#re.allowEntry. Entries starting with "[" are
 	// split and checked again by bracketedAllow.
-	{Path{"network", "allowedDomains"}, func(g *grammar, n *Node) bool {
-		return n.Kind == String && !startsBracket(n.Str) && g.fast.allowEntry.MatchString(n.Str)
+	{Path{"network", "allowedDomains"}, func(g *grammar, n *node) bool {
+		return n.Kind == kindString && !startsBracket(n.Str) && g.fast.allowEntry.MatchString(n.Str)
 	}},
 	// #DenyEntry: =~#re.denyEntry; bracketedDeny as above.
-	{Path{"network", "deniedDomains"}, func(g *grammar, n *Node) bool {
-		return n.Kind == String && !startsBracket(n.Str) && g.fast.denyEntry.MatchString(n.Str)
+	{Path{"network", "deniedDomains"}, func(g *grammar, n *node) bool {
+		return n.Kind == kindString && !startsBracket(n.Str) && g.fast.denyEntry.MatchString(n.Str)
 	}},
 	// #PathEntry: a non-empty string. inertDenyGlob looks at deny
 	// entries ending in a separator.
@@ -46,9 +46,9 @@ var plainLists = []struct {
 
 func startsBracket(s string) bool { return len(s) > 0 && s[0] == '[' }
 
-func plainPath(g *grammar, n *Node) bool { return n.Kind == String && n.Str != "" }
+func plainPath(g *grammar, n *node) bool { return n.Kind == kindString && n.Str != "" }
 
-func plainDenyPath(g *grammar, n *Node) bool {
+func plainDenyPath(g *grammar, n *node) bool {
 	return plainPath(g, n) && !g.fast.trailing.MatchString(n.Str)
 }
 
@@ -77,14 +77,14 @@ func compileFast(file cue.Value, os OS) fastRegexps {
 // indices of the elements the grammar is shown: those that are not plain. allowedDomains is shown whole
 // when the document has credentials: their rules compare inject hosts
 // with every allowed host.
-func (l *loader) plainViews() map[*Node][]int {
+func (l *loader) plainViews() map[*node][]int {
 	if l.slow {
 		return nil
 	}
-	views := map[*Node][]int{}
+	views := map[*node][]int{}
 	for _, pl := range plainLists {
 		n := pl.path.lookup(l.root)
-		if n == nil || n.Kind != Array {
+		if n == nil || n.Kind != kindArray {
 			continue
 		}
 		if pl.path[1] == "allowedDomains" && (Path{"credentials"}).lookup(l.root) != nil {
@@ -103,14 +103,14 @@ func (l *loader) plainViews() map[*Node][]int {
 
 // shown is the number of elements of array n the grammar is shown, and
 // index the position in n of the k-th of them.
-func (l *loader) shown(n *Node) int {
+func (l *loader) shown(n *node) int {
 	if v, ok := l.views[n]; ok {
 		return len(v)
 	}
 	return len(n.Elems)
 }
 
-func (l *loader) index(n *Node, k int) int {
+func (l *loader) index(n *node, k int) int {
 	if v, ok := l.views[n]; ok && k < len(v) {
 		return v[k]
 	}
@@ -123,7 +123,7 @@ func (l *loader) docPath(p Path) Path {
 	out := make(Path, 0, len(p))
 	n := l.root
 	for _, s := range p {
-		if i, ok := s.(int); ok && n != nil && n.Kind == Array {
+		if i, ok := s.(int); ok && n != nil && n.Kind == kindArray {
 			s = l.index(n, i)
 		}
 		out = append(out, s)

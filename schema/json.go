@@ -10,26 +10,26 @@ import (
 	"unicode/utf8"
 )
 
-// Kind is the JSON type of a Node.
-type Kind uint8
+// kind is the JSON type of a Node.
+type kind uint8
 
 // The JSON types.
 const (
-	Null Kind = iota
-	Bool
-	Number
-	String
-	Array
-	Object
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
 )
 
 var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object"}
 
-func (k Kind) String() string { return kindNames[k] }
+func (k kind) String() string { return kindNames[k] }
 
-// A Node is a parsed JSON value that remembers where it was written.
-type Node struct {
-	Kind Kind
+// A node is a parsed JSON value that remembers where it was written.
+type node struct {
+	Kind kind
 	// Off is the byte offset of the value's first byte in the file.
 	Off int
 	// Str is the value of a string, or the text of a number as written.
@@ -38,20 +38,20 @@ type Node struct {
 	Num  float64
 	Bool bool
 	// Elems are the elements of an array.
-	Elems []*Node
+	Elems []*node
 	// Fields are the members of an object, in file order. Keys are unique.
-	Fields []Field
+	Fields []field
 }
 
-// A Field is one member of a JSON object.
-type Field struct {
+// A field is one member of a JSON object.
+type field struct {
 	Key    string
 	KeyOff int
-	Value  *Node
+	Value  *node
 }
 
-// Get returns the value of the member named key, or nil.
-func (n *Node) Get(key string) *Node {
+// get returns the value of the member named key, or nil.
+func (n *node) get(key string) *node {
 	for _, f := range n.Fields {
 		if f.Key == key {
 			return f.Value
@@ -60,11 +60,11 @@ func (n *Node) Get(key string) *Node {
 	return nil
 }
 
-// Integral reports whether n is a number whose value is a whole number, the
+// integral reports whether n is a number whose value is a whole number, the
 // way JavaScript's Number.isInteger decides it: 3, 3.0 and 1e1 are; 2.5 and
 // 1e400 (Infinity) are not.
-func (n *Node) Integral() bool {
-	return n.Kind == Number && !math.IsInf(n.Num, 0) && n.Num == math.Trunc(n.Num)
+func (n *node) integral() bool {
+	return n.Kind == kindNumber && !math.IsInf(n.Num, 0) && n.Num == math.Trunc(n.Num)
 }
 
 // MaxFileSize is the largest settings file Load accepts (see
@@ -87,7 +87,7 @@ func (e *syntaxError) Error() string { return e.msg }
 // of ECMAScript's JSON.parse). Unlike JSON.parse it also refuses a byte order
 // mark, invalid UTF-8, duplicate object keys and nesting deeper than
 // maxDepth, each with its own message.
-func parseJSON(data []byte) (*Node, error) {
+func parseJSON(data []byte) (*node, error) {
 	p := &parser{data: data}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return nil, &syntaxError{0, "the file starts with a UTF-8 byte order mark, which JSON does not allow: save it without a BOM"}
@@ -150,7 +150,7 @@ func (p *parser) skipSpace() {
 	}
 }
 
-func (p *parser) value(depth int) (*Node, error) {
+func (p *parser) value(depth int) (*node, error) {
 	if depth > maxDepth {
 		return nil, p.errorf("values are nested more than %d deep", maxDepth)
 	}
@@ -168,15 +168,15 @@ func (p *parser) value(depth int) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Node{Kind: String, Off: off, Str: s}, nil
+		return &node{Kind: kindString, Off: off, Str: s}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
-		return p.literal("true", &Node{Kind: Bool, Bool: true})
+		return p.literal("true", &node{Kind: kindBool, Bool: true})
 	case c == 'f':
-		return p.literal("false", &Node{Kind: Bool})
+		return p.literal("false", &node{Kind: kindBool})
 	case c == 'n':
-		return p.literal("null", &Node{Kind: Null})
+		return p.literal("null", &node{Kind: kindNull})
 	case c == '\'':
 		return nil, p.errorf("strings must use double quotes")
 	default:
@@ -184,7 +184,7 @@ func (p *parser) value(depth int) (*Node, error) {
 	}
 }
 
-func (p *parser) literal(word string, n *Node) (*Node, error) {
+func (p *parser) literal(word string, n *node) (*node, error) {
 	if !strings.HasPrefix(string(p.data[p.off:min(len(p.data), p.off+len(word))]), word) {
 		return nil, p.errorf("unexpected %s: expected a value (JSON has no NaN, Infinity, undefined or comments)", p.describe())
 	}
@@ -193,8 +193,8 @@ func (p *parser) literal(word string, n *Node) (*Node, error) {
 	return n, nil
 }
 
-func (p *parser) object(depth int) (*Node, error) {
-	n := &Node{Kind: Object, Off: p.off}
+func (p *parser) object(depth int) (*node, error) {
+	n := &node{Kind: kindObject, Off: p.off}
 	p.off++ // {
 	seen := map[string]int{}
 	p.skipSpace()
@@ -230,7 +230,7 @@ func (p *parser) object(depth int) (*Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.Fields = append(n.Fields, Field{Key: key, KeyOff: keyOff, Value: v})
+		n.Fields = append(n.Fields, field{Key: key, KeyOff: keyOff, Value: v})
 		p.skipSpace()
 		if p.off < len(p.data) && p.data[p.off] == ',' {
 			p.off++
@@ -244,8 +244,8 @@ func (p *parser) object(depth int) (*Node, error) {
 	}
 }
 
-func (p *parser) array(depth int) (*Node, error) {
-	n := &Node{Kind: Array, Off: p.off}
+func (p *parser) array(depth int) (*node, error) {
+	n := &node{Kind: kindArray, Off: p.off}
 	p.off++ // [
 	p.skipSpace()
 	if p.off < len(p.data) && p.data[p.off] == ']' {
@@ -275,7 +275,7 @@ func (p *parser) array(depth int) (*Node, error) {
 	}
 }
 
-func (p *parser) number() (*Node, error) {
+func (p *parser) number() (*node, error) {
 	start := p.off
 	d := p.data
 	i := p.off
@@ -330,7 +330,7 @@ func (p *parser) number() (*Node, error) {
 			return nil, &syntaxError{start, "invalid number " + text}
 		}
 	}
-	return &Node{Kind: Number, Off: start, Str: text, Num: f}, nil
+	return &node{Kind: kindNumber, Off: start, Str: text, Num: f}, nil
 }
 
 // str parses a JSON string at p.off.

@@ -74,7 +74,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 		l.addf(se.off, nil, "invalid JSON: %s", se.msg)
 		return nil, l.diags
 	}
-	if root.Kind != Object {
+	if root.Kind != kindObject {
 		l.addf(root.Off, Path{}, "the settings file must hold a JSON object, not %s: start it with {", article(root.Kind))
 		return nil, l.diags
 	}
@@ -86,7 +86,7 @@ func (o Options) Load(name string, data []byte) (*Settings, Diagnostics) {
 	defer g.mu.Unlock()
 	// Unknown keys are reported here and left out of what CUE sees: a
 	// closedness error would hide CUE's other errors.
-	l.unknown = map[*Node]bool{}
+	l.unknown = map[*node]bool{}
 	l.unknownKeys(root, g.settings, Path{})
 	l.views = l.plainViews()
 	// The grammar sees every array in chunks of at most chunkSize
@@ -185,18 +185,18 @@ type loader struct {
 	g     *grammar
 	file  string
 	data  []byte
-	root  *Node
+	root  *node
 	diags Diagnostics
 	lines []int // offsets of '\n', built on first use
 	// unknown holds the values of keys the grammar does not define.
-	unknown map[*Node]bool
+	unknown map[*node]bool
 	// missing is set when a required key is missing.
 	missing bool
 	// ruleErrs are rules of #Checks that could not be evaluated.
 	ruleErrs []error
 	// views holds the elements the grammar is shown of the long lists
 	// with a plain check (see plainViews); other arrays are shown whole.
-	views map[*Node][]int
+	views map[*node][]int
 	slow  bool
 }
 
@@ -254,17 +254,17 @@ const chunkSize = 1000
 
 // passes is the number of evaluations of the grammar that show every
 // shown element of the longest array of the document once.
-func (l *loader) passes(n *Node) int {
+func (l *loader) passes(n *node) int {
 	p := 1
 	switch n.Kind {
-	case Array:
+	case kindArray:
 		p = max(p, (l.shown(n)+chunkSize-1)/chunkSize)
 		for _, e := range n.Elems {
-			if e.Kind == Array || e.Kind == Object {
+			if e.Kind == kindArray || e.Kind == kindObject {
 				p = max(p, l.passes(e))
 			}
 		}
-	case Object:
+	case kindObject:
 		for _, f := range n.Fields {
 			p = max(p, l.passes(f.Value))
 		}
@@ -288,7 +288,7 @@ func chunkStart(n, pass int) int {
 // decide integers by value as the reference does.
 type renderer struct {
 	l    *loader // the shown elements of each array
-	skip map[*Node]bool
+	skip map[*node]bool
 	pass int
 	// long, when not nil, receives every array longer than chunkSize, by
 	// its path as Path.String writes it.
@@ -298,18 +298,18 @@ type renderer struct {
 // A longArray is an array longer than chunkSize, and where it is.
 type longArray struct {
 	path Path
-	n    *Node
+	n    *node
 }
 
-func (r *renderer) expr(n *Node, path Path) ast.Expr {
+func (r *renderer) expr(n *node, path Path) ast.Expr {
 	switch n.Kind {
-	case Null:
+	case kindNull:
 		return ast.NewNull()
-	case Bool:
+	case kindBool:
 		return ast.NewBool(n.Bool)
-	case Number:
+	case kindNumber:
 		var lit *ast.BasicLit
-		if n.Integral() {
+		if n.integral() {
 			lit = &ast.BasicLit{Kind: token.INT, Value: strconv.FormatFloat(abs(n.Num), 'f', -1, 64)}
 		} else {
 			lit = &ast.BasicLit{Kind: token.FLOAT, Value: strings.TrimPrefix(n.Str, "-")}
@@ -318,9 +318,9 @@ func (r *renderer) expr(n *Node, path Path) ast.Expr {
 			return &ast.UnaryExpr{Op: token.SUB, X: lit}
 		}
 		return lit
-	case String:
+	case kindString:
 		return ast.NewString(n.Str)
-	case Array:
+	case kindArray:
 		count := r.l.shown(n)
 		start := chunkStart(count, r.pass)
 		if count > chunkSize && r.long != nil {
@@ -345,7 +345,7 @@ func (r *renderer) expr(n *Node, path Path) ast.Expr {
 }
 
 // chunks renders the whole of a long array as a list of chunks.
-func (r *renderer) chunks(n *Node, path Path) ast.Expr {
+func (r *renderer) chunks(n *node, path Path) ast.Expr {
 	var out []ast.Expr
 	count := r.l.shown(n)
 	for start := 0; start < count; start += chunkSize {
@@ -366,11 +366,11 @@ func abs(f float64) float64 {
 	return f
 }
 
-func article(k Kind) string {
+func article(k kind) string {
 	switch k {
-	case Array, Object:
+	case kindArray, kindObject:
 		return "an " + k.String()
-	case Null:
+	case kindNull:
 		return "null"
 	}
 	return "a " + k.String()
@@ -386,19 +386,19 @@ func jsonString(s string) string {
 }
 
 // describe renders a scalar value for a message: "got ..." text.
-func describe(n *Node) string {
+func describe(n *node) string {
 	switch n.Kind {
-	case String:
+	case kindString:
 		s := n.Str
 		if r := []rune(s); len(r) > 60 {
 			s = string(r[:57]) + "..."
 		}
 		return jsonString(s)
-	case Number:
+	case kindNumber:
 		return n.Str
-	case Bool:
+	case kindBool:
 		return strconv.FormatBool(n.Bool)
-	case Null:
+	case kindNull:
 		return "null"
 	}
 	return article(n.Kind)

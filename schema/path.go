@@ -56,22 +56,22 @@ func (p Path) child(sel any) Path {
 }
 
 // lookup returns the node p names below n, or nil.
-func (p Path) lookup(n *Node) *Node {
+func (p Path) lookup(n *node) *node {
 	for _, s := range p {
 		if n == nil {
 			return nil
 		}
 		switch s := s.(type) {
 		case int:
-			if n.Kind != Array || s < 0 || s >= len(n.Elems) {
+			if n.Kind != kindArray || s < 0 || s >= len(n.Elems) {
 				return nil
 			}
 			n = n.Elems[s]
 		case string:
-			if n.Kind != Object {
+			if n.Kind != kindObject {
 				return nil
 			}
-			n = n.Get(s)
+			n = n.get(s)
 		}
 	}
 	return n

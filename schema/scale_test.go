@@ -103,7 +103,7 @@ func TestLongLists(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, data []byte) *Node {
+func mustParse(t *testing.T, data []byte) *node {
 	t.Helper()
 	n, err := parseJSON(data)
 	if err != nil {

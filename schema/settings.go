@@ -65,7 +65,7 @@ func (s *Settings) Pos(path Path) Position {
 // source is the parsed file behind a Settings value.
 type source struct {
 	file  string
-	root  *Node
+	root  *node
 	lines []int // offsets of '\n'
 }
 
@@ -251,7 +251,7 @@ type SrtWin struct {
 
 // decodeSettings converts a validated document into Settings. Numbers are
 // written in canonical form first, so that 3.0 and 1e1 decode into ints.
-func decodeSettings(root *Node) (*Settings, error) {
+func decodeSettings(root *node) (*Settings, error) {
 	var b bytes.Buffer
 	writeCanonical(&b, root)
 	dec := json.NewDecoder(&b)
@@ -264,22 +264,22 @@ func decodeSettings(root *Node) (*Settings, error) {
 }
 
 // writeCanonical writes n as compact JSON with integral numbers as integers.
-func writeCanonical(b *bytes.Buffer, n *Node) {
+func writeCanonical(b *bytes.Buffer, n *node) {
 	switch n.Kind {
-	case Null:
+	case kindNull:
 		b.WriteString("null")
-	case Bool:
+	case kindBool:
 		b.WriteString(strconv.FormatBool(n.Bool))
-	case Number:
-		if n.Integral() {
+	case kindNumber:
+		if n.integral() {
 			b.WriteString(strconv.FormatFloat(n.Num, 'f', -1, 64))
 		} else {
 			b.WriteString(n.Str)
 		}
-	case String:
+	case kindString:
 		s, _ := json.Marshal(n.Str)
 		b.Write(s)
-	case Array:
+	case kindArray:
 		b.WriteByte('[')
 		for i, e := range n.Elems {
 			if i > 0 {
@@ -288,7 +288,7 @@ func writeCanonical(b *bytes.Buffer, n *Node) {
 			writeCanonical(b, e)
 		}
 		b.WriteByte(']')
-	case Object:
+	case kindObject:
 		b.WriteByte('{')
 		for i, f := range n.Fields {
 			if i > 0 {
