@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// kind is the JSON type of a Node.
+// kind is the JSON type of a node.
 type kind uint8
 
 // The JSON types.
