@@ -164,9 +164,13 @@ func macCases() map[string]macCase {
 		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*/$")`}, not: []string{`(subpath "/w/x`, `(regex "^/w/x/[^/]*$")`}},
 		"M28": {dir: "macos-m28-brackets-in-names", ordered: []string{rule("deny file-read*", `(regex "^/w/[WIP] proj/keep(/.*)?$")`, `(regex "^/w/[WIP] proj/(.*/)?\\.env(/.*)?$")`,
 			`(subpath "/w/[WIP] proj/keep")`, `(regex "^/w/\\[WIP\\] proj/(.*/)?\\.env(/.*)?$")`), `(literal "/w/[WIP] proj")`}},
-		// srt adds the /private spelling of /tmp/build (see README).
+		// srt adds the /private spelling of /tmp/build, which is the path
+		// Seatbelt sees, behind the parameter that the runtime sets where
+		// /tmp/build exists when srt starts (the reference resolves it
+		// then, and keeps "/tmp/build", which matches nothing, where it
+		// does not); likewise /var/run/docker.sock.
 		"M33": {dir: "macos-m33-worked-example", ordered: []string{
-			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
+			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath (string-append (param "PRIVATE_2") "/private/tmp/build"))`)...),
 			"(deny file-write*\n  (subpath " + cwd("/secrets") + ")", "(allow pseudo-tty)"},
 			once: append([]string{`(allow network-bind (local unix-socket (subpath "/var/run/docker.sock")))`}, proxyTriple(httpP)...),
 			not:  []string{`/**"`, `secrets/"`}},

@@ -229,10 +229,15 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows && a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}
-		if t == MacOS && e.macAllows(a, p) || t != MacOS && e.covers(a, p, t) {
+		if t == MacOS && e.macAllows(a, p, macWrites) || t != MacOS && e.covers(a, p, t) {
 			// macOS: a pattern root allows its exact matches only.
-			root = &a
-			break
+			gated := t == MacOS && e.macGateWhy(a, macWrites) != ""
+			if root == nil || !gated && t == MacOS {
+				root = &a
+			}
+			if !gated {
+				break // on macOS, one that holds whatever exists wins
+			}
 		}
 	}
 	if root == nil {
@@ -283,6 +288,8 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		why = "a default writable path"
 	}
 	switch {
+	case t == MacOS:
+		why += e.macGateWhy(*root, macWrites)
 	case t != Linux:
 	case root.Pattern:
 		why += " (a glob: expanded when srt starts)"
@@ -408,12 +415,22 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 		if n.AllowAllUnixSockets {
 			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
 		}
+		var first *Decision
 		for _, r := range n.AllowUnixSockets {
 			// Always a subpath, never a glob (docs/reference.md#macos-network).
 			r.Pattern = false
-			if e.covers(r, p, t) {
-				return Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile"}
+			if e.macApplies(r, macSockets) && e.covers(r, p, t) {
+				d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + e.macGateWhy(r, macSockets)}
+				if d.Why == "allowed by subpath in the Seatbelt profile" {
+					return d
+				}
+				if first == nil {
+					first = &d // one that holds whatever exists wins
+				}
 			}
+		}
+		if first != nil {
+			return *first
 		}
 		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths"}
 	}

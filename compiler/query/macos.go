@@ -158,8 +158,91 @@ func (e *Evaluator) macCovers(r policy.PathRule, p string) bool {
 	return false
 }
 
-// macAllows reports whether r, as an allow, matches p on macOS.
-func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
+// A macList is the list an allow comes from: the reference grants the
+// /private spelling of each under its own condition (see macGate).
+type macList int
+
+const (
+	macReads   macList = iota // filesystem.allowRead
+	macWrites                 // the write roots
+	macSockets                // network.allowUnixSockets
+)
+
+// macGate decides an allow r of list l written under /tmp, /var or /etc,
+// which Seatbelt sees only as /private/... (docs/reference.md#macos-paths,
+// #macos-readings). The reference writes that spelling only where
+// realpath, when it starts, gives it:
+//
+//   - a write root or a socket path is adopted resolved only when the
+//     result is the path itself or, strictly below /tmp or /var, its
+//     /private form: a path there counts only if it exists (gated, probe
+//     the path); /etc, /tmp and /var themselves never (never);
+//   - a pattern: the same for its directory before the first wildcard;
+//   - a read allow also gets a second spelling with its directory
+//     resolved (a pattern's base directory), with no such bound: gated on
+//     that directory, under /etc too; "/tmp", "/var", "/etc" as literal
+//     read allows have "/" as their directory and stay unresolved (never).
+//
+// A rule not under those directories (also one whose ".." leaves them) is
+// not gated.
+func macGate(r policy.PathRule, l macList) (probe string, gated, never bool) {
+	if rootOf(r.Path) != "" {
+		return "", false, false
+	}
+	glob := r.Pattern && !r.Literal
+	base := r.Path
+	if glob {
+		base = macBase(macEntry{pat: r.Path})
+	}
+	clean := path.Clean(base)
+	top := ""
+	for _, d := range policy.MacPrivateDirs {
+		if clean == d || strings.HasPrefix(clean, d+"/") {
+			top = d
+		}
+	}
+	switch {
+	case top == "":
+		return "", false, false
+	case l != macReads && (clean == top || top == "/etc"):
+		return "", false, true
+	case l != macReads || glob:
+		return base, true, false
+	case clean == top:
+		return "", false, true
+	}
+	return r.Path[:strings.LastIndexByte(r.Path, '/')], true, false
+}
+
+// macApplies reports whether allow r of list l applies on macOS on this
+// host: not gated, or gated and its probe exists (Options.Exists; without
+// it the path is assumed to exist, and macGateWhy says so).
+func (e *Evaluator) macApplies(r policy.PathRule, l macList) bool {
+	probe, gated, never := macGate(r, l)
+	switch {
+	case never:
+		return false
+	case gated && e.opts.Exists != nil:
+		return e.opts.Exists(probe)
+	}
+	return true
+}
+
+// macGateWhy is what an answer that rests on allow r of list l adds when
+// it holds only where a path exists when srt starts.
+func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
+	probe, gated, _ := macGate(r, l)
+	if !gated || e.opts.Exists != nil {
+		return ""
+	}
+	return "; only if " + probe + " exists when srt starts (macOS sees " + r.Path + " as /private" + path.Clean(r.Path) + ", which the profile allows only for a path that exists then, as the reference does)"
+}
+
+// macAllows reports whether r, an allow of list l, matches p on macOS.
+func (e *Evaluator) macAllows(r policy.PathRule, p string, l macList) bool {
+	if !e.macApplies(r, l) {
+		return false
+	}
 	p = macPath(p)
 	for _, x := range e.macEntries(r, true) {
 		if x.match(p, false) {
@@ -196,9 +279,10 @@ func (e *Evaluator) readMac(p string) Decision {
 	}
 	var allow *policy.PathRule
 	for _, a := range fs.AllowRead {
-		if e.macAllows(a, p) {
-			allow = &a
-			break
+		if e.macAllows(a, p, macReads) {
+			if allow == nil || e.macGateWhy(*allow, macReads) != "" {
+				allow = &a // one that holds whatever exists wins
+			}
 		}
 	}
 	// The deny that decides: a credential deny, or one the late block
@@ -226,7 +310,7 @@ func (e *Evaluator) readMac(p string) Decision {
 				// directories: an allow written from another root
 				// (${HOME}, ${CWD}, "/") than the deny is carved out
 				// where the deny covers it here.
-				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p) {
+				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p, macReads) {
 					late = false // carved out: (require-not allow)
 					break
 				}
@@ -251,7 +335,7 @@ func (e *Evaluator) readMac(p string) Decision {
 		}
 		return Decision{Rule: hiding.Origin, Why: why}
 	}
-	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule"}
+	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule" + e.macGateWhy(*allow, macReads)}
 }
 
 // rootOf is the symbolic root a policy path is written from: ${HOME},

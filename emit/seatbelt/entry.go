@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -30,6 +31,13 @@ type entry struct {
 	// text marks the extra reading of a pattern's bracket set as part of
 	// a name (see reading).
 	text bool
+	// twin marks the /private spelling of a path under /tmp, /var or
+	// /etc (see private).
+	twin bool
+	// gate, on the twin of an allow, is the path whose existence when srt
+	// starts decides whether the twin applies (see privateGate); pre then
+	// holds its parameter.
+	gate string
 }
 
 func (e entry) glob() bool { return e.pat != "" }
@@ -75,18 +83,101 @@ func entries(rules []policy.PathRule) []entry {
 	return append(out, extra...)
 }
 
+// An allowKind is the list an allow comes from: the reference adopts the
+// /private spelling of each differently (see privateGate).
+type allowKind int
+
+const (
+	readAllow   allowKind = iota // filesystem.allowRead
+	writeRoot                    // a write root
+	socketAllow                  // network.allowUnixSockets
+)
+
 // allowEntries are the entries of a list of allow rules: each rule's
 // spellings, without the extra reading of a bracket set as text. The
 // reference adds that reading only where the name exists when it starts;
 // the emitter cannot look, and an allow that always carried it would
 // let the command create the name ("[0-9]*") and write under it. An
 // allow may only be narrower than the reference's, so it goes.
-func allowEntries(rules []policy.PathRule) []entry {
+//
+// The /private spelling of an allow under /tmp, /var or /etc is what
+// Seatbelt matches; the reference has it only where it resolved the path
+// when it started (see privateGate). It is left out where the reference
+// never has it, and otherwise put behind a parameter the runtime sets
+// from whether the path exists (see HostDefines). A twin that another
+// rule of the list names without condition is not repeated.
+func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 	var out []entry
 	for _, r := range rules {
-		out = append(out, spellings(entryOf(r))...)
+		e := entryOf(r)
+		gate, ok := "", false
+		if e.root == "" {
+			gate, ok = privateGate(e.lit+e.pat, e.glob(), k)
+		}
+		for _, x := range spellings(e) {
+			if x.twin {
+				if !ok {
+					continue // the reference never grants it
+				}
+				x.gate = gate
+			}
+			out = append(out, x)
+		}
 	}
-	return out
+	key := func(x entry) string { return fmt.Sprint(x.spelling(), x.glob(), x.dirs) }
+	plain := map[string]bool{}
+	for _, x := range out {
+		if x.gate == "" {
+			plain[key(x)] = true
+		}
+	}
+	kept := out[:0]
+	for _, x := range out {
+		if x.gate == "" || !plain[key(x)] {
+			if x.gate != "" {
+				x.pre = m.privateParam(x.gate)
+			}
+			kept = append(kept, x)
+		}
+	}
+	return kept
+}
+
+// privateGate decides the /private spelling of an allow written as the
+// absolute path or pattern p of list k: ok is false where the reference
+// never grants it; otherwise gate is the path whose existence decides.
+//
+// The reference resolves a write root or a socket path with realpath and
+// adopts the result only when it is the path itself or, strictly below
+// /tmp or /var, its /private form: never for /etc, nor for /tmp or /var
+// themselves; for a pattern, the same holds for the directory before its
+// first wildcard. A read allow also gets a second spelling with its
+// directory resolved (a pattern's whole base directory), without that
+// bound: /etc counts, and a literal allow needs only its directory to
+// exist. "Exists" is decided by the runtime as realpath would: see Host.
+func privateGate(p string, glob bool, k allowKind) (gate string, ok bool) {
+	base := p
+	if glob {
+		base = entry{pat: p}.base()
+	}
+	clean := path.Clean(base)
+	top := ""
+	for _, d := range policy.MacPrivateDirs {
+		if clean == d || strings.HasPrefix(clean, d+"/") {
+			top = d
+		}
+	}
+	switch {
+	case top == "":
+		return "", false // "/tmp/../opt/x": its twin names no path the kernel checks
+	case k != readAllow:
+		return base, clean != top && top != "/etc"
+	case glob:
+		return base, true
+	case clean == top:
+		return "", false // its directory is "/": the second spelling is the first
+	}
+	return p[:strings.LastIndexByte(p, '/')], true
 }
 
 // spellings are e and its other spellings, in this order:
@@ -95,8 +186,8 @@ func allowEntries(rules []policy.PathRule) []entry {
 //     /private on macOS, also as /private/...: Seatbelt matches the path the
 //     kernel resolved. The reference gets this by realpath, for paths that
 //     exist at run time only (docs/reference.md#macos-pitfalls); the emitter cannot look, so it writes
-//     both for every list: a deny then holds for a file created later, and
-//     an allow opens what the user named;
+//     both: a deny then holds for a file created later. For an allow,
+//     allowEntries makes the twin depend on the host;
 //   - a path or pattern with ".." also folded: Seatbelt never sees "..",
 //     and a rule spelled with it would match nothing (the reference only
 //     warns about absolute ones, and folds relative ones).
@@ -114,7 +205,7 @@ func spellings(e entry) []entry {
 }
 
 // private is e and, for an absolute path under /tmp, /var or /etc, its
-// /private form.
+// /private form (the twin).
 func private(e entry) []entry {
 	out := []entry{e}
 	if e.root == "" {
@@ -122,6 +213,7 @@ func private(e entry) []entry {
 		for _, d := range policy.MacPrivateDirs {
 			if full == d || strings.HasPrefix(full, d+"/") {
 				x := e
+				x.twin = true
 				if e.lit != "" {
 					x.lit = "/private" + e.lit
 				} else {
