@@ -235,7 +235,7 @@ func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
 	if !gated || e.opts.Exists != nil {
 		return ""
 	}
-	return "; only if " + probe + " exists when srt starts (macOS sees " + r.Path + " as /private" + path.Clean(r.Path) + ", which the profile allows only for a path that exists then, as the reference does)"
+	return "; only if " + probe + " exists when srt starts (macOS names it /private" + path.Clean(r.Path) + ", which the profile grants only then, as the reference does)"
 }
 
 // macAllows reports whether r, an allow of list l, matches p on macOS.
