@@ -212,6 +212,14 @@ func macCases() map[string]macCase {
 		// host, and the pattern ~/.claude/* does not reopen it).
 		"convenience roots and a pattern allow": {dir: "macos-convenience-roots-pattern-allow",
 			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}},
+		// The /private spelling of an allow holds where the path (a read
+		// allow's directory, a pattern's base) exists when srt starts;
+		// /tmp and /var themselves and /etc are never write roots.
+		"the /private spelling of an allow behind its parameter": {dir: "macos-private-spelling-needs-host",
+			ordered: []string{`(subpath (string-append (param "PRIVATE_1") "/private/var/run/docker.sock"))`,
+				`(subpath (string-append (param "PRIVATE_2") "/private/etc/ssl/certs"))`, `(regex (string-append "^" (param "PRIVATE_2") "/private/etc/ssl/[^/]*\\.pem$"))`,
+				`(subpath (string-append (param "PRIVATE_3") "/private/tmp/build"))`, `(regex (string-append "^" (param "PRIVATE_4") "/private/tmp/out/[^/]*\\.log$"))`},
+			not: []string{`(subpath "/private/tmp")`, `/private/etc/app"`, `(subpath "/private/var/run/docker.sock")`, `(subpath "/private/tmp/build")`}},
 		// An absolute deny may match files inside ~/.npm/_logs.
 		"an absolute deny in the convenience roots": {dir: "macos-absolute-deny-in-convenience-root",
 			ordered: []string{rule("deny file-write-unlink", `(regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")`)}},
