@@ -168,64 +168,79 @@ const (
 	macSockets                // network.allowUnixSockets
 )
 
-// macGate decides an allow r of list l written under /tmp, /var or /etc,
-// which Seatbelt sees only as /private/... (docs/reference.md#macos-paths,
-// #macos-readings). The reference writes that spelling only where
-// realpath, when it starts, gives it:
+// macGate decides an allow r of list l whose only spelling Seatbelt can
+// match is one the reference has only where realpath, when it starts,
+// gives it (docs/reference.md#macos-paths, #macos-readings): a path under
+// /tmp, /var or /etc, which Seatbelt sees as /private/..., and a path
+// with "..", which it sees folded. The reference adopts realpath's result
+// only where it is the path itself (".." folded) or, strictly below /tmp
+// or /var, its /private form:
 //
-//   - a write root or a socket path is adopted resolved only when the
-//     result is the path itself or, strictly below /tmp or /var, its
-//     /private form: a path there counts only if it exists (gated, probe
-//     the path); /etc, /tmp and /var themselves never (never);
+//   - a write root or a socket path: gated on the path existing (probe);
+//     /etc, /tmp and /var themselves never (never);
 //   - a pattern: the same for its directory before the first wildcard;
 //   - a read allow also gets a second spelling with its directory
 //     resolved (a pattern's base directory), with no such bound: gated on
 //     that directory, under /etc too; "/tmp", "/var", "/etc" as literal
 //     read allows have "/" as their directory and stay unresolved (never).
 //
-// A rule not under those directories (also one whose ".." leaves them) is
-// not gated.
+// probe is symbolic (${HOME}/x/.. for "~/x/../y"), as the rule is written.
 func macGate(r policy.PathRule, l macList) (probe string, gated, never bool) {
-	if rootOf(r.Path) != "" {
-		return "", false, false
-	}
+	root := rootOf(r.Path)
+	rest := r.Path[len(root):]
 	glob := r.Pattern && !r.Literal
-	base := r.Path
+	base := rest
 	if glob {
-		base = macBase(macEntry{pat: r.Path})
+		base = macBase(macEntry{pat: rest})
 	}
 	clean := path.Clean(base)
 	top := ""
 	for _, d := range policy.MacPrivateDirs {
-		if clean == d || strings.HasPrefix(clean, d+"/") {
+		if root == "" && (clean == d || strings.HasPrefix(clean, d+"/")) {
 			top = d
 		}
 	}
 	switch {
-	case top == "":
+	case top == "" && !strings.Contains(rest+"/", "/../"):
 		return "", false, false
-	case l != macReads && (clean == top || top == "/etc"):
+	case top != "" && l != macReads && (clean == top || top == "/etc"):
 		return "", false, true
-	case l != macReads || glob:
-		return base, true, false
-	case clean == top:
+	case top != "" && l == macReads && !glob && clean == top:
 		return "", false, true
 	}
-	return r.Path[:strings.LastIndexByte(r.Path, '/')], true, false
+	if l == macReads && !glob {
+		base = rest[:strings.LastIndexByte(rest, '/')]
+	}
+	if root == "" && base == "" {
+		base = "/"
+	}
+	return root + base, true, false
 }
 
 // macApplies reports whether allow r of list l applies on macOS on this
-// host: not gated, or gated and its probe exists (Options.Exists; without
-// it the path is assumed to exist, and macGateWhy says so).
+// host: not gated, or gated and its probe exists (Options.Exists, asked
+// with the host's directories in place of ${HOME} and ${CWD}; without it
+// the path is assumed to exist, and macGateWhy says so).
 func (e *Evaluator) macApplies(r policy.PathRule, l macList) bool {
 	probe, gated, never := macGate(r, l)
 	switch {
 	case never:
 		return false
 	case gated && e.opts.Exists != nil:
-		return e.opts.Exists(probe)
+		return e.opts.Exists(e.expandRaw(probe))
 	}
 	return true
+}
+
+// expandRaw is symbolic path p with the roots the options name filled in,
+// and nothing folded.
+func (e *Evaluator) expandRaw(p string) string {
+	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
+		if r.dir != "" && (p == r.sym || strings.HasPrefix(p, r.sym+"/")) {
+			return strings.TrimSuffix(r.dir, "/") + p[len(r.sym):]
+		}
+	}
+	return p
 }
 
 // macGateWhy is what an answer that rests on allow r of list l adds when
@@ -235,7 +250,11 @@ func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
 	if !gated || e.opts.Exists != nil {
 		return ""
 	}
-	return "; only if " + probe + " exists when srt starts (macOS names it /private" + path.Clean(r.Path) + ", which the profile grants only then, as the reference does)"
+	how := "macOS names it /private" + path.Clean(r.Path)
+	if strings.Contains(r.Path+"/", "/../") {
+		how = "macOS sees it only with \"..\" folded"
+	}
+	return "; only if " + probe + " exists when srt starts (" + how + ", which the profile grants only then, as the reference does)"
 }
 
 // macAllows reports whether r, an allow of list l, matches p on macOS.

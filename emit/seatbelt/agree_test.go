@@ -63,13 +63,13 @@ var hosts = []seatbelt.Host{
 
 // worlds say, for each of hosts, which paths exist when srt starts (the
 // paths a profile asks about, seatbelt.Probes): all, none, or about half
-// of them, picked by a hash of the path so that the evaluator and the
-// profile must ask about the same path.
+// of them, picked by two independent bits of a hash of the path so that
+// the evaluator and the profile must ask about the same path.
 var worlds = []func(string) bool{
 	func(string) bool { return true },
 	func(string) bool { return false },
-	func(p string) bool { return fnv(p)%2 == 0 },
-	func(p string) bool { return fnv(p)%2 == 1 },
+	func(p string) bool { return fnv(p)&1 == 0 },
+	func(p string) bool { return fnv(p)&(1<<9) != 0 },
 	func(string) bool { return true },
 }
 

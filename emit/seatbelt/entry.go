@@ -32,11 +32,11 @@ type entry struct {
 	// a name (see reading).
 	text bool
 	// twin marks the /private spelling of a path under /tmp, /var or
-	// /etc (see private).
-	twin bool
-	// gate, on the twin of an allow, is the path whose existence when srt
-	// starts decides whether the twin applies (see privateGate); pre then
-	// holds its parameter.
+	// /etc (see private); fold the spelling with ".." folded (see folded).
+	twin, fold bool
+	// gate, on such a spelling of an allow, is the symbolic path whose
+	// existence when srt starts decides whether it applies (see
+	// hostGate); pre then holds its parameter.
 	gate string
 }
 
@@ -84,7 +84,7 @@ func entries(rules []policy.PathRule) []entry {
 }
 
 // An allowKind is the list an allow comes from: the reference adopts the
-// /private spelling of each differently (see privateGate).
+// /private spelling of each differently (see hostGate).
 type allowKind int
 
 const (
@@ -101,21 +101,19 @@ const (
 // allow may only be narrower than the reference's, so it goes.
 //
 // The /private spelling of an allow under /tmp, /var or /etc is what
-// Seatbelt matches; the reference has it only where it resolved the path
-// when it started (see privateGate). It is left out where the reference
-// never has it, and otherwise put behind a parameter the runtime sets
-// from whether the path exists (see HostDefines). A twin that another
-// rule of the list names without condition is not repeated.
+// Seatbelt matches, and a spelling with ".." matches only folded; the
+// reference has either only where it resolved the path when it started
+// (see hostGate). Such a spelling is left out where the reference never
+// has it, and otherwise put behind a parameter the runtime sets from
+// whether the path exists (see HostDefines). A gated spelling that
+// another rule of the list names without condition is not repeated.
 func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 	var out []entry
 	for _, r := range rules {
 		e := entryOf(r)
-		gate, ok := "", false
-		if e.root == "" {
-			gate, ok = privateGate(e.lit+e.pat, e.glob(), k)
-		}
+		gate, ok := hostGate(e, k)
 		for _, x := range spellings(e) {
-			if x.twin {
+			if x.twin || x.fold {
 				if !ok {
 					continue // the reference never grants it
 				}
@@ -143,41 +141,48 @@ func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 	return kept
 }
 
-// privateGate decides the /private spelling of an allow written as the
-// absolute path or pattern p of list k: ok is false where the reference
-// never grants it; otherwise gate is the path whose existence decides.
+// hostGate decides the spellings of allow e (of list k) that the
+// reference has only where realpath, when it starts, gives them: the
+// /private form of a path under /tmp, /var or /etc, and the folded form
+// of a path with "..". ok is false where the reference never has them;
+// otherwise gate is the symbolic path whose existence decides.
 //
 // The reference resolves a write root or a socket path with realpath and
-// adopts the result only when it is the path itself or, strictly below
-// /tmp or /var, its /private form: never for /etc, nor for /tmp or /var
-// themselves; for a pattern, the same holds for the directory before its
-// first wildcard. A read allow also gets a second spelling with its
-// directory resolved (a pattern's whole base directory), without that
+// adopts the result only when it is the path itself (".." folded) or,
+// strictly below /tmp or /var, its /private form: never for /etc, nor for
+// /tmp or /var themselves; for a pattern, the same holds for the directory
+// before its first wildcard. A read allow also gets a second spelling with
+// its directory resolved (a pattern's whole base directory), without that
 // bound: /etc counts, and a literal allow needs only its directory to
 // exist. "Exists" is decided by the runtime as realpath would: see Host.
-func privateGate(p string, glob bool, k allowKind) (gate string, ok bool) {
-	base := p
-	if glob {
-		base = entry{pat: p}.base()
+func hostGate(e entry, k allowKind) (gate string, ok bool) {
+	full := e.lit + e.pat
+	base := full
+	if e.glob() {
+		base = entry{pat: full}.base()
 	}
 	clean := path.Clean(base)
 	top := ""
 	for _, d := range policy.MacPrivateDirs {
-		if clean == d || strings.HasPrefix(clean, d+"/") {
+		if e.root == "" && (clean == d || strings.HasPrefix(clean, d+"/")) {
 			top = d
 		}
 	}
 	switch {
-	case top == "":
-		return "", false // "/tmp/../opt/x": its twin names no path the kernel checks
-	case k != readAllow:
-		return base, clean != top && top != "/etc"
-	case glob:
-		return base, true
-	case clean == top:
+	case top == "" && !strings.Contains(full+"/", "/../"):
+		return "", false // nothing to decide ("/tmp/../opt/x": its twin names no path the kernel checks)
+	case top != "" && k != readAllow && (clean == top || top == "/etc"):
+		return "", false
+	case top != "" && k == readAllow && !e.glob() && clean == top:
 		return "", false // its directory is "/": the second spelling is the first
 	}
-	return p[:strings.LastIndexByte(p, '/')], true
+	if k == readAllow && !e.glob() {
+		base = full[:strings.LastIndexByte(full, '/')]
+	}
+	if e.root == "" && base == "" {
+		base = "/"
+	}
+	return e.root + base, true
 }
 
 // spellings are e and its other spellings, in this order:
@@ -228,6 +233,7 @@ func private(e entry) []entry {
 
 // folded is e with ".." folded, when it has one that stays under its root.
 func folded(e entry) (entry, bool) {
+	e.fold = true
 	if !e.glob() && strings.Contains(e.lit+"/", "/../") {
 		x := e
 		if e.root == "" {

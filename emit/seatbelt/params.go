@@ -128,9 +128,9 @@ type Host struct {
 	Home, Cwd           string
 	HTTPPort, SOCKSPort int
 	LogTag              string
-	// Exists says which of the paths Probes names exist when srt starts,
-	// as the reference's realpath adopts them (see Probes); a path missing
-	// from it counts as absent.
+	// Exists says which of the paths Probes names (symbolic, as Probes
+	// returns them) exist when srt starts, as the reference's realpath
+	// adopts them; a path missing from it counts as absent.
 	Exists map[string]bool
 }
 
@@ -198,6 +198,20 @@ func parent(p string) string {
 	return p[:i]
 }
 
+// Concrete is probe (see Probes) on host h: ${HOME} or ${CWD} at its
+// start replaced by h's directory, the rest as written ("..", if any,
+// kept for the host to resolve).
+func (h Host) Concrete(probe string) string {
+	root, rest := split(probe)
+	switch root {
+	case policy.Home:
+		return h.Home + rest
+	case policy.Cwd:
+		return h.Cwd + rest
+	}
+	return probe
+}
+
 // ParamPrivatePrefix names the parameters PRIVATE_1, PRIVATE_2, ...: one
 // per path whose existence when srt starts decides the /private spelling
 // of an allow under /tmp, /var or /etc (see Probes).
@@ -217,12 +231,15 @@ func (m *emitter) privateParam(gate string) string {
 }
 
 // Probes are the paths whose existence when srt starts p's profile asks
-// for, in Host.Exists: for each allow under /tmp, /var or /etc, the path
-// (a pattern's directory before its first wildcard, a read allow's
-// directory) whose realpath the reference adopts. Seatbelt sees such an
-// allow only in its /private form, which the reference has only where
-// the path existed when it started; its parameter PRIVATE_n is "" where
-// the path exists and carveOff where it does not.
+// for, in Host.Exists: for each allow under /tmp, /var or /etc, or with
+// "..", the path (a pattern's directory before its first wildcard, a read
+// allow's directory) whose realpath the reference adopts. Seatbelt sees
+// such an allow only in its /private or folded form, which the reference
+// has only where the path existed when it started; its parameter
+// PRIVATE_n is "" where the path exists and carveOff where it does not.
+// A probe is symbolic: it may start with ${HOME} or ${CWD}
+// (policy.Home, policy.Cwd), which the runtime replaces with Host.Home
+// and Host.Cwd as written, ".." kept.
 func Probes(p *policy.Policy) []string {
 	return slices.Clone(emit(p).privates)
 }

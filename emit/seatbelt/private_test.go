@@ -1,6 +1,7 @@
 package seatbelt_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func onHost(h seatbelt.Host, p *policy.Policy, world func(string) bool) seatbelt.Host {
 	h.Exists = map[string]bool{}
 	for _, q := range seatbelt.Probes(p) {
-		h.Exists[q] = world(q)
+		h.Exists[q] = world(h.Concrete(q))
 	}
 	return h
 }
@@ -62,6 +63,15 @@ func TestPrivateSpellingNeedsTheHost(t *testing.T) {
 			{"read", "/private/tmp/c", false, false},
 			{"read", "/private/etc/ssl/x.pem", true, false},
 			{"read", "/private/etc/passwd", false, false}, // "/etc" itself: the reference resolves only its directory, "/"
+		}},
+		// ".." is folded by the reference's realpath only: for a path
+		// that exists when it starts.
+		{"absolute and ~ allows with ..", `"allowWrite": ["/opt/a/../b", "~/x/../y"], "denyRead": ["/srv"], "allowRead": ["/srv/a/../c", "/srv/d/../*.pem"], "denyWrite": []`, []ask{
+			{"write", "/opt/b/f", true, false},
+			{"write", "/Users/me/y/f", true, false},
+			{"read", "/srv/c/f", true, false},
+			{"read", "/srv/k.pem", true, false},
+			{"read", "/srv/e", false, false},
 		}},
 	} {
 		data := `{"network": {"allowedDomains": [], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]}, "filesystem": {` + tt.fs + `}}`
@@ -139,6 +149,60 @@ func TestPrivateSpellingExplained(t *testing.T) {
 	} {
 		if !c.d.Allow || !strings.Contains(c.d.Why, c.want) {
 			t.Errorf("got %s (%s), want allow and %q", c.d.Verdict(), c.d.Why, c.want)
+		}
+	}
+}
+
+// TestPrivateSpellingWhichPath: which path's existence decides. A read
+// allow's second spelling in the reference resolves only its directory; a
+// write root is resolved whole. Worlds where only the directories exist,
+// and (not a real file system, but it tells the two apart) only the
+// paths themselves.
+func TestPrivateSpellingWhichPath(t *testing.T) {
+	data := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["/tmp", "/opt"], "allowRead": ["/tmp/a/b", "/opt/a/../c"], "allowWrite": ["/tmp/c/d", "/opt/e/../f"], "denyWrite": []}}`
+	p, diags, err := compiler.CompileFile("settings.json", []byte(data), schema.Options{OS: schema.OSPosix})
+	if err != nil || diags != nil {
+		t.Fatal(err, diags)
+	}
+	profile, err := seatbelt.Emit(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(set ...string) func(string) bool {
+		return func(q string) bool { return slices.Contains(set, q) }
+	}
+	for _, tt := range []struct {
+		world    string
+		exists   func(string) bool
+		op, path string
+		want     bool
+	}{
+		{"directories", in("/tmp/a", "/tmp/c", "/opt/a/.."), "read", "/private/tmp/a/b/x", true},
+		{"directories", in("/tmp/a", "/tmp/c", "/opt/a/.."), "read", "/opt/c/x", true},
+		{"directories", in("/tmp/a", "/tmp/c", "/opt/e"), "write", "/private/tmp/c/d/x", false},
+		{"directories", in("/tmp/a", "/tmp/c", "/opt/e"), "write", "/opt/f/x", false},
+		{"paths", in("/tmp/a/b", "/tmp/c/d", "/opt/a/../c"), "read", "/private/tmp/a/b/x", false},
+		{"paths", in("/tmp/a/b", "/tmp/c/d", "/opt/a/../c"), "read", "/opt/c/x", false},
+		{"paths", in("/tmp/a/b", "/tmp/c/d", "/opt/e/../f"), "write", "/private/tmp/c/d/x", true},
+		{"paths", in("/tmp/a/b", "/tmp/c/d", "/opt/e/../f"), "write", "/opt/f/x", true},
+	} {
+		h := onHost(hosts[0], p, tt.exists)
+		ip, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := query.New(p, query.Options{Home: h.Home, Cwd: h.Cwd, Exists: tt.exists})
+		d := ev.Read(ev.Path(tt.path), query.MacOS)
+		op := seatbelt.OpReadData
+		if tt.op == "write" {
+			d, op = ev.Write(ev.Path(tt.path), query.MacOS), seatbelt.OpWriteData
+		}
+		got, _, err := ip.File(op, tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allow != tt.want || got != tt.want {
+			t.Errorf("%s exist: %s %s: query %s (%s), profile %s; want %s", tt.world, tt.op, tt.path, d.Verdict(), d.Why, verdict(got), verdict(tt.want))
 		}
 	}
 }

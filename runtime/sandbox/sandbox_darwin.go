@@ -98,10 +98,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		HTTPPort:  httpL.Addr().(*net.TCPAddr).Port,
 		SOCKSPort: socksL.Addr().(*net.TCPAddr).Port,
 		LogTag:    LogTag(id, suffix),
-		// Which allows under /tmp, /var and /etc hold: the reference
-		// grants their /private spelling only for paths that exist now.
-		Exists: seatbeltExists(p),
 	}
+	// Which allows under /tmp, /var and /etc, or with "..", hold: the
+	// reference grants their /private or folded spelling only for paths
+	// that exist now.
+	host.Exists = seatbeltExists(p, host)
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err

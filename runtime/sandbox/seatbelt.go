@@ -47,13 +47,13 @@ func seatbeltArgv(profile []byte, p *policy.Policy, host seatbelt.Host, argv []s
 	return append(full, argv...), nil
 }
 
-// seatbeltExists is seatbelt.Host.Exists for p's profile on this machine,
-// now: for each path seatbelt.Probes names, whether it exists the way the
-// reference's realpath, when it starts, adopts it (see existsNow).
-func seatbeltExists(p *policy.Policy) map[string]bool {
+// seatbeltExists is host.Exists for p's profile on this machine, now: for
+// each path seatbelt.Probes names, on this host, whether it exists the way
+// the reference's realpath, when it starts, adopts it (see existsNow).
+func seatbeltExists(p *policy.Policy, host seatbelt.Host) map[string]bool {
 	out := map[string]bool{}
 	for _, q := range seatbelt.Probes(p) {
-		out[q] = existsNow(q)
+		out[q] = existsNow(host.Concrete(q))
 	}
 	return out
 }

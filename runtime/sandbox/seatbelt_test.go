@@ -201,9 +201,9 @@ func TestSeatbeltExists(t *testing.T) {
 	// allow's directory.
 	p := &policy.Policy{}
 	p.Filesystem.AllowWrite = []policy.PathRule{{Path: "/tmp/srt-probe-none/x"}, {Path: real}}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/srt-probe-none/y"}}
-	got := seatbeltExists(p)
-	want := map[string]bool{"/tmp/srt-probe-none/x": false, "/var/srt-probe-none": false}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/srt-probe-none/y"}, {Path: policy.Home + "/real/../file"}, {Path: policy.Home + "/none/../file"}}
+	got := seatbeltExists(p, seatbelt.Host{Home: dir, Cwd: "/w"})
+	want := map[string]bool{"/tmp/srt-probe-none/x": false, "/var/srt-probe-none": false, "${HOME}/real/..": true, "${HOME}/none/..": false}
 	if strings.HasPrefix(real, "/tmp/") || strings.HasPrefix(real, "/var/") {
 		want[real] = true // the test's directory is under /tmp or /var (TMPDIR)
 	}
