@@ -15,7 +15,9 @@ import (
 //   - Seatbelt matches the path the kernel resolved: /tmp, /var and /etc
 //     are /private/tmp, /private/var and /private/etc, so a rule and a
 //     question are compared in that form, and ".." in a rule is folded
-//     (the kernel's path has none);
+//     (the kernel's path has none). The reference gets those forms of an
+//     allow from realpath when it starts, so such an allow holds only
+//     where its path exists then (macGate);
 //   - a literal path is a subpath, in an allow as in a deny;
 //   - a pattern is a regex: a deny covers each match and its subtree, an
 //     allow only the exact matches (it does not open a matched

@@ -197,7 +197,9 @@ func hostGate(e entry, k allowKind) (gate string, ok bool) {
 //     and a rule spelled with it would match nothing (the reference only
 //     warns about absolute ones, and folds relative ones).
 //     The spelling as written is kept, in case the folded one is wrong
-//     because of a symlink.
+//     because of a symlink. The reference folds only by realpath, for
+//     paths that exist when it starts: for an allow, allowEntries makes
+//     the folded spelling depend on the host.
 //
 // The folded spelling gets its /private form too: "/tmp/x/../y" is
 // "/private/tmp/y" to the kernel, and Seatbelt never sees "/tmp/y".
