@@ -214,7 +214,8 @@ func (h Host) Concrete(probe string) string {
 
 // ParamPrivatePrefix names the parameters PRIVATE_1, PRIVATE_2, ...: one
 // per path whose existence when srt starts decides the /private spelling
-// of an allow under /tmp, /var or /etc (see Probes).
+// of an allow under /tmp, /var or /etc, or the folded spelling of one
+// with ".." (see Probes).
 const ParamPrivatePrefix = "PRIVATE_"
 
 func privateParamName(n int) string { return ParamPrivatePrefix + strconv.Itoa(n) }

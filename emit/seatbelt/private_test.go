@@ -74,7 +74,7 @@ func TestPrivateSpellingNeedsTheHost(t *testing.T) {
 			{"read", "/srv/e", false, false},
 		}},
 	} {
-		data := `{"network": {"allowedDomains": [], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]}, "filesystem": {` + tt.fs + `}}`
+		data := `{"network": {"allowedDomains": [], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock", "~/run/../agent.sock"]}, "filesystem": {` + tt.fs + `}}`
 		p, diags, err := compiler.CompileFile("settings.json", []byte(data), schema.Options{OS: schema.OSPosix})
 		if err != nil || diags != nil {
 			t.Fatalf("%s: %v %v", tt.name, err, diags)
@@ -83,7 +83,7 @@ func TestPrivateSpellingNeedsTheHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		asks := append(tt.asks, ask{"socket", "/private/var/run/docker.sock", true, false})
+		asks := append(tt.asks, ask{"socket", "/private/var/run/docker.sock", true, false}, ask{"socket", "/Users/me/agent.sock", true, false})
 		for _, world := range []struct {
 			name   string
 			exists func(string) bool

@@ -73,9 +73,9 @@ type emitter struct {
 	// their parameters (CARVE_1, ...); carveIndex finds one again.
 	carves     []carve
 	carveIndex map[string]int
-	// privates are the paths whose existence decides the /private
-	// spelling of an allow, in the order of their parameters (PRIVATE_1,
-	// ...).
+	// privates are the paths whose existence decides the /private or
+	// folded spelling of an allow, in the order of their parameters
+	// (PRIVATE_1, ...).
 	privates []string
 }
 
@@ -249,12 +249,9 @@ func (m *emitter) network(n policy.Network) {
 			// Never a pattern (docs/reference.md#macos-pitfalls): "*" in a socket path is a name.
 			r.Pattern, r.Literal, r.TrailingSeparator = false, true, false
 			for _, e := range m.allowEntries([]policy.PathRule{r}, socketAllow) {
-				s := m.str(e.spelling(), e.origin)
-				if e.pre != "" {
-					s = "(string-append " + e.pre + " " + m.q(e.spelling(), e.origin) + ")"
-				}
-				m.add("(allow network-bind (local unix-socket (subpath "+s+")))",
-					"(allow network-outbound (remote unix-socket (subpath "+s+")))")
+				f := m.allowF(e) // a subpath, behind its parameter where it has one
+				m.add("(allow network-bind (local unix-socket "+f+"))",
+					"(allow network-outbound (remote unix-socket "+f+"))")
 			}
 		}
 	}
