@@ -241,7 +241,11 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		}
 	}
 	if root == nil {
-		return Decision{Rule: policy.Default, Why: "nothing is writable unless allowWrite grants it"}
+		why := "nothing is writable unless allowWrite grants it"
+		if t == MacOS {
+			why += e.macNotHeld(e.macWriteRoots(), p, macWrites)
+		}
+		return Decision{Rule: policy.Default, Why: why}
 	}
 	if t != MacOS {
 		// Linux: a read deny is an empty tmpfs or /dev/null, so writes
@@ -432,7 +436,12 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 		if first != nil {
 			return *first
 		}
-		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths"}
+		var socks []policy.PathRule
+		for _, r := range n.AllowUnixSockets {
+			r.Pattern = false
+			socks = append(socks, r)
+		}
+		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + e.macNotHeld(socks, p, macSockets)}
 	}
 	w := e.Write(p, t)
 	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"

@@ -261,9 +261,12 @@ func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
 
 // macAllows reports whether r, an allow of list l, matches p on macOS.
 func (e *Evaluator) macAllows(r policy.PathRule, p string, l macList) bool {
-	if !e.macApplies(r, l) {
-		return false
-	}
+	return e.macApplies(r, l) && e.macMatches(r, p)
+}
+
+// macMatches reports whether r, as an allow, matches p on macOS where it
+// applies.
+func (e *Evaluator) macMatches(r policy.PathRule, p string) bool {
 	p = macPath(p)
 	for _, x := range e.macEntries(r, true) {
 		if x.match(p, false) {
@@ -271,6 +274,23 @@ func (e *Evaluator) macAllows(r policy.PathRule, p string, l macList) bool {
 		}
 	}
 	return false
+}
+
+// macNotHeld names the first allow of rules (of list l) that would match
+// p but does not hold on this host (see macGate), for a deny's answer; ""
+// when there is none.
+func (e *Evaluator) macNotHeld(rules []policy.PathRule, p string, l macList) string {
+	for _, r := range rules {
+		if e.macApplies(r, l) || !e.macMatches(r, p) {
+			continue
+		}
+		probe, _, never := macGate(r, l)
+		if never {
+			return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
+		}
+		return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(probe) + " exists when srt starts, and it does not here"
+	}
+	return ""
 }
 
 // macSample is a path r names (a pattern's glob characters replaced).
@@ -353,6 +373,8 @@ func (e *Evaluator) readMac(p string) Decision {
 		why := "hidden by a read deny"
 		if allow != nil {
 			why += " (it is repeated after the allows, so " + allow.Origin.Key + " does not reopen it)"
+		} else {
+			why += e.macNotHeld(fs.AllowRead, p, macReads)
 		}
 		return Decision{Rule: hiding.Origin, Why: why}
 	}

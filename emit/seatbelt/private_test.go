@@ -133,7 +133,7 @@ func TestPrivateSpellingNeedsTheHost(t *testing.T) {
 // TestPrivateSpellingExplained: asked without the host, the answer for
 // such a path says what it depends on.
 func TestPrivateSpellingExplained(t *testing.T) {
-	data := `{"network": {"allowedDomains": [], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]}, "filesystem": {"allowWrite": ["/tmp/build"], "denyRead": ["/tmp"], "allowRead": ["/tmp/a/b"], "denyWrite": []}}`
+	data := `{"network": {"allowedDomains": [], "deniedDomains": [], "allowUnixSockets": ["/var/run/docker.sock"]}, "filesystem": {"allowWrite": ["/tmp/build", "/tmp"], "denyRead": ["/tmp"], "allowRead": ["/tmp/a/b"], "denyWrite": []}}`
 	p, diags, err := compiler.CompileFile("settings.json", []byte(data), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)
@@ -149,6 +149,21 @@ func TestPrivateSpellingExplained(t *testing.T) {
 	} {
 		if !c.d.Allow || !strings.Contains(c.d.Why, c.want) {
 			t.Errorf("got %s (%s), want allow and %q", c.d.Verdict(), c.d.Why, c.want)
+		}
+	}
+	// A deny names the allow that does not hold, and why.
+	absent := query.New(p, query.Options{Exists: func(string) bool { return false }})
+	for _, c := range []struct {
+		d    query.Decision
+		want string
+	}{
+		{absent.Write("/tmp/build/x", query.MacOS), "filesystem.allowWrite[0] names it, but only if /tmp/build exists when srt starts, and it does not here"},
+		{absent.Read("/tmp/a/b/x", query.MacOS), "filesystem.allowRead[0] names it, but only if /tmp/a exists"},
+		{absent.UnixSocket("/var/run/docker.sock", query.MacOS), "network.allowUnixSockets[0] names it, but only if /var/run/docker.sock exists"},
+		{ev.Write("/tmp/x", query.MacOS), "filesystem.allowWrite[1] names it, but macOS sees it only as /private/tmp, a spelling the reference never adopts"},
+	} {
+		if c.d.Allow || !strings.Contains(c.d.Why, c.want) {
+			t.Errorf("got %s (%s), want deny and %q", c.d.Verdict(), c.d.Why, c.want)
 		}
 	}
 }
