@@ -164,9 +164,13 @@ func macCases() map[string]macCase {
 		"M27": {dir: "macos-m27-allow-glob-trailing-slash", ordered: []string{`(regex "^/w/x/[^/]*/$")`}, not: []string{`(subpath "/w/x`, `(regex "^/w/x/[^/]*$")`}},
 		"M28": {dir: "macos-m28-brackets-in-names", ordered: []string{rule("deny file-read*", `(regex "^/w/[WIP] proj/keep(/.*)?$")`, `(regex "^/w/[WIP] proj/(.*/)?\\.env(/.*)?$")`,
 			`(subpath "/w/[WIP] proj/keep")`, `(regex "^/w/\\[WIP\\] proj/(.*/)?\\.env(/.*)?$")`), `(literal "/w/[WIP] proj")`}},
-		// srt adds the /private spelling of /tmp/build (see README).
+		// srt adds the /private spelling of /tmp/build, which is the path
+		// Seatbelt sees, behind the parameter that the runtime sets where
+		// /tmp/build exists when srt starts (the reference resolves it
+		// then, and keeps "/tmp/build", which matches nothing, where it
+		// does not); likewise /var/run/docker.sock.
 		"M33": {dir: "macos-m33-worked-example", ordered: []string{
-			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath "/private/tmp/build")`)...),
+			rule("allow file-write*", append(append([]string{}, keptRoots...), `(subpath (param "CWD"))`, `(subpath "/tmp/build")`, `(subpath (string-append (param "PRIVATE_2") "/private/tmp/build"))`)...),
 			"(deny file-write*\n  (subpath " + cwd("/secrets") + ")", "(allow pseudo-tty)"},
 			once: append([]string{`(allow network-bind (local unix-socket (subpath "/var/run/docker.sock")))`}, proxyTriple(httpP)...),
 			not:  []string{`/**"`, `secrets/"`}},
@@ -208,6 +212,14 @@ func macCases() map[string]macCase {
 		// host, and the pattern ~/.claude/* does not reopen it).
 		"convenience roots and a pattern allow": {dir: "macos-convenience-roots-pattern-allow",
 			count: map[string]int{keptRoots[8]: 2, keptRoots[9]: 2}},
+		// The /private spelling of an allow holds where the path (a read
+		// allow's directory, a pattern's base) exists when srt starts;
+		// /tmp and /var themselves and /etc are never write roots.
+		"the /private spelling of an allow behind its parameter": {dir: "macos-private-spelling-needs-host",
+			ordered: []string{`(subpath (string-append (param "PRIVATE_1") "/private/var/run/docker.sock"))`,
+				`(subpath (string-append (param "PRIVATE_2") "/private/etc/ssl/certs"))`, `(regex (string-append "^" (param "PRIVATE_2") "/private/etc/ssl/[^/]*\\.pem$"))`,
+				`(subpath (string-append (param "PRIVATE_3") "/private/tmp/build"))`, `(regex (string-append "^" (param "PRIVATE_4") "/private/tmp/out/[^/]*\\.log$"))`},
+			not: []string{`(subpath "/private/tmp")`, `/private/etc/app"`, `(subpath "/private/var/run/docker.sock")`, `(subpath "/private/tmp/build")`}},
 		// An absolute deny may match files inside ~/.npm/_logs.
 		"an absolute deny in the convenience roots": {dir: "macos-absolute-deny-in-convenience-root",
 			ordered: []string{rule("deny file-write-unlink", `(regex "^/Users/(.*/)?[^/]*\\.key(/.*)?$")`)}},

@@ -22,7 +22,9 @@
 //     allows and stay; "/" itself stays readable); allowWrite does not
 //     reopen reads; a pattern allow opens its exact matches only, not
 //     their contents; /tmp, /var and /etc are compared as /private/...,
-//     ".." in a rule is folded; write denies and the mandatory names apply
+//     ".." in a rule is folded, and an allow that Seatbelt sees only so
+//     holds only where its path exists when srt starts (Options.Exists;
+//     without it, assumed and said); write denies and the mandatory names apply
 //     at any depth below the working directory (a deeper .vscode, .idea,
 //     .git/hooks or .claude/commands directory is protected inside, not
 //     itself); allowUnixSockets are allowed by subpath.

@@ -233,14 +233,23 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		if t == Windows && a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}
-		if t == MacOS && e.macAllows(a, p) || t != MacOS && e.covers(a, p, t) {
+		if t == MacOS && e.macAllows(a, p, macWrites) || t != MacOS && e.covers(a, p, t) {
 			// macOS: a pattern root allows its exact matches only.
-			root = &a
-			break
+			gated := t == MacOS && e.macGateWhy(a, macWrites) != ""
+			if root == nil || !gated && t == MacOS {
+				root = &a
+			}
+			if !gated {
+				break // on macOS, one that holds whatever exists wins
+			}
 		}
 	}
 	if root == nil {
-		return Decision{Rule: policy.Default, Why: "nothing is writable unless allowWrite grants it"}
+		why := "nothing is writable unless allowWrite grants it"
+		if t == MacOS {
+			why += e.macNotHeld(e.macWriteRoots(), p, macWrites)
+		}
+		return Decision{Rule: policy.Default, Why: why}
 	}
 	if t != MacOS {
 		// Linux: a read deny is an empty tmpfs or /dev/null, so writes
@@ -287,6 +296,8 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		why = "a default writable path"
 	}
 	switch {
+	case t == MacOS:
+		why += e.macGateWhy(*root, macWrites)
 	case t != Linux:
 	case root.Pattern:
 		why += " (a glob: expanded when srt starts)"
@@ -412,14 +423,29 @@ func (e *Evaluator) UnixSocket(p string, t Target) Decision {
 		if n.AllowAllUnixSockets {
 			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
 		}
+		var first *Decision
 		for _, r := range n.AllowUnixSockets {
 			// Always a subpath, never a glob (docs/reference.md#macos-network).
 			r.Pattern = false
-			if e.covers(r, p, t) {
-				return Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile"}
+			if e.macApplies(r, macSockets) && e.covers(r, p, t) {
+				d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + e.macGateWhy(r, macSockets)}
+				if d.Why == "allowed by subpath in the Seatbelt profile" {
+					return d
+				}
+				if first == nil {
+					first = &d // one that holds whatever exists wins
+				}
 			}
 		}
-		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths"}
+		if first != nil {
+			return *first
+		}
+		var socks []policy.PathRule
+		for _, r := range n.AllowUnixSockets {
+			r.Pattern = false
+			socks = append(socks, r)
+		}
+		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + e.macNotHeld(socks, p, macSockets)}
 	}
 	w := e.Write(p, t)
 	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"

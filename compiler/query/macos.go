@@ -15,7 +15,9 @@ import (
 //   - Seatbelt matches the path the kernel resolved: /tmp, /var and /etc
 //     are /private/tmp, /private/var and /private/etc, so a rule and a
 //     question are compared in that form, and ".." in a rule is folded
-//     (the kernel's path has none);
+//     (the kernel's path has none). The reference gets those forms of an
+//     allow from realpath when it starts, so such an allow holds only
+//     where its path exists then (macGate);
 //   - a literal path is a subpath, in an allow as in a deny;
 //   - a pattern is a regex: a deny covers each match and its subtree, an
 //     allow only the exact matches (it does not open a matched
@@ -158,8 +160,113 @@ func (e *Evaluator) macCovers(r policy.PathRule, p string) bool {
 	return false
 }
 
-// macAllows reports whether r, as an allow, matches p on macOS.
-func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
+// A macList is the list an allow comes from: the reference grants the
+// /private spelling of each under its own condition (see macGate).
+type macList int
+
+const (
+	macReads   macList = iota // filesystem.allowRead
+	macWrites                 // the write roots
+	macSockets                // network.allowUnixSockets
+)
+
+// macGate decides an allow r of list l whose only spelling Seatbelt can
+// match is one the reference has only where realpath, when it starts,
+// gives it (docs/reference.md#macos-paths, #macos-readings): a path under
+// /tmp, /var or /etc, which Seatbelt sees as /private/..., and a path
+// with "..", which it sees folded. The reference adopts realpath's result
+// only where it is the path itself (".." folded) or, strictly below /tmp
+// or /var, its /private form:
+//
+//   - a write root or a socket path: gated on the path existing (probe);
+//     /etc, /tmp and /var themselves never (never);
+//   - a pattern: the same for its directory before the first wildcard;
+//   - a read allow also gets a second spelling with its directory
+//     resolved (a pattern's base directory), with no such bound: gated on
+//     that directory, under /etc too; "/tmp", "/var", "/etc" as literal
+//     read allows have "/" as their directory and stay unresolved (never).
+//
+// probe is symbolic (${HOME}/x/.. for "~/x/../y"), as the rule is written.
+func macGate(r policy.PathRule, l macList) (probe string, gated, never bool) {
+	root := rootOf(r.Path)
+	rest := r.Path[len(root):]
+	glob := r.Pattern && !r.Literal
+	base := rest
+	if glob {
+		base = macBase(macEntry{pat: rest})
+	}
+	clean := path.Clean(base)
+	top := ""
+	for _, d := range policy.MacPrivateDirs {
+		if root == "" && (clean == d || strings.HasPrefix(clean, d+"/")) {
+			top = d
+		}
+	}
+	switch {
+	case top == "" && !strings.Contains(rest+"/", "/../"):
+		return "", false, false
+	case top != "" && l != macReads && (clean == top || top == "/etc"):
+		return "", false, true
+	case top != "" && l == macReads && !glob && clean == top:
+		return "", false, true
+	}
+	if l == macReads && !glob {
+		base = rest[:strings.LastIndexByte(rest, '/')]
+	}
+	if root == "" && base == "" {
+		base = "/"
+	}
+	return root + base, true, false
+}
+
+// macApplies reports whether allow r of list l applies on macOS on this
+// host: not gated, or gated and its probe exists (Options.Exists, asked
+// with the host's directories in place of ${HOME} and ${CWD}; without it
+// the path is assumed to exist, and macGateWhy says so).
+func (e *Evaluator) macApplies(r policy.PathRule, l macList) bool {
+	probe, gated, never := macGate(r, l)
+	switch {
+	case never:
+		return false
+	case gated && e.opts.Exists != nil:
+		return e.opts.Exists(e.expandRaw(probe))
+	}
+	return true
+}
+
+// expandRaw is symbolic path p with the roots the options name filled in,
+// and nothing folded.
+func (e *Evaluator) expandRaw(p string) string {
+	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
+		if r.dir != "" && (p == r.sym || strings.HasPrefix(p, r.sym+"/")) {
+			return strings.TrimSuffix(r.dir, "/") + p[len(r.sym):]
+		}
+	}
+	return p
+}
+
+// macGateWhy is what an answer that rests on allow r of list l adds when
+// it holds only where a path exists when srt starts.
+func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
+	probe, gated, _ := macGate(r, l)
+	if !gated || e.opts.Exists != nil {
+		return ""
+	}
+	how := "macOS names it /private" + path.Clean(r.Path)
+	if strings.Contains(r.Path+"/", "/../") {
+		how = "macOS sees it only with \"..\" folded"
+	}
+	return "; only if " + probe + " exists when srt starts (" + how + ", which the profile grants only then, as the reference does)"
+}
+
+// macAllows reports whether r, an allow of list l, matches p on macOS.
+func (e *Evaluator) macAllows(r policy.PathRule, p string, l macList) bool {
+	return e.macApplies(r, l) && e.macMatches(r, p)
+}
+
+// macMatches reports whether r, as an allow, matches p on macOS where it
+// applies.
+func (e *Evaluator) macMatches(r policy.PathRule, p string) bool {
 	p = macPath(p)
 	for _, x := range e.macEntries(r, true) {
 		if x.match(p, false) {
@@ -167,6 +274,23 @@ func (e *Evaluator) macAllows(r policy.PathRule, p string) bool {
 		}
 	}
 	return false
+}
+
+// macNotHeld names the first allow of rules (of list l) that would match
+// p but does not hold on this host (see macGate), for a deny's answer; ""
+// when there is none.
+func (e *Evaluator) macNotHeld(rules []policy.PathRule, p string, l macList) string {
+	for _, r := range rules {
+		if e.macApplies(r, l) || !e.macMatches(r, p) {
+			continue
+		}
+		probe, _, never := macGate(r, l)
+		if never {
+			return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
+		}
+		return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(probe) + " exists when srt starts, and it does not here"
+	}
+	return ""
 }
 
 // macSample is a path r names (a pattern's glob characters replaced).
@@ -196,9 +320,10 @@ func (e *Evaluator) readMac(p string) Decision {
 	}
 	var allow *policy.PathRule
 	for _, a := range fs.AllowRead {
-		if e.macAllows(a, p) {
-			allow = &a
-			break
+		if e.macAllows(a, p, macReads) {
+			if allow == nil || e.macGateWhy(*allow, macReads) != "" {
+				allow = &a // one that holds whatever exists wins
+			}
 		}
 	}
 	// The deny that decides: a credential deny, or one the late block
@@ -226,7 +351,7 @@ func (e *Evaluator) readMac(p string) Decision {
 				// directories: an allow written from another root
 				// (${HOME}, ${CWD}, "/") than the deny is carved out
 				// where the deny covers it here.
-				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p) {
+				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p, macReads) {
 					late = false // carved out: (require-not allow)
 					break
 				}
@@ -248,10 +373,12 @@ func (e *Evaluator) readMac(p string) Decision {
 		why := "hidden by a read deny"
 		if allow != nil {
 			why += " (it is repeated after the allows, so " + allow.Origin.Key + " does not reopen it)"
+		} else {
+			why += e.macNotHeld(fs.AllowRead, p, macReads)
 		}
 		return Decision{Rule: hiding.Origin, Why: why}
 	}
-	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule"}
+	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule" + e.macGateWhy(*allow, macReads)}
 }
 
 // rootOf is the symbolic root a policy path is written from: ${HOME},

@@ -76,7 +76,10 @@ type Options struct {
 	// protects the dangerous names below the working directory only where
 	// its start-up scan finds them; with Exists the Linux answer for such
 	// a name is exact for a start now, without it the name is assumed to
-	// exist (and the answer says so).
+	// exist (and the answer says so). On macOS an allow under /tmp, /var
+	// or /etc, or with "..", holds only where a path exists when srt
+	// starts (see macGate); Exists is then asked whether it resolves to
+	// itself or its /private form, as realpath would adopt it.
 	Exists func(path string) bool
 }
 

@@ -160,9 +160,9 @@ func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 		return false
 	}
 	fs := &e.p.Filesystem
-	for _, l := range [][]policy.PathRule{fs.AllowRead, e.macWriteRoots()} {
+	for i, l := range [][]policy.PathRule{fs.AllowRead, e.macWriteRoots()} {
 		for _, a := range l {
-			if !e.macAllows(a, p) || a.Convenience && rootOf(a.Path) != rootOf(d.Path) {
+			if !e.macAllows(a, p, []macList{macReads, macWrites}[i]) || a.Convenience && rootOf(a.Path) != rootOf(d.Path) {
 				// A convenience root a deny from another root covers is
 				// one the reference drops: nothing to carve.
 				continue
@@ -186,7 +186,7 @@ func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 // inside one.
 func (e *Evaluator) inWriteRoot(p string) bool {
 	for _, a := range e.macWriteRoots() {
-		if e.macAllows(a, p) {
+		if e.macAllows(a, p, macWrites) {
 			return true
 		}
 	}
@@ -226,7 +226,7 @@ func (e *Evaluator) macDropped(a policy.PathRule) bool {
 			if r.Pattern && !r.Literal || r.TrailingSeparator {
 				continue // only a literal allow reopens it
 			}
-			if e.macCovers(r, p) && e.macCovers(d, e.macSample(r)) {
+			if e.macApplies(r, macReads) && e.macCovers(r, p) && e.macCovers(d, e.macSample(r)) {
 				reopened = true
 			}
 		}

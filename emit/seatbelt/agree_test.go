@@ -3,6 +3,7 @@ package seatbelt_test
 import (
 	"encoding/json"
 	"fmt"
+	fnv32 "hash/fnv"
 	"math/rand"
 	"os"
 	"path"
@@ -58,6 +59,24 @@ var hosts = []seatbelt.Host{
 	{Home: "/Users/me", Cwd: "/Users/me", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/me", Cwd: "/private/tmp/build", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
 	{Home: "/Users/j.doe", Cwd: "/Users/j.doe/[WIP] a+b (1)", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+}
+
+// worlds say, for each of hosts, which paths exist when srt starts (the
+// paths a profile asks about, seatbelt.Probes): all, none, or about half
+// of them, picked by two independent bits of a hash of the path so that
+// the evaluator and the profile must ask about the same path.
+var worlds = []func(string) bool{
+	func(string) bool { return true },
+	func(string) bool { return false },
+	func(p string) bool { return fnv(p)&1 == 0 },
+	func(p string) bool { return fnv(p)&(1<<9) != 0 },
+	func(string) bool { return true },
+}
+
+func fnv(s string) uint32 {
+	h := fnv32.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
 }
 
 // tally counts what the agreement compared.
@@ -172,12 +191,13 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 	t.Helper()
 	tl.policies++
 	climb := seatbelt.ClimbingHazard(p)
-	for _, h := range hosts {
+	for i, h := range hosts {
+		h = onHost(h, p, worlds[i])
 		in, err := seatbelt.NewInterp(profile, seatbelt.HostDefines(p, h))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		ev := query.New(p, query.Options{Home: h.Home, Cwd: h.Cwd})
+		ev := query.New(p, query.Options{Home: h.Home, Cwd: h.Cwd, Exists: worlds[i]})
 		refused := h.Check()
 		if refused == nil {
 			refused = climb
@@ -540,7 +560,7 @@ func TestAgreementCanFail(t *testing.T) {
 		"no ~/.ssh deny":     strings.Join(noSSH, "\n"),
 		"write roots denied": strings.Replace(string(profile), "(allow file-write*\n", "(deny file-write*\n", 1),
 		"no proxy port":      strings.ReplaceAll(string(profile), `(param "HTTP_PROXY_PORT")`, `"1"`),
-		"unmatched /private": strings.ReplaceAll(string(profile), `"/private/tmp"`, `"/tmp"`),
+		"unmatched /private": strings.ReplaceAll(string(profile), `"/private/tmp/claude"`, `"/tmp/claude"`),
 	}
 	for name, m := range mutants {
 		if m == string(profile) {
@@ -626,6 +646,18 @@ func TestAgreementCanFailShapes(t *testing.T) {
 			"", "(deny file-write-unlink\n" + `  (subpath (string-append (param "CWD") "/conf/secret"))` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
 		{"macos-deny-root-pattern-write-root", "a read deny of / taken for one a pattern root from another root names",
 			"", "(deny file-write-unlink\n" + `  (subpath "/")` + "\n" + `  (with message (param "LOG_TAG")))` + "\n", false},
+		{"macos-private-spelling-needs-host", "the /private spelling of a read allow granted whether or not its directory exists",
+			`(string-append (param "PRIVATE_2") "/private/etc/ssl/certs")`, `"/private/etc/ssl/certs"`, true},
+		{"macos-private-spelling-needs-host", "the /private spelling of a write root under /etc",
+			`  (subpath "/etc/app")` + "\n", `  (subpath "/etc/app")` + "\n" + `  (subpath "/private/etc/app")` + "\n", true},
+		{"macos-private-spelling-needs-host", "the /private spelling of a read allow of /etc itself",
+			`  (subpath "/etc")` + "\n  (with", `  (subpath "/etc")` + "\n" + `  (subpath "/private/etc")` + "\n  (with", false},
+		{"macos-m33-worked-example", "the /private spelling of a write root granted whether or not it exists",
+			`(string-append (param "PRIVATE_2") "/private/tmp/build")`, `"/private/tmp/build"`, true},
+		{"macos-m33-worked-example", "the /private spelling of a socket path granted whether or not it exists",
+			`(string-append (param "PRIVATE_1") "/private/var/run/docker.sock")`, `"/private/var/run/docker.sock"`, true},
+		{"globs-in-each-list", "the /private spelling of a pattern write root at /tmp itself",
+			`  (regex "^/tmp/[^/]*/cache$")` + "\n", `  (regex "^/tmp/[^/]*/cache$")` + "\n" + `  (regex "^/private/tmp/[^/]*/cache$")` + "\n", true},
 		{"macos-unlink-cross-root-write-root", "a read deny at a write root left out where a root from another root may hold it",
 			`  (require-all (subpath "/data/runs") (require-not (subpath (string-append (param "CARVE_3") (param "CWD") "/out"))))` + "\n", "", false},
 	}

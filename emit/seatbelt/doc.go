@@ -15,9 +15,11 @@
 // without the trailing separator", "also the unfolded spelling", "assume
 // this root lies inside that one") is right for a deny, which may only
 // grow, and wrong for an allow. Where the answer depends on the host
-// (where HOME and the working directory are), the profile does not guess:
-// it asks the runtime through a parameter (HostDefines), and without one
-// it keeps the deny whole. The allows here are narrower still than Linux
+// (where HOME and the working directory are, CARVE_n; whether a path
+// exists when srt starts, which decides the /private and folded spellings
+// of an allow, PRIVATE_n), the profile does not guess: it asks the runtime
+// through a parameter (HostDefines), and without one it keeps the deny
+// whole. The allows here are narrower still than Linux
 // where the reference's are: a glob ending in a separator matches nothing,
 // as the reference's does.
 //

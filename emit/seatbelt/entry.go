@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -30,6 +31,13 @@ type entry struct {
 	// text marks the extra reading of a pattern's bracket set as part of
 	// a name (see reading).
 	text bool
+	// twin marks the /private spelling of a path under /tmp, /var or
+	// /etc (see private); fold the spelling with ".." folded (see folded).
+	twin, fold bool
+	// gate, on such a spelling of an allow, is the symbolic path whose
+	// existence when srt starts decides whether it applies (see
+	// hostGate); pre then holds its parameter.
+	gate string
 }
 
 func (e entry) glob() bool { return e.pat != "" }
@@ -75,18 +83,106 @@ func entries(rules []policy.PathRule) []entry {
 	return append(out, extra...)
 }
 
+// An allowKind is the list an allow comes from: the reference adopts the
+// /private spelling of each differently (see hostGate).
+type allowKind int
+
+const (
+	readAllow   allowKind = iota // filesystem.allowRead
+	writeRoot                    // a write root
+	socketAllow                  // network.allowUnixSockets
+)
+
 // allowEntries are the entries of a list of allow rules: each rule's
 // spellings, without the extra reading of a bracket set as text. The
 // reference adds that reading only where the name exists when it starts;
 // the emitter cannot look, and an allow that always carried it would
 // let the command create the name ("[0-9]*") and write under it. An
 // allow may only be narrower than the reference's, so it goes.
-func allowEntries(rules []policy.PathRule) []entry {
+//
+// The /private spelling of an allow under /tmp, /var or /etc is what
+// Seatbelt matches, and a spelling with ".." matches only folded; the
+// reference has either only where it resolved the path when it started
+// (see hostGate). Such a spelling is left out where the reference never
+// has it, and otherwise put behind a parameter the runtime sets from
+// whether the path exists (see HostDefines). A gated spelling that
+// another rule of the list names without condition is not repeated.
+func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 	var out []entry
 	for _, r := range rules {
-		out = append(out, spellings(entryOf(r))...)
+		e := entryOf(r)
+		gate, ok := hostGate(e, k)
+		for _, x := range spellings(e) {
+			if x.twin || x.fold {
+				if !ok {
+					continue // the reference never grants it
+				}
+				x.gate = gate
+			}
+			out = append(out, x)
+		}
 	}
-	return out
+	key := func(x entry) string { return fmt.Sprint(x.spelling(), x.glob(), x.dirs) }
+	plain := map[string]bool{}
+	for _, x := range out {
+		if x.gate == "" {
+			plain[key(x)] = true
+		}
+	}
+	kept := out[:0]
+	for _, x := range out {
+		if x.gate == "" || !plain[key(x)] {
+			if x.gate != "" {
+				x.pre = m.privateParam(x.gate)
+			}
+			kept = append(kept, x)
+		}
+	}
+	return kept
+}
+
+// hostGate decides the spellings of allow e (of list k) that the
+// reference has only where realpath, when it starts, gives them: the
+// /private form of a path under /tmp, /var or /etc, and the folded form
+// of a path with "..". ok is false where the reference never has them;
+// otherwise gate is the symbolic path whose existence decides.
+//
+// The reference resolves a write root or a socket path with realpath and
+// adopts the result only when it is the path itself (".." folded) or,
+// strictly below /tmp or /var, its /private form: never for /etc, nor for
+// /tmp or /var themselves; for a pattern, the same holds for the directory
+// before its first wildcard. A read allow also gets a second spelling with
+// its directory resolved (a pattern's whole base directory), without that
+// bound: /etc counts, and a literal allow needs only its directory to
+// exist. "Exists" is decided by the runtime as realpath would: see Host.
+func hostGate(e entry, k allowKind) (gate string, ok bool) {
+	full := e.lit + e.pat
+	base := full
+	if e.glob() {
+		base = entry{pat: full}.base()
+	}
+	clean := path.Clean(base)
+	top := ""
+	for _, d := range policy.MacPrivateDirs {
+		if e.root == "" && (clean == d || strings.HasPrefix(clean, d+"/")) {
+			top = d
+		}
+	}
+	switch {
+	case top == "" && !strings.Contains(full+"/", "/../"):
+		return "", false // nothing to decide ("/tmp/../opt/x": its twin names no path the kernel checks)
+	case top != "" && k != readAllow && (clean == top || top == "/etc"):
+		return "", false
+	case top != "" && k == readAllow && !e.glob() && clean == top:
+		return "", false // its directory is "/": the second spelling is the first
+	}
+	if k == readAllow && !e.glob() {
+		base = full[:strings.LastIndexByte(full, '/')]
+	}
+	if e.root == "" && base == "" {
+		base = "/"
+	}
+	return e.root + base, true
 }
 
 // spellings are e and its other spellings, in this order:
@@ -95,13 +191,15 @@ func allowEntries(rules []policy.PathRule) []entry {
 //     /private on macOS, also as /private/...: Seatbelt matches the path the
 //     kernel resolved. The reference gets this by realpath, for paths that
 //     exist at run time only (docs/reference.md#macos-pitfalls); the emitter cannot look, so it writes
-//     both for every list: a deny then holds for a file created later, and
-//     an allow opens what the user named;
+//     both: a deny then holds for a file created later. For an allow,
+//     allowEntries makes the twin depend on the host;
 //   - a path or pattern with ".." also folded: Seatbelt never sees "..",
 //     and a rule spelled with it would match nothing (the reference only
 //     warns about absolute ones, and folds relative ones).
 //     The spelling as written is kept, in case the folded one is wrong
-//     because of a symlink.
+//     because of a symlink. The reference folds only by realpath, for
+//     paths that exist when it starts: for an allow, allowEntries makes
+//     the folded spelling depend on the host.
 //
 // The folded spelling gets its /private form too: "/tmp/x/../y" is
 // "/private/tmp/y" to the kernel, and Seatbelt never sees "/tmp/y".
@@ -114,7 +212,7 @@ func spellings(e entry) []entry {
 }
 
 // private is e and, for an absolute path under /tmp, /var or /etc, its
-// /private form.
+// /private form (the twin).
 func private(e entry) []entry {
 	out := []entry{e}
 	if e.root == "" {
@@ -122,6 +220,7 @@ func private(e entry) []entry {
 		for _, d := range policy.MacPrivateDirs {
 			if full == d || strings.HasPrefix(full, d+"/") {
 				x := e
+				x.twin = true
 				if e.lit != "" {
 					x.lit = "/private" + e.lit
 				} else {
@@ -136,6 +235,7 @@ func private(e entry) []entry {
 
 // folded is e with ".." folded, when it has one that stays under its root.
 func folded(e entry) (entry, bool) {
+	e.fold = true
 	if !e.glob() && strings.Contains(e.lit+"/", "/../") {
 		x := e
 		if e.root == "" {

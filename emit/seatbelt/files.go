@@ -22,10 +22,10 @@ func (m *emitter) files(fs policy.Filesystem) {
 		}
 	}
 	denies = append(entries(caller), entries(creds)...)
-	allows := allowEntries(fs.AllowRead)
+	allows := m.allowEntries(fs.AllowRead, readAllow)
 	var writes []entry
 	if !fs.Disabled {
-		writes = allowEntries(fs.AllowWrite)
+		writes = m.allowEntries(fs.AllowWrite, writeRoot)
 		// Masked files are left out, as the compiler leaves them out
 		// when it drops a convenience root.
 		m.keepConvenience(writes, denies, allows)
@@ -258,7 +258,11 @@ func (m *emitter) carveParam(d, o entry) string {
 		n = len(m.carves)
 		m.carveIndex[key] = n
 	}
-	return m.allowFPrefixed(o, `(param "`+carveParamName(n)+`")`)
+	pre := `(param "` + carveParamName(n) + `")`
+	if o.pre != "" {
+		pre += " " + o.pre // a twin behind its own parameter
+	}
+	return m.allowFPrefixed(o, pre)
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors

@@ -3,6 +3,7 @@ package seatbelt
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,7 +39,8 @@ const carveOff = "/dev/null"
 func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
 
 // HostDefines returns the NAME=VALUE pairs for sandbox-exec -D to run p's
-// profile on host h: Defines, and the carve parameters of the profile.
+// profile on host h: Defines, the /private parameters (see Probes) and the
+// carve parameters of the profile.
 // A carve applies where the reference would subtract on this host: the
 // deny's rule, with this host's directories, covers the entry's path
 // (docs/reference.md#macos-reads step 4); a convenience write root's applies
@@ -46,7 +48,15 @@ func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
 // pure function of p and h.
 func HostDefines(p *policy.Policy, h Host) []string {
 	out := h.Defines()
-	for i, c := range emit(p).carves {
+	m := emit(p)
+	for i, q := range m.privates {
+		v := carveOff
+		if h.Exists[q] {
+			v = ""
+		}
+		out = append(out, privateParamName(i+1)+"="+v)
+	}
+	for i, c := range m.carves {
 		v := carveOff
 		switch {
 		case c.denies != nil:
@@ -73,8 +83,8 @@ func hidden(w entry, denies, allows []entry, h Host) bool {
 		}
 		reopened := false
 		for _, a := range allows {
-			if a.glob() || a.dirs {
-				continue // only a literal allow reopens it
+			if a.glob() || a.dirs || a.gate != "" && !h.Exists[a.gate] {
+				continue // only a literal allow reopens it, where it applies
 			}
 			a = a.on(h)
 			if coversPath(a, p) && coversPath(d, a.sample()) {
@@ -118,6 +128,10 @@ type Host struct {
 	Home, Cwd           string
 	HTTPPort, SOCKSPort int
 	LogTag              string
+	// Exists says which of the paths Probes names (symbolic, as Probes
+	// returns them) exist when srt starts, as the reference's realpath
+	// adopts them; a path missing from it counts as absent.
+	Exists map[string]bool
 }
 
 // Check reports host facts a profile cannot be run with. HOME and CWD
@@ -182,4 +196,51 @@ func parent(p string) string {
 		return "/"
 	}
 	return p[:i]
+}
+
+// Concrete is probe (see Probes) on host h: ${HOME} or ${CWD} at its
+// start replaced by h's directory, the rest as written ("..", if any,
+// kept for the host to resolve).
+func (h Host) Concrete(probe string) string {
+	root, rest := split(probe)
+	switch root {
+	case policy.Home:
+		return h.Home + rest
+	case policy.Cwd:
+		return h.Cwd + rest
+	}
+	return probe
+}
+
+// ParamPrivatePrefix names the parameters PRIVATE_1, PRIVATE_2, ...: one
+// per path whose existence when srt starts decides the /private spelling
+// of an allow under /tmp, /var or /etc, or the folded spelling of one
+// with ".." (see Probes).
+const ParamPrivatePrefix = "PRIVATE_"
+
+func privateParamName(n int) string { return ParamPrivatePrefix + strconv.Itoa(n) }
+
+// privateParam is the parameter expression of gate, numbered in the order
+// the profile first needs it.
+func (m *emitter) privateParam(gate string) string {
+	n := slices.Index(m.privates, gate) + 1
+	if n == 0 {
+		m.privates = append(m.privates, gate)
+		n = len(m.privates)
+	}
+	return `(param "` + privateParamName(n) + `")`
+}
+
+// Probes are the paths whose existence when srt starts p's profile asks
+// for, in Host.Exists: for each allow under /tmp, /var or /etc, or with
+// "..", the path (a pattern's directory before its first wildcard, a read
+// allow's directory) whose realpath the reference adopts. Seatbelt sees
+// such an allow only in its /private or folded form, which the reference
+// has only where the path existed when it started; its parameter
+// PRIVATE_n is "" where the path exists and carveOff where it does not.
+// A probe is symbolic: it may start with ${HOME} or ${CWD}
+// (policy.Home, policy.Cwd), which the runtime replaces with Host.Home
+// and Host.Cwd as written, ".." kept.
+func Probes(p *policy.Policy) []string {
+	return slices.Clone(emit(p).privates)
 }

@@ -73,6 +73,10 @@ type emitter struct {
 	// their parameters (CARVE_1, ...); carveIndex finds one again.
 	carves     []carve
 	carveIndex map[string]int
+	// privates are the paths whose existence decides the /private or
+	// folded spelling of an allow, in the order of their parameters
+	// (PRIVATE_1, ...).
+	privates []string
 }
 
 func (m *emitter) add(lines ...string) { m.lines = append(m.lines, lines...) }
@@ -243,11 +247,11 @@ func (m *emitter) network(n policy.Network) {
 		m.add("(allow system-socket (socket-domain AF_UNIX))")
 		for _, r := range n.AllowUnixSockets {
 			// Never a pattern (docs/reference.md#macos-pitfalls): "*" in a socket path is a name.
-			root, rest := split(r.Path)
-			for _, e := range spellings(entry{root: root, lit: rest, origin: r.Origin}) {
-				s := m.str(e.spelling(), e.origin)
-				m.add("(allow network-bind (local unix-socket (subpath "+s+")))",
-					"(allow network-outbound (remote unix-socket (subpath "+s+")))")
+			r.Pattern, r.Literal, r.TrailingSeparator = false, true, false
+			for _, e := range m.allowEntries([]policy.PathRule{r}, socketAllow) {
+				f := m.allowF(e) // a subpath, behind its parameter where it has one
+				m.add("(allow network-bind (local unix-socket "+f+"))",
+					"(allow network-outbound (remote unix-socket "+f+"))")
 			}
 		}
 	}

@@ -258,7 +258,7 @@ func checkString(n node) error {
 		}
 		return nil
 	case isForm(n, "param"):
-		if len(n.list) != 2 || n.list[1].str == nil || !knownParams[*n.list[1].str] && !carveParam(*n.list[1].str) {
+		if len(n.list) != 2 || n.list[1].str == nil || !knownParams[*n.list[1].str] && !carveParam(*n.list[1].str) && !privateParam(*n.list[1].str) {
 			return fmt.Errorf("offset %d: param of an unknown name", n.pos)
 		}
 		return nil
@@ -281,8 +281,15 @@ var knownParams = set(ParamHome, ParamCwd, ParamHomeRegex, ParamCwdRegex, ParamH
 
 // carveParam reports whether name is a carve parameter, CARVE_n with n a
 // number from 1 without leading zeros.
-func carveParam(name string) bool {
-	n, ok := strings.CutPrefix(name, ParamCarvePrefix)
+func carveParam(name string) bool { return numbered(name, ParamCarvePrefix) }
+
+// privateParam reports whether name is a /private parameter, PRIVATE_n.
+func privateParam(name string) bool { return numbered(name, ParamPrivatePrefix) }
+
+// numbered reports whether name is prefix followed by a number from 1
+// without leading zeros.
+func numbered(name, prefix string) bool {
+	n, ok := strings.CutPrefix(name, prefix)
 	if !ok || n == "" || n[0] == '0' {
 		return false
 	}

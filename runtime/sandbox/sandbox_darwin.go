@@ -99,6 +99,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		SOCKSPort: socksL.Addr().(*net.TCPAddr).Port,
 		LogTag:    LogTag(id, suffix),
 	}
+	// Which allows under /tmp, /var and /etc, or with "..", hold: the
+	// reference grants their /private or folded spelling only for paths
+	// that exist now.
+	host.Exists = seatbeltExists(p, host)
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err

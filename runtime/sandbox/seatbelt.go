@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,40 @@ func seatbeltArgv(profile []byte, p *policy.Policy, host seatbelt.Host, argv []s
 		full = append(full, "-D", d)
 	}
 	return append(full, argv...), nil
+}
+
+// seatbeltExists is host.Exists for p's profile on this machine, now: for
+// each path seatbelt.Probes names, on this host, whether it exists the way
+// the reference's realpath, when it starts, adopts it (see existsNow).
+func seatbeltExists(p *policy.Policy, host seatbelt.Host) map[string]bool {
+	out := map[string]bool{}
+	for _, q := range seatbelt.Probes(p) {
+		out[q] = existsNow(host.Concrete(q))
+	}
+	return out
+}
+
+// existsNow reports whether path q exists and resolves to itself or to
+// its /private form (/tmp/x to /private/tmp/x): every component exists
+// and none is a symlink but the fixed /tmp, /var, /etc. A symlink anywhere
+// else counts as absent, the link itself too: the reference's realpath
+// then leads elsewhere, and where that is neither the path nor its
+// /private form it keeps the spelling as written, which Seatbelt never
+// matches; the /private spelling would name the link, not what it leads
+// to. A dangling link, or a path that cannot be resolved (a component
+// that is not a directory, no permission), is absent, as realpath fails
+// there too.
+func existsNow(q string) bool {
+	r, err := filepath.EvalSymlinks(q)
+	return err == nil && adoptable(q, r)
+}
+
+// adoptable reports whether resolved is path q itself or its /private
+// form, with q's "." and ".." folded (the reference compares with the
+// normalised spelling).
+func adoptable(q, resolved string) bool {
+	c := path.Clean(q)
+	return resolved == c || resolved == "/private"+c
 }
 
 // LogTag is the tag a profile's rules log violations with

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,5 +142,72 @@ func TestReadSeatbeltLog(t *testing.T) {
 	}
 	if args := LogStreamArgs("_abc_SBX"); strings.Join(args, " ") != `/usr/bin/log stream --predicate (eventMessage ENDSWITH "_abc_SBX") --style compact` {
 		t.Errorf("%q", args)
+	}
+}
+
+// TestSeatbeltExists: the existence facts of the profile's /private
+// spellings, read from the real file system as the reference's realpath
+// adopts a path: a directory or file that resolves to itself counts; a
+// missing path, a symlink (to a directory, or dangling) and a path through
+// a symlink do not.
+func TestSeatbeltExists(t *testing.T) {
+	for _, tt := range []struct {
+		q, resolved string
+		want        bool
+	}{
+		{"/tmp/x", "/private/tmp/x", true},
+		{"/tmp/x", "/tmp/x", true},
+		{"/tmp/a/../x", "/private/tmp/x", true},
+		{"/tmp/x", "/private/tmp/y", false},
+		{"/tmp/x", "/private/tmp/x/in", false},
+		{"/tmp/x", "/Users/u/x", false},
+	} {
+		if got := adoptable(tt.q, tt.resolved); got != tt.want {
+			t.Errorf("adoptable(%q, %q) = %v, want %v", tt.q, tt.resolved, got, tt.want)
+		}
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(p string) string {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(dir, p)
+	}
+	real := mk("real")
+	mk("real/sub")
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []struct{ name, to string }{{"link", real}, {"dangling", filepath.Join(dir, "none")}} {
+		if err := os.Symlink(l.to, filepath.Join(dir, l.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		rel  string
+		want bool
+	}{
+		{"real", true}, {"real/sub", true}, {"file", true}, {"real/../file", true},
+		{"none", false}, {"link", false}, {"link/sub", false}, {"dangling", false}, {"file/x", false},
+	} {
+		if got := existsNow(filepath.Join(dir, tt.rel)); got != tt.want {
+			t.Errorf("existsNow(%s) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+	// The facts asked are the profile's: two write roots and a read
+	// allow's directory.
+	p := &policy.Policy{}
+	p.Filesystem.AllowWrite = []policy.PathRule{{Path: "/tmp/srt-probe-none/x"}, {Path: real}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/srt-probe-none/y"}, {Path: policy.Home + "/real/../file"}, {Path: policy.Home + "/none/../file"}}
+	got := seatbeltExists(p, seatbelt.Host{Home: dir, Cwd: "/w"})
+	want := map[string]bool{"/tmp/srt-probe-none/x": false, "/var/srt-probe-none": false, "${HOME}/real/..": true, "${HOME}/none/..": false}
+	if strings.HasPrefix(real, "/tmp/") || strings.HasPrefix(real, "/var/") {
+		want[real] = true // the test's directory is under /tmp or /var (TMPDIR)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("seatbeltExists (-want +got):\n%s", diff)
 	}
 }
