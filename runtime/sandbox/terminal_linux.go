@@ -16,9 +16,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -218,6 +220,30 @@ func (t *hostTerminal) resize() {
 	if err == nil {
 		unix.IoctlSetWinsize(t.masterFD, unix.TIOCSWINSZ, ws)
 	}
+}
+
+// followSize copies the outer terminal's size to the sandbox's now and
+// at every change, until stop is called. A nil terminal follows nothing.
+func (t *hostTerminal) followSize() (stop func()) {
+	if t == nil {
+		return func() {}
+	}
+	winch := make(chan os.Signal, 1)
+	signal.Notify(winch, syscall.SIGWINCH)
+	t.resize() // a change before the line above
+	end, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case <-winch:
+				t.resize()
+			case <-end:
+				return
+			}
+		}
+	}()
+	return func() { signal.Stop(winch); close(end); <-ended }
 }
 
 // finish, after the sandbox has ended, writes out what the command left

@@ -1,0 +1,519 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
+)
+
+// Run runs argv (a program and its arguments) in a sandbox of the
+// Manager's policy, as it is when the command starts. When ctx ends, the
+// command gets SIGTERM, and SIGKILL 2 s later.
+//
+// A run is prepared (prepare: everything --dry-run shows, and every error
+// of the settings or the host before anything starts), started (start:
+// bubblewrap, the proxies on the listeners the sandbox hands over) and
+// supervised (supervise, shared with macOS: signals, the context, the
+// SIGTERM→SIGKILL wait).
+func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no command")
+	}
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	// From here on, SIGINT, SIGTERM, SIGHUP and SIGQUIT are for the
+	// command: they are forwarded to it once it runs, never left to kill
+	// srt (which would leave a terminal in raw mode).
+	sigs := make(chan os.Signal, 8)
+	if o.ForwardSignals {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+		defer signal.Stop(sigs)
+	}
+	r, err := m.prepare(m.Policy(), argv, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.DryRun {
+		r.discard()
+		return r.out, nil
+	}
+	return m.start(ctx, r, sigs)
+}
+
+// A linuxRun is a run prepared up to bubblewrap's command line.
+type linuxRun struct {
+	p *policy.Policy
+	o Options
+	// out holds the bubblewrap command line (Argv, ArgvLines).
+	out *Result
+	// env is bubblewrap's environment: removed variables gone, masked
+	// ones with their stand-ins.
+	env              []string
+	tty              *hostTerminal // nil without a terminal
+	text, key, token string        // the command's attribution and the proxy password
+	self             string        // this binary
+	tls              *runTLS       // nil without tlsTerminate
+	masks            *masking
+	prog             []byte // the seccomp program
+	reg              *placeholders.Registry
+	res              *resolve.Result
+	store            *quarantine.Store // nil when nothing is quarantined
+	// Scratch space of the run ("" when not made): the source of
+	// placeholder directories, TMPDIR, the trust bundle's directory,
+	// the masked credential files' directory.
+	empty, tmp, tlsDir, maskDir string
+}
+
+// discard removes the scratch space of a run that does not start.
+func (r *linuxRun) discard() {
+	if r.empty != "" {
+		os.Remove(r.empty)
+	}
+	removeTmp(r.tmp)
+	for _, d := range []string{r.tlsDir, r.maskDir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
+}
+
+// prepare makes everything a run needs before bubblewrap starts: the TLS
+// material and masked credentials, the plan's steps resolved on this
+// host, the scratch space, and the command line. Every error of the
+// settings or the host is reported here, and nothing is left behind.
+func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun, error) {
+	r := &linuxRun{p: p, o: o}
+	// A command run from a terminal gets one of its own (terminal_linux.go).
+	r.tty = newHostTerminal(o.Stdin, o.Stdout, o.Stderr)
+	_, r.text, r.key = o.attribution(argv)
+	var err error
+	if r.token, err = randomHex(16); err != nil { // this run's proxy password
+		return nil, err
+	}
+	if err := r.credentials(m); err != nil {
+		return nil, err
+	}
+	lp := o.LinuxPlan
+	if lp == nil {
+		if lp, err = compiledPlan(p); err != nil {
+			return nil, err
+		}
+	}
+	steps, prog, err := lp.read(o.Home, o.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	r.prog = prog
+	// Placeholders and scratch space are recorded before bubblewrap makes
+	// them, so that they are removed however this run ends.
+	if r.reg, err = placeholders.Default(); err != nil {
+		return nil, err
+	}
+	r.reg.Sweep()
+	if r.empty, err = r.reg.Scratch(); err != nil {
+		return nil, err
+	}
+	if err := r.prepareHost(&steps); err != nil {
+		r.discard()
+		return nil, err
+	}
+	env := proxyEnv(r.token, r.key, r.self, HTTPPort, SOCKSPort)
+	if err := r.trustBundle(&env, &steps); err != nil {
+		r.discard()
+		return nil, err
+	}
+	if r.res, err = resolve.Resolve(steps, r.host(env)); err != nil {
+		r.discard()
+		return nil, err
+	}
+	r.out = r.commandLine(steps, argv)
+	return r, nil
+}
+
+// credentials prepares TLS termination and the masked credentials: every
+// error (an unreadable CA file, a masked variable that is not set) comes
+// before anything runs.
+func (r *linuxRun) credentials(m *Manager) error {
+	p, o := r.p, r.o
+	var err error
+	if p.Network.TLS != nil {
+		if r.tls, err = newRunTLS(p.Network.TLS, o.Home, o.Cwd, m.tls.Load, o.debug); err != nil {
+			return err
+		}
+	}
+	r.masks, err = maskedEnv(o.Env, p.Env, p.Network.Allowed, func(msg string) {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", msg)
+	})
+	if err != nil {
+		return err
+	}
+	r.env = r.masks.env
+	for _, k := range r.masks.inject.AWS {
+		o.debug(fmt.Sprintf("credentials: %s is an AWS key: SigV4 requests signed with its stand-in are re-signed for the hosts all its variables are injected into; credentials.sigv4 follows policy updates, the pairs and masked variables are fixed for the run", k.Name))
+	}
+	return nil
+}
+
+// prepareHost finds this binary, opens the quarantine, protects srt's own
+// state and makes the command's TMPDIR.
+func (r *linuxRun) prepareHost(steps *[]bwrap.Step) error {
+	var err error
+	if r.self, err = os.Executable(); err != nil {
+		return err
+	}
+	// The protected names the command writes below its write roots are
+	// moved to the quarantine when it ends (the sandbox pins only those
+	// that exist when it starts).
+	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled {
+		dir, err := quarantine.DefaultDir()
+		if err == nil {
+			r.store, err = quarantine.Open(dir)
+		}
+		if err != nil {
+			return fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
+		}
+	}
+	// srt's own state is read-only in the sandbox (a command that could
+	// rewrite the policy cache or the placeholder registry could weaken
+	// or disturb a later run; one that could write the quarantine could
+	// plant an item for the user to release).
+	for _, d := range r.protected() {
+		*steps = append(*steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
+	}
+	// The command's TMPDIR: a directory of this run, bound where the plan
+	// says, removed with the other scratch directories.
+	for _, s := range *steps {
+		if s.Directive == bwrap.PrivateTmp {
+			if err := tmpMountPoint(s.Operand); err != nil {
+				return err
+			}
+			if r.tmp, err = r.reg.Tmp(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// protected are the directories of srt's own state the command may not
+// write.
+func (r *linuxRun) protected() []string {
+	out := append(append([]string(nil), r.o.Protect...), r.reg.Dir)
+	if r.store != nil {
+		out = append(out, r.store.Dir)
+	}
+	return out
+}
+
+// trustBundle writes the trust bundle into a scratch directory of the run
+// (removed with it, by the reaper if srt is killed), bound read-only into
+// the sandbox, points the clients' variables at it, and hides the CA key
+// file, if any.
+func (r *linuxRun) trustBundle(env *[]string, steps *[]bwrap.Step) error {
+	if r.tls == nil {
+		return nil
+	}
+	var err error
+	if r.tlsDir, err = r.reg.Scratch(); err != nil {
+		return err
+	}
+	bundle := filepath.Join(r.tlsDir, bundleName)
+	if err := os.WriteFile(bundle, r.tls.bundle, 0o444); err != nil {
+		return err
+	}
+	for _, v := range caVars {
+		*env = append(*env, v+"="+bundle)
+	}
+	if r.tls.keyPath != "" {
+		*steps = append(*steps, bwrap.Step{Directive: bwrap.DenyRead, Operand: r.tls.keyPath})
+	}
+	return nil
+}
+
+// host is what the resolve step needs to know of this host and run.
+func (r *linuxRun) host(env []string) resolve.Host {
+	o := r.o
+	h := resolve.Host{
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: fdSeccomp, TmpDir: r.tmp,
+		ProxyEnv: externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
+		MaskValue: func(name string) (string, bool) {
+			v, ok := r.masks.values[name]
+			return v, ok
+		},
+	}
+	// Masked credential files: a copy with the secrets replaced, in a
+	// scratch directory of the run, bound read-only over the real file.
+	h.MaskedCopy = r.masks.fileCopier(r.p.Filesystem, func() (string, error) {
+		if r.maskDir == "" {
+			d, err := r.reg.Scratch()
+			if err != nil {
+				return "", err
+			}
+			r.maskDir = d
+		}
+		return r.maskDir, nil
+	})
+	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
+		h.GitConfigCount = n
+	}
+	return h
+}
+
+// commandLine is bubblewrap's command line for the resolved plan, with
+// what the runtime adds after it, and the line of linux/bwrap.args each
+// word came from (0 for the runtime's own).
+func (r *linuxRun) commandLine(steps []bwrap.Step, argv []string) *Result {
+	o, res := r.o, r.res
+	if r.tlsDir != "" {
+		res.Args = append(res.Args, "--ro-bind", r.tlsDir, r.tlsDir)
+		res.Lines = append(res.Lines, 0, 0, 0)
+	}
+	for _, n := range res.Notes {
+		o.debug("resolve: " + n)
+	}
+	if rootWritable(steps) {
+		// Everything is writable: srt's state is bound read-only over it.
+		for _, d := range r.protected() {
+			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+				res.Args = append(res.Args, "--ro-bind", d, d)
+				res.Lines = append(res.Lines, 0, 0, 0)
+			}
+		}
+	}
+	// Other runs' temporary directories, last: nothing reopens them.
+	if fi, err := os.Stat(r.reg.TmpDir); err == nil && fi.IsDir() {
+		res.Args = append(res.Args, "--tmpfs", r.reg.TmpDir)
+	}
+	initArgs := []string{InitArg}
+	if r.tty != nil {
+		initArgs = append(initArgs, r.tty.initArg())
+	}
+	full := append([]string{o.Bwrap}, res.Args...)
+	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
+		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
+	full = append(full, initArgs...)
+	full = append(full, "--")
+	full = append(full, argv...)
+	lines := append([]int{0}, res.Lines...)
+	lines = append(lines, make([]int, len(full)-len(lines))...)
+	return &Result{Argv: full, ArgvLines: lines}
+}
+
+// start runs a prepared run: it registers its scratch space with the
+// reaper, starts bubblewrap, serves the proxies on the listeners the
+// sandbox hands over, and supervises the command until it ends.
+func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal) (*Result, error) {
+	o, out := r.o, r.out
+	run, check, reaped, err := r.register()
+	if err != nil {
+		return nil, err
+	}
+	defer run.Release()
+	defer reaped()
+
+	files, closeAll, err := childFiles(r.prog, r.self)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	hostEnd := files.hostEnd
+	cmd := r.bubblewrap(files)
+	if r.tty != nil {
+		defer r.tty.finish()
+		if err := r.tty.makeRaw(); err != nil {
+			return nil, err
+		}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting bubblewrap: %w", err)
+	}
+	files.closeChildEnds()
+	// The sandbox's first process (our init role, PID 1 inside) as the
+	// host sees it: signals for the command go to it, and it forwards them.
+	initPID := make(chan int, 1)
+	go func() {
+		var info struct {
+			ChildPID int `json:"child-pid"`
+		}
+		json.NewDecoder(files.info).Decode(&info)
+		initPID <- info.ChildPID
+	}()
+
+	var rec runRecord
+	stopServing, herr := m.serve(ctx, r, hostEnd, &rec)
+	defer stopServing()
+	if o.Started != nil {
+		o.Started()
+	}
+
+	// Signals for the command go to the sandbox's first process (our init
+	// role, PID 1 inside), which forwards them, once bubblewrap names it.
+	init := &target{}
+	go func() { init.set(<-initPID) }()
+	stopResize := r.tty.followSize()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	werr := supervise(ctx, done, sigs, init.signal, func() {
+		cmd.Process.Kill() // bubblewrap; the sandbox dies with it
+		init.kill()        // PID 1 of its namespace: all of it
+	})
+	stopResize()
+	if r.tty != nil {
+		r.tty.finish()
+	}
+	// The listeners close on return; decisions still in flight are
+	// recorded, but the result holds those made while the command ran.
+	out.Violations = rec.entries()
+	if check != nil {
+		out.Quarantined = quarantineWritten(r.store, *check, o)
+		for _, it := range out.Quarantined {
+			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %s (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
+		}
+		run.Checked()
+	}
+	out.ExitCode = exitCode(cmd.ProcessState)
+	if herr != nil && out.ExitCode == 0 {
+		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
+	}
+	var ee *exec.ExitError
+	if werr != nil && !errors.As(werr, &ee) {
+		return out, werr
+	}
+	return out, nil
+}
+
+// serve serves the proxies on the listeners the sandbox's init step hands
+// over (through hostEnd, which it closes), recording decisions in rec, and
+// attaches the sandbox's terminal. herr says why the hand-off failed; the
+// command then does not start. stop closes the listeners and ends the
+// run's part of the proxies.
+func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord) (stop func(), herr error) {
+	egress, endRun := m.runEgress(ctx, r.key, r.text, r.token, rec)
+	if r.tls != nil {
+		egress.TLS = r.tls.term
+	}
+	if inject := r.masks.injector(); inject != nil {
+		// credentials.sigv4 follows policy updates from the next request.
+		inject.SigV4 = func() proxy.SigV4Policy { return *m.sigv4.Load() }
+		egress.Inject = inject
+	}
+	listeners, master, herr := receiveHandoff(hostEnd, r.tty != nil)
+	if herr == nil && r.tty != nil {
+		// The command starts once its terminal is set up (without this
+		// byte, the init step ends when the socket closes, below).
+		if herr = r.tty.attach(master); herr == nil {
+			_, herr = hostEnd.Write([]byte{1})
+		}
+		if herr != nil {
+			listeners[0].Close()
+			listeners[1].Close()
+		}
+	}
+	hostEnd.Close()
+	if herr != nil {
+		return endRun, herr
+	}
+	for _, n := range externalNote(r.p.Network) {
+		r.o.debug(n)
+	}
+	serveProxies(egress, r.p.Network, listeners[0], listeners[1], r.o.Log)
+	return func() {
+		listeners[0].Close()
+		listeners[1].Close()
+		endRun()
+	}, nil
+}
+
+// register records the run's placeholders and scratch space, and the
+// write roots to check for protected names, in the registry, and starts
+// the reaper: a watcher outside the sandbox that sweeps the registry when
+// srt is gone, however it goes (SIGKILL included). It waits for the end
+// of a pipe only srt holds open, then for this run's lock; it starts
+// alongside bubblewrap, off the critical path, and until it runs the
+// sweep at the next start is the fallback. reaped waits for it.
+func (r *linuxRun) register() (run *placeholders.Run, check *quarantine.Spec, reaped func(), err error) {
+	var scratch []string
+	if len(r.res.Placeholders) > 0 {
+		scratch = append(scratch, r.empty)
+	} else {
+		os.Remove(r.empty)
+	}
+	for _, d := range []string{r.tmp, r.tlsDir, r.maskDir} {
+		if d != "" {
+			scratch = append(scratch, d)
+		}
+	}
+	storeDir := ""
+	if r.store != nil {
+		check = &quarantine.Spec{Roots: r.res.WriteRoots, GitConfig: r.p.Filesystem.MandatoryScan.GitConfig, Home: r.o.Home}
+		storeDir = r.store.Dir
+	}
+	run, err = r.reg.RegisterChecked(r.res.Placeholders, check, storeDir, scratch...)
+	if err != nil {
+		for _, s := range scratch {
+			os.RemoveAll(s)
+		}
+		return nil, nil, nil, err
+	}
+	reaper := make(chan func(), 1)
+	if scratch == nil && check == nil {
+		// Nothing to clean up or check after this run: no reaper.
+		reaper <- func() {}
+	} else {
+		go startReaperAsync(r.self, r.reg, run.Record(), reaper, r.o.debug)
+	}
+	return run, check, func() { (<-reaper)() }, nil
+}
+
+// bubblewrap is the command that starts the sandbox.
+func (r *linuxRun) bubblewrap(files *childFileSet) *exec.Cmd {
+	o := r.o
+	cmd := exec.Command(o.Bwrap, r.out.Argv[1:]...)
+	// Removed variables are gone and masked ones are stand-ins already in
+	// what bubblewrap gets: no process of the run holds a real value.
+	cmd.Env = r.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if r.tty != nil {
+		// bubblewrap gets no descriptor of the outer terminal: the command
+		// uses the sandbox's own, and what bubblewrap or the init step
+		// say goes through a pipe. (bubblewrap would also bind a terminal
+		// on its stdout to /dev/console inside.)
+		for _, fd := range r.tty.fds {
+			switch fd {
+			case 0:
+				cmd.Stdin = nil
+			case 1:
+				cmd.Stdout = struct{ io.Writer }{o.Stdout}
+			case 2:
+				cmd.Stderr = struct{ io.Writer }{o.Stderr}
+			}
+		}
+		cmd.WaitDelay = 2 * time.Second
+	}
+	cmd.ExtraFiles = files.extra
+	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
+	// group, so that a terminal's ^C reaches srt, which forwards it to the
+	// command, rather than killing bubblewrap and the sandbox with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	return cmd
+}
