@@ -146,8 +146,11 @@ func (m *masking) fileCopier(fs policy.Filesystem, dir func() (string, error)) f
 				break
 			}
 		}
-		if rule == nil || rule.Mask == nil {
+		switch {
+		case rule == nil:
 			return "", fmt.Errorf("no credentials.files rule names %s", operand)
+		case rule.Mask == nil:
+			return "", fmt.Errorf("the plan does not say what of %s is secret (compiled by an older srtc: compile it again)", operand)
 		}
 		key := where(rule.Origin, rule.Origin.Key)
 		f, err := os.Open(path)
