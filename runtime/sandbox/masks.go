@@ -146,24 +146,30 @@ func (m *masking) fileCopier(fs policy.Filesystem, dir func() (string, error)) f
 				break
 			}
 		}
+		// A file that cannot be masked is hidden, and the user is told:
+		// the command will not find what the settings meant it to read.
+		hidden := func(key string, err error) (string, error) {
+			m.warn(fmt.Sprintf("%s: %s cannot be masked (%v); hidden from the command instead", key, path, err))
+			return "", err
+		}
 		switch {
 		case rule == nil:
-			return "", fmt.Errorf("no credentials.files rule names %s", operand)
+			return hidden(operand, errors.New("no credentials.files rule names it"))
 		case rule.Mask == nil:
-			return "", fmt.Errorf("the plan does not say what of %s is secret (compiled by an older srtc: compile it again)", operand)
+			return hidden(where(rule.Origin, rule.Origin.Key), errors.New("the plan does not say what of it is secret: it was compiled by an older srtc; install srt and srtc from the same version, or compile the plan again"))
 		}
 		key := where(rule.Origin, rule.Origin.Key)
 		f, err := os.Open(path)
 		if err != nil {
-			return "", err
+			return hidden(key, err)
 		}
 		defer f.Close()
 		data, err := io.ReadAll(io.LimitReader(f, maxMaskedFile+1))
 		if err != nil {
-			return "", err
+			return hidden(key, err)
 		}
 		if len(data) > maxMaskedFile {
-			return "", fmt.Errorf("larger than %d MiB", maxMaskedFile>>20)
+			return hidden(key, fmt.Errorf("larger than %d MiB", maxMaskedFile>>20))
 		}
 		masked, _, err := m.mask(string(data), *rule.Mask, true, key, path)
 		switch {
