@@ -3,7 +3,6 @@
 package main
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -18,7 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"srt.dev/internal/testenv"
-	"srt.dev/runtime/proxy"
+	"srt.dev/internal/testtls"
 )
 
 var (
@@ -88,33 +87,17 @@ func TestScript(t *testing.T) {
 
 // tokenServer starts the scripts' HTTPS server and writes its CA.
 func tokenServer(env *testscript.Env) (string, error) {
-	ca, err := proxy.NewCA()
-	if err != nil {
-		return "", err
-	}
-	signer := &proxy.Terminator{CA: ca}
-	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
-		if h.ServerName == "" {
-			return signer.Leaf("127.0.0.1")
-		}
-		return signer.Leaf(h.ServerName)
-	}})
-	if err != nil {
-		return "", err
-	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, err := testtls.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "Bearer "+scriptToken {
 			fmt.Fprintln(w, "token accepted: hello, agent")
 			return
 		}
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintln(w, "token refused")
-	})}
-	go srv.Serve(l)
-	env.Defer(func() { srv.Close() })
-	if err := os.WriteFile(filepath.Join(env.WorkDir, "upstream-ca.pem"), ca.PEM, 0o644); err != nil {
+	}))
+	if err != nil {
 		return "", err
 	}
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	return port, err
+	env.Defer(srv.Close)
+	return srv.Port, os.WriteFile(filepath.Join(env.WorkDir, "upstream-ca.pem"), srv.CA.PEM, 0o644)
 }

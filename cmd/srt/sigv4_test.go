@@ -4,10 +4,8 @@ package main
 
 import (
 	"crypto/rand"
-	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +15,7 @@ import (
 	"testing"
 
 	"srt.dev/internal/sigv4test"
-	"srt.dev/runtime/proxy"
+	"srt.dev/internal/testtls"
 )
 
 // awsUpstream is an HTTPS server on 127.0.0.1 (its CA in caFile) that
@@ -37,28 +35,8 @@ func (u *awsUpstream) requests() string {
 
 func newAWSUpstream(t *testing.T, keyID, secret, token string) *awsUpstream {
 	t.Helper()
-	ca, err := proxy.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer := &proxy.Terminator{CA: ca}
-	leaf, err := signer.Leaf("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := tls.Listen("tcp4", "127.0.0.1:0", &tls.Config{
-		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
-			if h.ServerName == "" {
-				return leaf, nil
-			}
-			return signer.Leaf(h.ServerName)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	u := &awsUpstream{}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, err := testtls.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		verdict := "verified"
 		if err := sigv4test.Verify(r, body, keyID, secret, token); err != nil {
@@ -71,12 +49,14 @@ func newAWSUpstream(t *testing.T, keyID, secret, token string) *awsUpstream {
 			w.WriteHeader(http.StatusUnauthorized)
 		}
 		fmt.Fprintf(w, "%s %s\n", verdict, r.URL.Path)
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	_, u.port, _ = net.SplitHostPort(l.Addr().String())
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	u.port = srv.Port
 	u.caFile = filepath.Join(t.TempDir(), "upstream-ca.pem")
-	if err := os.WriteFile(u.caFile, ca.PEM, 0o644); err != nil {
+	if err := os.WriteFile(u.caFile, srv.CA.PEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return u

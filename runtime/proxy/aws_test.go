@@ -62,26 +62,13 @@ func awsInjector(pol *atomic.Pointer[SigV4Policy]) *Injector {
 // newAWSBed is a terminating proxy in front of awsUpstream; it returns a
 // client that trusts the run's CA, and the live SigV4 policy.
 func newAWSBed(t *testing.T) (*http.Client, *atomic.Pointer[SigV4Policy]) {
-	upCA, err := NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := &Terminator{CA: upCA}
-	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
-		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) { return up.Leaf(h.ServerName) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: awsUpstream}
-	go srv.Serve(l)
+	upAddr, upCA := serveUpstream(t, awsUpstream)
 	runCA, err := NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(upCA.Cert)
-	upAddr := l.Addr().String()
 	e := tlsEgress(&upAddr, &Terminator{CA: runCA, Roots: roots})
 	pol := &atomic.Pointer[SigV4Policy]{}
 	pol.Store(&SigV4Policy{})
@@ -91,7 +78,7 @@ func newAWSBed(t *testing.T) (*http.Client, *atomic.Pointer[SigV4Policy]) {
 		t.Fatal(err)
 	}
 	go (&HTTP{Egress: e}).Serve(pl)
-	t.Cleanup(func() { pl.Close(); srv.Close() })
+	t.Cleanup(func() { pl.Close() })
 	trust := x509.NewCertPool()
 	trust.AddCert(runCA.Cert)
 	return &http.Client{Transport: &http.Transport{

@@ -38,21 +38,28 @@ type tlsbed struct {
 	upAddr     string
 }
 
-func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
-	upCA, err := NewCA()
+// serveUpstream serves h over HTTPS on loopback, with a leaf for each
+// name a client asks signed by a CA of its own, until the test ends.
+func serveUpstream(tb testing.TB, h http.Handler) (addr string, ca *CA) {
+	ca, err := NewCA()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	up := &Terminator{CA: upCA}
+	up := &Terminator{CA: ca}
 	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
 		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) { return up.Leaf(h.ServerName) },
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	srv := &http.Server{Handler: handler}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	tb.Cleanup(func() { srv.Close() })
+	return l.Addr().String(), ca
+}
+
+func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
+	upAddr, upCA := serveUpstream(t, handler)
 	runCA, err := NewCA()
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +67,7 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 	roots := x509.NewCertPool()
 	roots.AddCert(upCA.Cert)
 	exclude, _ := policy.ParseHostList([]string{"opaque.test"})
-	tb := &tlsbed{upstreamCA: upCA, runCA: runCA, upAddr: l.Addr().String()}
+	tb := &tlsbed{upstreamCA: upCA, runCA: runCA, upAddr: upAddr}
 	tb.term = &Terminator{CA: runCA, Roots: roots, Exclude: func() policy.HostList { return exclude }}
 	e := tlsEgress(&tb.upAddr, tb.term)
 	e.Inject = &Injector{Secrets: []Secret{{

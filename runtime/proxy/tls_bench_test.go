@@ -32,20 +32,7 @@ type benchBed struct {
 }
 
 func newBenchBed(tb testing.TB, handler http.Handler) *benchBed {
-	upCA, err := NewCA()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	leaf, err := (&Terminator{CA: upCA}).Leaf("*.test")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	l, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{*leaf}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	srv := &http.Server{Handler: handler}
-	go srv.Serve(l)
+	upAddr, upCA := serveUpstream(tb, handler)
 	runCA, err := NewCA()
 	if err != nil {
 		tb.Fatal(err)
@@ -53,7 +40,7 @@ func newBenchBed(tb testing.TB, handler http.Handler) *benchBed {
 	roots := x509.NewCertPool()
 	roots.AddCert(upCA.Cert)
 	exclude, _ := policy.ParseHostList([]string{"opaque.test"})
-	bb := &benchBed{upAddr: l.Addr().String(), upCA: upCA, runCA: runCA}
+	bb := &benchBed{upAddr: upAddr, upCA: upCA, runCA: runCA}
 	bb.term = &Terminator{CA: runCA, Roots: roots, Exclude: func() policy.HostList { return exclude },
 		MaxTunnels: func() int { return 4096 }}
 	bb.egress = tlsEgress(&bb.upAddr, bb.term)
@@ -63,7 +50,7 @@ func newBenchBed(tb testing.TB, handler http.Handler) *benchBed {
 	}
 	go (&HTTP{Egress: bb.egress}).Serve(pl)
 	bb.proxyAddr = pl.Addr().String()
-	tb.Cleanup(func() { pl.Close(); srv.Close() })
+	tb.Cleanup(func() { pl.Close() })
 	return bb
 }
 

@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -25,6 +24,7 @@ import (
 	"testing"
 
 	"srt.dev/internal/testenv"
+	"srt.dev/internal/testtls"
 	"srt.dev/runtime/proxy"
 )
 
@@ -47,32 +47,7 @@ func (u *upstream) requests() string {
 
 func newUpstream(t *testing.T, handler http.Handler) *upstream {
 	t.Helper()
-	ca, err := proxy.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer := &proxy.Terminator{CA: ca}
-	leaf, err := signer.Leaf("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	spki, err := x509.MarshalPKIXPublicKey(leaf.Leaf.PublicKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(spki)
-	u := &upstream{pin: "sha256//" + base64.StdEncoding.EncodeToString(sum[:])}
-	l, err := tls.Listen("tcp4", "127.0.0.1:0", &tls.Config{
-		GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
-			if h.ServerName == "" {
-				return leaf, nil
-			}
-			return signer.Leaf(h.ServerName)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := &upstream{}
 	if handler == nil {
 		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, _ := io.ReadAll(r.Body)
@@ -88,12 +63,24 @@ func newUpstream(t *testing.T, handler http.Handler) *upstream {
 			fmt.Fprintf(w, "hello %s auth=%s body=%s\n", r.URL.Path, r.Header.Get("Authorization"), body)
 		})
 	}
-	srv := &http.Server{Handler: handler}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	_, u.port, _ = net.SplitHostPort(l.Addr().String())
+	srv, err := testtls.Serve(handler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	leaf, err := srv.Leaf("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki, err := x509.MarshalPKIXPublicKey(leaf.Leaf.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(spki)
+	u.pin = "sha256//" + base64.StdEncoding.EncodeToString(sum[:])
+	u.port = srv.Port
 	u.caFile = filepath.Join(t.TempDir(), "upstream-ca.pem")
-	if err := os.WriteFile(u.caFile, ca.PEM, 0o644); err != nil {
+	if err := os.WriteFile(u.caFile, srv.CA.PEM, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return u
