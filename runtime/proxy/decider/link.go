@@ -1,0 +1,192 @@
+package decider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// DefaultTimeout is how long the proxy waits for a verdict.
+const DefaultTimeout = 5 * time.Second
+
+// ErrTimeout is a verdict that did not come in time. The request is
+// refused; a verdict that comes later is ignored.
+var ErrTimeout = errors.New("decider timed out")
+
+// ErrReqTooLarge is a req frame over MaxFrame; it is not sent.
+var ErrReqTooLarge = errors.New("the request does not fit in a frame")
+
+// A Link is the proxy's end of the connection to the decider. Ask and
+// Body may be called from many goroutines.
+type Link struct {
+	// Timeout bounds the wait for each verdict; 0 means DefaultTimeout.
+	Timeout time.Duration
+
+	w   io.Writer
+	wmu sync.Mutex // one frame at a time, ids in order on the wire
+
+	mu      sync.Mutex
+	last    uint64 // the newest id sent
+	pending map[uint64]chan Verdict
+	done    chan struct{}
+	err     error
+}
+
+// Open greets the decider over r and w and reads its hello. It then reads
+// verdicts until the decider goes or breaks the protocol; Done tells when.
+func Open(r io.Reader, w io.Writer) (*Link, Hello, error) {
+	if err := WriteFrame(w, ProxyHello); err != nil {
+		return nil, Hello{}, fmt.Errorf("sending hello to the decider: %w", err)
+	}
+	b, err := ReadFrame(r, MaxFrame)
+	if err != nil {
+		return nil, Hello{}, fmt.Errorf("reading the decider's hello: %w", err)
+	}
+	h, err := ParseHello(b)
+	if err != nil {
+		return nil, Hello{}, err
+	}
+	l := &Link{w: w, pending: map[uint64]chan Verdict{}, done: make(chan struct{})}
+	go l.read(r)
+	return l, h, nil
+}
+
+// Done is closed when the link is over.
+func (l *Link) Done() <-chan struct{} { return l.done }
+
+// Err says why the link is over; nil while it is up.
+func (l *Link) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Close ends the link.
+func (l *Link) Close() { l.fail(errors.New("the link was closed")) }
+
+func (l *Link) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	l.err = err
+	close(l.done)
+}
+
+// read delivers verdicts to the requests waiting for them. A verdict for
+// an id that is no longer waiting (it timed out, or was answered) is
+// ignored; a verdict for an id never sent breaks the protocol.
+func (l *Link) read(r io.Reader) {
+	for {
+		b, err := ReadFrame(r, MaxFrame)
+		if err != nil {
+			if err == io.EOF {
+				err = errors.New("the decider closed the link")
+			}
+			l.fail(err)
+			return
+		}
+		v, err := ParseVerdict(b)
+		if err != nil {
+			l.fail(err)
+			return
+		}
+		l.mu.Lock()
+		ch, ok := l.pending[v.ID]
+		delete(l.pending, v.ID)
+		last := l.last
+		l.mu.Unlock()
+		switch {
+		case v.ID > last:
+			l.fail(violation("a verdict for id %d, which was never sent (newest %d)", v.ID, last))
+			return
+		case ok:
+			ch <- v
+		}
+	}
+}
+
+// Ask sends r (its ID is assigned here) and waits for the verdict.
+func (l *Link) Ask(ctx context.Context, r Req) (Verdict, error) {
+	l.wmu.Lock()
+	l.mu.Lock()
+	r.ID = l.last + 1
+	l.mu.Unlock()
+	b, err := json.Marshal(r)
+	if err == nil && len(b) > MaxFrame {
+		err = ErrReqTooLarge
+	}
+	if err != nil {
+		l.wmu.Unlock()
+		return Verdict{}, err
+	}
+	l.mu.Lock()
+	l.last = r.ID
+	l.mu.Unlock()
+	return l.send(ctx, r.ID, b)
+}
+
+// Body sends the body a need_body verdict for id asked for and waits for
+// the verdict, which must be allow or deny.
+func (l *Link) Body(ctx context.Context, id uint64, data []byte, cut bool) (Verdict, error) {
+	b, err := json.Marshal(Body{ID: id, Data: data, Cut: cut})
+	if err != nil {
+		return Verdict{}, err
+	}
+	l.wmu.Lock()
+	v, err := l.send(ctx, id, b)
+	if err == nil && v.Action == ActionNeedBody {
+		err = violation("a second need_body for id %d", id)
+		l.fail(err)
+	}
+	return v, err
+}
+
+// send writes frame b for id and waits for its verdict; l.wmu is held on
+// entry and released here.
+func (l *Link) send(ctx context.Context, id uint64, b []byte) (Verdict, error) {
+	ch := make(chan Verdict, 1)
+	l.mu.Lock()
+	if l.err != nil {
+		err := l.err
+		l.mu.Unlock()
+		l.wmu.Unlock()
+		return Verdict{}, err
+	}
+	l.pending[id] = ch
+	l.mu.Unlock()
+	err := WriteFrame(l.w, b)
+	l.wmu.Unlock()
+	if err != nil {
+		l.fail(fmt.Errorf("writing to the decider: %w", err))
+	}
+	timeout := l.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	forget := func() {
+		l.mu.Lock()
+		delete(l.pending, id)
+		l.mu.Unlock()
+	}
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-l.done:
+		forget()
+		return Verdict{}, l.Err()
+	case <-t.C:
+		forget()
+		return Verdict{}, ErrTimeout
+	case <-ctx.Done():
+		forget()
+		return Verdict{}, ctx.Err()
+	}
+}
