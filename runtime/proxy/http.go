@@ -93,6 +93,10 @@ type Egress struct {
 	// the next one.
 	Parent *Parent
 	Mitm   func() *Mitm
+	// Filter, when set, runs the HTTP proxy in filtered mode (see
+	// Filter): every request is put to an external decider. Token,
+	// Inject, Parent and Mitm do not apply then.
+	Filter *Filter
 }
 
 // guardError carries the guard's reason, and the explanation of the
@@ -241,6 +245,9 @@ type HTTP struct {
 
 // Serve accepts connections on l until it is closed.
 func (p *HTTP) Serve(l net.Listener) error {
+	if p.Filter != nil {
+		return p.serveFiltered(l)
+	}
 	srv := &http.Server{
 		Handler:           p,
 		MaxHeaderBytes:    16 << 10,
