@@ -107,7 +107,7 @@ func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyR
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(append(os.Environ(), "SRT_TEST_CLI=1"), env...)
 	cmd.ExtraFiles = files
-	p := &proxyRun{cmd: cmd, addr: lf.Name(), decider: dc, lifeline: lifeW, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p := &proxyRun{cmd: cmd, decider: dc, lifeline: lifeW, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	p.addr = l.Addr().String()
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
@@ -229,7 +229,9 @@ func TestProxyDeciderBroken(t *testing.T) {
 	if want := "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nX-Deny-Reason: opaque_tunnel\r\n\r\nthis proxy does not tunnel CONNECTs it cannot inspect"; string(b) != want {
 		t.Errorf("CONNECT without a CA = %q, want %q", b, want)
 	}
-	p.answer(func(r decider.Req) string { return fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow","x":null}`, r.ID) })
+	p.answer(func(r decider.Req) string {
+		return fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow","x":null}`, r.ID)
+	})
 	out, _ = curl(t, "-x", "http://"+p.addr, "http://127.0.0.1:1/", "-D", "-")
 	if !strings.Contains(out, "503 Service Unavailable") || !strings.Contains(out, "X-Deny-Reason: decider_unavailable") {
 		t.Errorf("with a broken decider = %q", out)
