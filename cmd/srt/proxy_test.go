@@ -280,3 +280,55 @@ func TestProxyExampleDecider(t *testing.T) {
 		t.Errorf("host not allowed = %q", out)
 	}
 }
+
+// TestProxyDeciderPipes runs srt proxy with --listen and the decider on a
+// pair of pipes (--decider-in, --decider-out), and RSS reports on.
+func TestProxyDeciderPipes(t *testing.T) {
+	testenv.Require(t, "curl")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "up") }))
+	defer up.Close()
+	toProxyR, toProxyW, _ := os.Pipe()
+	fromProxyR, fromProxyW, _ := os.Pipe()
+	cmd := exec.Command(os.Args[0], "proxy", "--listen", "127.0.0.1:0", "--decider-in", "3", "--decider-out", "4")
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "SRT_PROXY_REPORT_RSS_MS=20")
+	cmd.ExtraFiles = []*os.File{toProxyR, fromProxyW}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toProxyR.Close()
+	fromProxyW.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if b, err := decider.ReadFrame(fromProxyR, decider.MaxFrame); err != nil || string(b) != `{"t":"hello","proto":1}` {
+		t.Fatalf("proxy hello = %q, %v", b, err)
+	}
+	decider.WriteFrame(toProxyW, []byte(`{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`))
+	go func() {
+		for {
+			b, err := decider.ReadFrame(fromProxyR, decider.MaxFrame)
+			if err != nil {
+				return
+			}
+			r, _ := decider.ParseReq(b)
+			decider.WriteFrame(toProxyW, []byte(fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow"}`, r.ID)))
+		}
+	}()
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	rss := false
+	for (addr == "" || !rss) && lines.Scan() {
+		if a, ok := strings.CutPrefix(lines.Text(), "srt-proxy: listening on "); ok {
+			addr = a
+		}
+		rss = rss || regexp.MustCompile(`^srt-proxy rss [1-9][0-9]*$`).MatchString(lines.Text())
+	}
+	go io.Copy(io.Discard, stderr)
+	if out, err := curl(t, "-x", "http://"+addr, up.URL+"/"); err != nil || out != "up" {
+		t.Errorf("through srt proxy = %v %q", err, out)
+	}
+	// The decider goes: the proxy exits 1.
+	toProxyW.Close()
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit after the decider closed = %v", err)
+	}
+}

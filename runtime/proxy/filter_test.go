@@ -414,3 +414,32 @@ func TestProxyFilterTerminated(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestProxyFilterExpectContinue: a client that waits for 100 Continue
+// gets it once the request is allowed (or its body asked for).
+func TestProxyFilterExpectContinue(t *testing.T) {
+	_, up := upstream(t)
+	bed := newFilterBed(t, helloLocal, nil, verdictFor(`"action":"allow"`))
+	c, err := net.Dial("tcp", bed.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "POST http://"+up+"/c HTTP/1.1\r\nHost: "+up+"\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+	br := bufio.NewReader(c)
+	line, _ := br.ReadString('\n')
+	if line != "HTTP/1.1 100 Continue\r\n" {
+		t.Fatalf("first line = %q", line)
+	}
+	br.ReadString('\n')
+	io.WriteString(c, "hi")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if e := decode(t, string(b)); e.Body != "hi" {
+		t.Errorf("upstream body = %q", e.Body)
+	}
+}

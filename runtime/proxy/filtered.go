@@ -65,6 +65,18 @@ type fconn struct {
 	bw     *bufio.Writer
 	tunnel *tunnelTarget
 	tr     *http.Transport
+	// expect is set while the client waits for 100 Continue before it
+	// sends the body.
+	expect bool
+}
+
+// continueBody tells a client that waits for it to send the body, once.
+func (fc *fconn) continueBody() {
+	if fc.expect {
+		fc.expect = false
+		fc.bw.WriteString("HTTP/1.1 100 Continue\r\n\r\n")
+		fc.bw.Flush()
+	}
 }
 
 func (p *HTTP) filteredConn(c net.Conn, br *bufio.Reader, tunnel *tunnelTarget) {
@@ -117,6 +129,8 @@ func (fc *fconn) serveOne() bool {
 		return false
 	}
 	body := newRequestBody(fc.br, req)
+	fc.expect = body != nil && strings.EqualFold(req.Header.Get("Expect"), "100-continue")
+	req.Header.Del("Expect")
 	ctx, cancel := context.WithCancel(fc.p.ctx())
 	defer cancel()
 	out, r := fc.decide(ctx, raw, req, body)
@@ -127,6 +141,7 @@ func (fc *fconn) serveOne() bool {
 		r.write(fc.bw, req.Method == http.MethodHead, !keep)
 		return keep
 	}
+	fc.continueBody()
 	resp, err := fc.transport().RoundTrip(out)
 	if err != nil {
 		var ge *guardError
@@ -324,6 +339,7 @@ func (fc *fconn) decide(ctx context.Context, raw *rawHead, req *http.Request, bo
 	var held []byte
 	var cut bool
 	if err == nil && v.Action == decider.ActionNeedBody {
+		fc.continueBody()
 		if held, cut, r = f.hold(body, v.Max); r != nil {
 			return nil, r
 		}
