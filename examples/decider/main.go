@@ -59,10 +59,12 @@ func main() {
 	}
 
 	// fds[0] is ours, fds[1] becomes the proxy's descriptor 3.
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		log.Fatal(err)
 	}
+	syscall.CloseOnExec(fds[0])
+	syscall.CloseOnExec(fds[1])
 	ours := os.NewFile(uintptr(fds[0]), "decider")
 	theirs := os.NewFile(uintptr(fds[1]), "proxy")
 	conn, err := net.FileConn(ours)
