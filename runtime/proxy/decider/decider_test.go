@@ -185,3 +185,25 @@ func TestLink(t *testing.T) {
 		t.Fatal("Ask on a dead link succeeded")
 	}
 }
+
+// TestLinkStalledDecider: a decider that stops reading fills the socket;
+// every request still ends when its time is up.
+func TestLinkStalledDecider(t *testing.T) {
+	l, _ := fakeDecider(t, `{"t":"hello","proto":1,"allowedDomains":["example.com"]}`)
+	l.Timeout = 50 * time.Millisecond
+	big := Req{Method: "GET", Host: "example.com", Port: 80, Path: "/", Headers: map[string][]string{"x-big": {strings.Repeat("a", 900<<10)}}}
+	errs := make(chan error, 16)
+	for range 16 {
+		go func() { _, err := l.Ask(context.Background(), big); errs <- err }()
+	}
+	for range 16 {
+		select {
+		case err := <-errs:
+			if err != ErrTimeout {
+				t.Fatalf("Ask to a stalled decider = %v, want ErrTimeout", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("Ask to a stalled decider did not return")
+		}
+	}
+}

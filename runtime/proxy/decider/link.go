@@ -26,8 +26,11 @@ type Link struct {
 	// Timeout bounds the wait for each verdict; 0 means DefaultTimeout.
 	Timeout time.Duration
 
-	w   io.Writer
-	wmu sync.Mutex // one frame at a time, ids in order on the wire
+	w io.Writer
+	// wsem lets one frame at a time be written, so that ids reach the
+	// wire in order; a writer that blocks (a decider that stopped
+	// reading) holds it, and the others time out.
+	wsem chan struct{}
 
 	mu      sync.Mutex
 	last    uint64 // the newest id sent
@@ -50,7 +53,7 @@ func Open(r io.Reader, w io.Writer) (*Link, Hello, error) {
 	if err != nil {
 		return nil, Hello{}, err
 	}
-	l := &Link{w: w, pending: map[uint64]chan Verdict{}, done: make(chan struct{})}
+	l := &Link{w: w, wsem: make(chan struct{}, 1), pending: map[uint64]chan Verdict{}, done: make(chan struct{})}
 	go l.read(r)
 	return l, h, nil
 }
@@ -113,7 +116,11 @@ func (l *Link) read(r io.Reader) {
 
 // Ask sends r (its ID is assigned here) and waits for the verdict.
 func (l *Link) Ask(ctx context.Context, r Req) (Verdict, error) {
-	l.wmu.Lock()
+	t := time.NewTimer(l.timeout())
+	defer t.Stop()
+	if err := l.acquire(ctx, t); err != nil {
+		return Verdict{}, err
+	}
 	l.mu.Lock()
 	r.ID = l.last + 1
 	l.mu.Unlock()
@@ -122,13 +129,34 @@ func (l *Link) Ask(ctx context.Context, r Req) (Verdict, error) {
 		err = ErrReqTooLarge
 	}
 	if err != nil {
-		l.wmu.Unlock()
+		<-l.wsem
 		return Verdict{}, err
 	}
 	l.mu.Lock()
 	l.last = r.ID
 	l.mu.Unlock()
-	return l.send(ctx, r.ID, b)
+	return l.send(ctx, t, r.ID, b)
+}
+
+func (l *Link) timeout() time.Duration {
+	if l.Timeout > 0 {
+		return l.Timeout
+	}
+	return DefaultTimeout
+}
+
+// acquire takes the right to write a frame, within the verdict's time.
+func (l *Link) acquire(ctx context.Context, t *time.Timer) error {
+	select {
+	case l.wsem <- struct{}{}:
+		return nil
+	case <-l.done:
+		return l.Err()
+	case <-t.C:
+		return ErrTimeout
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Body sends the body a need_body verdict for id asked for and waits for
@@ -138,8 +166,12 @@ func (l *Link) Body(ctx context.Context, id uint64, data []byte, cut bool) (Verd
 	if err != nil {
 		return Verdict{}, err
 	}
-	l.wmu.Lock()
-	v, err := l.send(ctx, id, b)
+	t := time.NewTimer(l.timeout())
+	defer t.Stop()
+	if err := l.acquire(ctx, t); err != nil {
+		return Verdict{}, err
+	}
+	v, err := l.send(ctx, t, id, b)
 	if err == nil && v.Action == ActionNeedBody {
 		err = violation("a second need_body for id %d", id)
 		l.fail(err)
@@ -147,30 +179,26 @@ func (l *Link) Body(ctx context.Context, id uint64, data []byte, cut bool) (Verd
 	return v, err
 }
 
-// send writes frame b for id and waits for its verdict; l.wmu is held on
-// entry and released here.
-func (l *Link) send(ctx context.Context, id uint64, b []byte) (Verdict, error) {
+// send writes frame b for id and waits for its verdict until t fires;
+// the right to write is held on entry and given back once b is written.
+func (l *Link) send(ctx context.Context, t *time.Timer, id uint64, b []byte) (Verdict, error) {
 	ch := make(chan Verdict, 1)
 	l.mu.Lock()
 	if l.err != nil {
 		err := l.err
 		l.mu.Unlock()
-		l.wmu.Unlock()
+		<-l.wsem
 		return Verdict{}, err
 	}
 	l.pending[id] = ch
 	l.mu.Unlock()
-	err := WriteFrame(l.w, b)
-	l.wmu.Unlock()
-	if err != nil {
-		l.fail(fmt.Errorf("writing to the decider: %w", err))
-	}
-	timeout := l.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
+	go func() {
+		err := WriteFrame(l.w, b)
+		<-l.wsem
+		if err != nil {
+			l.fail(fmt.Errorf("writing to the decider: %w", err))
+		}
+	}()
 	forget := func() {
 		l.mu.Lock()
 		delete(l.pending, id)
