@@ -443,3 +443,52 @@ func TestProxyFilterExpectContinue(t *testing.T) {
 		t.Errorf("upstream body = %q", e.Body)
 	}
 }
+
+// TestProxyFilterTunnelRefusals: a TLS server name that is not the
+// CONNECT host gets 421 for every request of the tunnel; a tunnel over
+// the cap is refused with too_many_tunnels; a CONNECT to a host outside
+// the lists with host_not_allowed.
+func TestProxyFilterTunnelRefusals(t *testing.T) {
+	upSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "reached") }))
+	defer upSrv.Close()
+	ca, err := NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bed := newFilterBed(t, helloLocal, &Terminator{CA: ca, MaxTunnels: func() int { return 1 }}, verdictFor(`"action":"allow"`))
+	trust := x509.NewCertPool()
+	trust.AddCert(ca.Cert)
+	target := strings.TrimPrefix(upSrv.URL, "https://")
+	c, err := net.Dial("tcp", bed.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n")
+	br := bufio.NewReader(c)
+	if resp, err := http.ReadResponse(br, &http.Request{Method: "CONNECT"}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT = %v, %v", resp, err)
+	}
+	tc := tls.Client(&bufferedConn{Conn: c, r: br}, &tls.Config{ServerName: "other.example", RootCAs: trust})
+	io.WriteString(tc, "GET / HTTP/1.1\r\nHost: other.example\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(tc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 421 || resp.Header.Get("X-Deny-Reason") != "misdirected" {
+		t.Errorf("request with another server name = %s %q", resp.Status, resp.Header.Get("X-Deny-Reason"))
+	}
+	// The tunnel above is open: the cap of 1 is reached.
+	resp2, body := roundTrip(t, bed.addr, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n")
+	if resp2.StatusCode != 503 || resp2.Header.Get("X-Deny-Reason") != "too_many_tunnels" {
+		t.Errorf("CONNECT over the cap = %s %q %q", resp2.Status, resp2.Header.Get("X-Deny-Reason"), body)
+	}
+	resp2, _ = roundTrip(t, bed.addr, "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n")
+	if resp2.StatusCode != 403 || resp2.Header.Get("X-Deny-Reason") != "host_not_allowed" {
+		t.Errorf("CONNECT outside the lists = %s %q", resp2.Status, resp2.Header.Get("X-Deny-Reason"))
+	}
+	if got := bed.dec.got(); len(got) != 0 {
+		t.Errorf("the decider was asked: %q", got)
+	}
+}

@@ -51,6 +51,9 @@ type tunnelTarget struct {
 	host string // canonical
 	port int
 	sni  string
+	// misdirected is set when the TLS server name named another host:
+	// every request of the tunnel is refused.
+	misdirected bool
 	// first is the upstream connection made at CONNECT time, used by the
 	// first TLS dial.
 	first atomic.Pointer[net.Conn]
@@ -310,6 +313,9 @@ func (p *HTTP) rules() *netpolicy.Rules {
 func (fc *fconn) decide(ctx context.Context, raw *rawHead, req *http.Request, body *requestBody) (*http.Request, *refusal) {
 	if req.Method == "TRACE" || req.Method == "TRACK" {
 		return nil, refuse(http.StatusMethodNotAllowed, denyMethodRefused, "the "+req.Method+" method is not forwarded\n")
+	}
+	if fc.tunnel != nil && fc.tunnel.misdirected {
+		return nil, refuse(http.StatusMisdirectedRequest, denyMisdirected, "the TLS server name does not match the CONNECT target\n")
 	}
 	t, r := fc.target(raw)
 	if r != nil {

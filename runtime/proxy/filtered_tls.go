@@ -84,14 +84,23 @@ func (p *HTTP) filteredConnect(fc *fconn, req *http.Request) {
 		NextProtos: []string{"http/1.1"},
 		MinVersion: tls.VersionTLS12,
 		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
-			if hello.ServerName != "" {
-				if sni, err := canonicalSNI(hello.ServerName); err != nil || sni != d.Host {
-					p.debug("tls refused", "host", d.Host, "sni", hello.ServerName)
-					return nil, errSNIMismatch
-				}
-				tt.sni = hello.ServerName
+			if hello.ServerName == "" {
+				return t.Leaf(d.Host)
 			}
-			return t.Leaf(d.Host)
+			sni, err := canonicalSNI(hello.ServerName)
+			if err != nil {
+				p.debug("tls refused", "host", d.Host, "sni", hello.ServerName)
+				return nil, err
+			}
+			tt.sni = hello.ServerName
+			if sni != d.Host {
+				// The client gets a certificate for the name it asked
+				// for, and every request of the tunnel a 421: nothing
+				// reaches the CONNECT host.
+				tt.misdirected = true
+				p.debug("tls server name differs from the CONNECT host", "host", d.Host, "sni", hello.ServerName)
+			}
+			return t.Leaf(sni)
 		},
 	})
 	if err := tc.HandshakeContext(ctx); err != nil {
