@@ -1,6 +1,7 @@
 package decider
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,9 @@ func Open(r io.Reader, w io.Writer) (*Link, Hello, error) {
 	if err := WriteFrame(w, ProxyHello); err != nil {
 		return nil, Hello{}, fmt.Errorf("sending hello to the decider: %w", err)
 	}
+	// Buffered: a frame is then one read, not two, and frames that
+	// arrive together are taken in one.
+	r = bufio.NewReaderSize(r, 64<<10)
 	b, err := ReadFrame(r, MaxFrame)
 	if err != nil {
 		return nil, Hello{}, fmt.Errorf("reading the decider's hello: %w", err)
