@@ -160,7 +160,9 @@ func parseProxyFD(name, v string) (int, error) {
 // proxyListener opens what --listen or --listen-fd names.
 func proxyListener(o *proxyOptions, stderr io.Writer) (net.Listener, error) {
 	if o.listenFD >= 0 {
-		l, err := net.FileListener(os.NewFile(uintptr(o.listenFD), "listen-fd"))
+		f := os.NewFile(uintptr(o.listenFD), "listen-fd")
+		l, err := net.FileListener(f)
+		f.Close() // l holds its own descriptor
 		if err != nil {
 			return nil, fmt.Errorf("--listen-fd %d is not a listening socket: %w", o.listenFD, err)
 		}
@@ -222,6 +224,21 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	if o.debug {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	// The lifeline and signals count from the start: a parent that goes
+	// before the decider's hello must not leave the proxy waiting.
+	lifeline := make(chan struct{})
+	if o.lifelineFD >= 0 {
+		go func() {
+			io.Copy(io.Discard, os.NewFile(uintptr(o.lifelineFD), "lifeline-fd"))
+			close(lifeline)
+		}()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	if o.rssEvery > 0 {
+		go reportRSS(o.rssEvery, stderr)
+	}
 	var term *proxy.Terminator
 	if o.caFD >= 0 {
 		f := os.NewFile(uintptr(o.caFD), "ca-fd")
@@ -244,7 +261,9 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	var in io.Reader
 	var out io.Writer
 	if o.deciderFD >= 0 {
-		c, err := net.FileConn(os.NewFile(uintptr(o.deciderFD), "decider-fd"))
+		f := os.NewFile(uintptr(o.deciderFD), "decider-fd")
+		c, err := net.FileConn(f)
+		f.Close() // c holds its own descriptor
 		if err != nil {
 			return fmt.Errorf("--decider-fd %d is not a socket: %w", o.deciderFD, err)
 		}
@@ -253,9 +272,28 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	} else {
 		in, out = os.NewFile(uintptr(o.deciderIn), "decider-in"), os.NewFile(uintptr(o.deciderOut), "decider-out")
 	}
-	link, hello, err := decider.Open(in, out)
-	if err != nil {
-		return fmt.Errorf("decider: %w", err)
+	type opened struct {
+		link  *decider.Link
+		hello decider.Hello
+		err   error
+	}
+	hi := make(chan opened, 1)
+	go func() {
+		link, hello, err := decider.Open(in, out)
+		hi <- opened{link, hello, err}
+	}()
+	var link *decider.Link
+	var hello decider.Hello
+	select {
+	case <-lifeline:
+		return nil
+	case <-sig:
+		return nil
+	case o := <-hi:
+		if o.err != nil {
+			return fmt.Errorf("decider: %w", o.err)
+		}
+		link, hello = o.link, o.hello
 	}
 	defer link.Close()
 	allowed, err1 := policy.ParseHostList(hello.AllowedDomains)
@@ -275,19 +313,6 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- (&proxy.HTTP{Egress: e}).Serve(l) }()
 	fmt.Fprintf(stderr, "srt-proxy: listening on %s\n", l.Addr())
-	lifeline := make(chan struct{})
-	if o.lifelineFD >= 0 {
-		go func() {
-			io.Copy(io.Discard, os.NewFile(uintptr(o.lifelineFD), "lifeline-fd"))
-			close(lifeline)
-		}()
-	}
-	if o.rssEvery > 0 {
-		go reportRSS(o.rssEvery, stderr)
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	select {
 	case <-lifeline:
 		return nil

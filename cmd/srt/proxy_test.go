@@ -77,7 +77,8 @@ type proxyRun struct {
 
 // startProxy runs srt proxy with a listener on descriptor 3, the decider
 // socket on 4, the lifeline on 5 and, when ca is set, the CA on 6; it
-// answers the hello with hello and leaves the rest to the caller.
+// answers the hello with hello ("": not at all) and leaves the rest to
+// the caller.
 func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyRun {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -122,7 +123,9 @@ func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyR
 	if b, err := decider.ReadFrame(dc, decider.MaxFrame); err != nil || string(b) != `{"t":"hello","proto":1}` {
 		t.Fatalf("proxy hello = %q, %v (stderr %s)", b, err, p.stderr)
 	}
-	decider.WriteFrame(dc, []byte(hello))
+	if hello != "" {
+		decider.WriteFrame(dc, []byte(hello))
+	}
 	return p
 }
 
@@ -330,5 +333,15 @@ func TestProxyDeciderPipes(t *testing.T) {
 	toProxyW.Close()
 	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 1 {
 		t.Errorf("exit after the decider closed = %v", err)
+	}
+}
+
+// TestProxyLifelineBeforeHello: the proxy waiting for a decider that
+// never says hello still exits when its lifeline closes.
+func TestProxyLifelineBeforeHello(t *testing.T) {
+	p := startProxy(t, "", nil)
+	p.lifeline.Close()
+	if code := p.wait(t); code != 0 {
+		t.Errorf("exit = %d; stderr:\n%s", code, p.stderr)
 	}
 }
