@@ -2,7 +2,9 @@
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
 // what the network policy allows (docs/reference.md#network). Both ask the same
 // decision function (compiler/netpolicy), resolve an allowed name once, vet
-// the addresses, and dial a survivor.
+// the addresses, and dial a survivor. With Egress.Filter set, the HTTP
+// proxy runs in the filtered mode of srt proxy instead: every request is
+// put to an external decider (package decider) under a fixed policy.
 package proxy
 
 import (
