@@ -334,18 +334,33 @@ func reqHeaders(h http.Header) (map[string][]string, *refusal) {
 
 // applyVerdict edits the outgoing headers as an allow verdict says, for a
 // request to host.
+//
+// A header is removed (or replaced) in every spelling of - _ and ., as
+// servers that map header names to variables (CGI, WSGI) read
+// X_Api_Key as x-api-key.
 func applyVerdict(h http.Header, v decider.Verdict, host string) {
 	for _, name := range v.RemoveHeaders {
-		h.Del(name)
+		delFolded(h, name)
 	}
 	for name, value := range v.SetHeaders {
+		delFolded(h, name)
 		h.Set(name, value)
 	}
 	if v.Cred != "" {
-		for _, name := range []string{"Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"} {
-			h.Del(name)
+		for _, name := range []string{"authorization", "proxy-authorization", "cookie", "x-api-key"} {
+			delFolded(h, name)
 		}
 		h.Set("Authorization", credentialValue(v.Cred, v.Credential, host))
+	}
+}
+
+// delFolded removes every header whose name folds to name's.
+func delFolded(h http.Header, name string) {
+	f := foldName(name)
+	for k := range h {
+		if foldName(k) == f {
+			delete(h, k)
+		}
 	}
 }
 
