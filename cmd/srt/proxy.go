@@ -182,7 +182,8 @@ func proxyListener(o *proxyOptions, stderr io.Writer) (net.Listener, error) {
 		return nil, err
 	}
 	if !loopback {
-		fmt.Fprintf(stderr, "srt-proxy: warning: listening on %s, which is not loopback: anyone who can reach it can use this proxy\n", l.Addr())
+		_, port, _ := net.SplitHostPort(l.Addr().String())
+		fmt.Fprintf(stderr, "srt-proxy: warning: listening on %s, which is not loopback: anyone who can reach it can use this proxy\n", net.JoinHostPort(host, port))
 	}
 	return l, nil
 }

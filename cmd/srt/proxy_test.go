@@ -58,6 +58,12 @@ func TestProxyArgs(t *testing.T) {
 	if code := run([]string{"proxy", "--listen-fd", "3", "--decider-fd", "4"}, nil, &out, &errb); code != 2 {
 		t.Errorf("bad SRT_PROXY_REPORT_RSS_MS = exit %d %q", code, errb.String())
 	}
+	t.Setenv("SRT_PROXY_REPORT_RSS_MS", "")
+	errb.Reset()
+	code := run([]string{"proxy", "--listen", "0.0.0.0:0", "--listen-any-interface", "--decider-fd", "99"}, nil, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "warning: listening on 0.0.0.0:") || !strings.Contains(errb.String(), "--decider-fd 99 is not a socket") {
+		t.Errorf("--listen-any-interface with a closed decider fd = exit %d, %q", code, errb.String())
+	}
 	out.Reset()
 	if code := run([]string{"proxy", "--version"}, nil, &out, &errb); code != 0 || out.String() != "srt-proxy "+buildversion.Version(version)+"\n" {
 		t.Errorf("srt proxy --version = %d %q", code, out.String())
