@@ -25,6 +25,7 @@ const usage = `Usage: srt [options] [--] command [args...]
        srt run --plan DIR [--dry-run] [options] [--] command [args...]
        srt doctor
        srt quarantine list|release ID...|drop ID...
+       srt proxy (--listen HOST:PORT | --listen-fd N) --decider-fd N [options]
 
 Runs the command in a sandbox: it can read, write and reach only what the
 settings file allows (see 'srtc validate' and 'srtc compile').
@@ -55,7 +56,9 @@ srt doctor checks what this host allows and says how to fix what it does not.
 srt quarantine lists, puts back or deletes the protected names (git hooks
 and configuration, shell start-up files, editor settings) that a sandboxed
 command wrote and srt moved aside when it ended.
-To run a program called run, doctor or quarantine, write srt -- run.
+srt proxy runs only the HTTP proxy, with an external program deciding each
+request (srt proxy --help).
+To run a program called run, doctor, quarantine or proxy, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...).
@@ -173,6 +176,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		case "quarantine":
 			return quarantineCmd(args[1:], stdout, stderr)
+		case "proxy":
+			return proxyCmd(args[1:], stdout, stderr)
 		case "run":
 			plan, args = true, args[1:]
 		}

@@ -2,7 +2,9 @@
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
 // what the network policy allows (docs/reference.md#network). Both ask the same
 // decision function (compiler/netpolicy), resolve an allowed name once, vet
-// the addresses, and dial a survivor.
+// the addresses, and dial a survivor. With Egress.Filter set, the HTTP
+// proxy runs in the filtered mode of srt proxy instead: every request is
+// put to an external decider (package decider) under a fixed policy.
 package proxy
 
 import (
@@ -93,6 +95,10 @@ type Egress struct {
 	// the next one.
 	Parent *Parent
 	Mitm   func() *Mitm
+	// Filter, when set, runs the HTTP proxy in filtered mode (see
+	// Filter): every request is put to an external decider. Token,
+	// Inject, Parent and Mitm do not apply then.
+	Filter *Filter
 }
 
 // guardError carries the guard's reason, and the explanation of the
@@ -241,6 +247,9 @@ type HTTP struct {
 
 // Serve accepts connections on l until it is closed.
 func (p *HTTP) Serve(l net.Listener) error {
+	if p.Filter != nil {
+		return p.serveFiltered(l)
+	}
 	srv := &http.Server{
 		Handler:           p,
 		MaxHeaderBytes:    16 << 10,

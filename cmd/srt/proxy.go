@@ -1,0 +1,361 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy"
+	"srt.dev/internal/buildversion"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/proxy/decider"
+)
+
+const proxyUsage = `Usage: srt proxy (--listen HOST:PORT | --listen-fd N)
+                 (--decider-fd N | --decider-in N --decider-out N) [options]
+
+Runs only the HTTP proxy, and puts every request to an external decider
+(protocol v1: 4-byte big-endian length, then one JSON object). See
+docs/srt-proxy.md.
+
+  --listen HOST:PORT        listen on a loopback address (port 0: any free one)
+  --listen-any-interface    allow --listen on a non-loopback address
+  --listen-fd N             serve the listening socket inherited as descriptor N
+  --decider-fd N            the decider is at the other end of socket N
+  --decider-in N, --decider-out N
+                            read the decider's frames from N, write to N
+  --lifeline-fd N           exit when descriptor N reaches end of file
+  --ca-fd N                 read a PEM CA certificate and its key from N (to
+                            end of file) and terminate CONNECTs with it;
+                            without it every CONNECT is refused
+  --strip-response-header NAME[,NAME...]
+                            remove these headers from responses (repeatable)
+  --plaintext-header-set    let the decider add headers to plain HTTP requests
+  --debug                   debug lines on stderr
+  --version                 print "srt-proxy <version>" and exit
+
+Environment: SRT_PROXY_REPORT_RSS_MS=N prints "srt-proxy rss <bytes>" on
+stderr every N ms.
+Exit status: 0 after the lifeline closes or a signal, 1 when the decider
+goes or breaks the protocol (or another failure), 2 for a usage error.
+`
+
+type proxyOptions struct {
+	listen                                        string
+	listenAny, plaintextHeaderSet, debug, version bool
+	listenFD, deciderFD, deciderIn, deciderOut    int
+	lifelineFD, caFD                              int
+	strip                                         []string
+	rssEvery                                      time.Duration
+}
+
+// parseProxy reads srt proxy's flags; an error is a usage error.
+func parseProxy(args []string, getenv func(string) string) (*proxyOptions, error) {
+	o := &proxyOptions{listenFD: -1, deciderFD: -1, deciderIn: -1, deciderOut: -1, lifelineFD: -1, caFD: -1}
+	fds := map[string]*int{"--listen-fd": &o.listenFD, "--decider-fd": &o.deciderFD, "--decider-in": &o.deciderIn,
+		"--decider-out": &o.deciderOut, "--lifeline-fd": &o.lifelineFD, "--ca-fd": &o.caFD}
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		next := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			return args[i], nil
+		}
+		flag := func(b *bool) error {
+			if hasValue {
+				return fmt.Errorf("%s takes no value", name)
+			}
+			*b = true
+			return nil
+		}
+		var err error
+		switch {
+		case fds[name] != nil:
+			var v string
+			if v, err = next(); err == nil {
+				if *fds[name] >= 0 {
+					err = fmt.Errorf("%s given twice", name)
+				} else {
+					*fds[name], err = parseProxyFD(name, v)
+				}
+			}
+		case name == "--listen":
+			if o.listen != "" {
+				err = errors.New("--listen given twice")
+			} else if o.listen, err = next(); err == nil && o.listen == "" {
+				err = errors.New("--listen needs HOST:PORT")
+			}
+		case name == "--strip-response-header":
+			var v string
+			if v, err = next(); err == nil {
+				for _, n := range strings.Split(v, ",") {
+					if n = strings.TrimSpace(n); n == "" {
+						err = fmt.Errorf("--strip-response-header %q names an empty header", v)
+					} else {
+						o.strip = append(o.strip, n)
+					}
+				}
+			}
+		case name == "--listen-any-interface":
+			err = flag(&o.listenAny)
+		case name == "--plaintext-header-set":
+			err = flag(&o.plaintextHeaderSet)
+		case name == "--debug":
+			err = flag(&o.debug)
+		case name == "--version":
+			err = flag(&o.version)
+		default:
+			err = fmt.Errorf("unknown argument %q", args[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.version {
+		return o, nil
+	}
+	switch {
+	case (o.listen == "") == (o.listenFD < 0):
+		return nil, errors.New("give one of --listen HOST:PORT and --listen-fd N")
+	case o.listenAny && o.listen == "":
+		return nil, errors.New("--listen-any-interface goes with --listen")
+	case o.deciderFD >= 0 && (o.deciderIn >= 0 || o.deciderOut >= 0):
+		return nil, errors.New("give --decider-fd, or --decider-in and --decider-out, not both")
+	case o.deciderFD < 0 && (o.deciderIn < 0 || o.deciderOut < 0):
+		return nil, errors.New("give --decider-fd N (a socket), or both --decider-in N and --decider-out N")
+	}
+	if v := getenv("SRT_PROXY_REPORT_RSS_MS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("SRT_PROXY_REPORT_RSS_MS must be a positive number of milliseconds, not %q", v)
+		}
+		o.rssEvery = time.Duration(n) * time.Millisecond
+	}
+	return o, nil
+}
+
+func parseProxyFD(name, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || v[0] == '+' || v[0] == '-' || n < 0 {
+		return 0, fmt.Errorf("%s must be a file descriptor number, not %q", name, v)
+	}
+	return n, nil
+}
+
+// proxyListener opens what --listen or --listen-fd names.
+func proxyListener(o *proxyOptions, stderr io.Writer) (net.Listener, error) {
+	if o.listenFD >= 0 {
+		f := os.NewFile(uintptr(o.listenFD), "listen-fd")
+		l, err := net.FileListener(f)
+		f.Close() // l holds its own descriptor
+		if err != nil {
+			return nil, fmt.Errorf("--listen-fd %d is not a listening socket: %w", o.listenFD, err)
+		}
+		return l, nil
+	}
+	host, _, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return nil, fmt.Errorf("--listen %q: %w", o.listen, err)
+	}
+	a, err := netip.ParseAddr(host)
+	loopback := host == "localhost" || err == nil && a.IsLoopback()
+	if !loopback && !o.listenAny {
+		return nil, usageError{fmt.Errorf("--listen %q is not a loopback address: anyone who can reach it could use the proxy; add --listen-any-interface if that is meant", o.listen)}
+	}
+	l, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return nil, err
+	}
+	if !loopback {
+		_, port, _ := net.SplitHostPort(l.Addr().String())
+		fmt.Fprintf(stderr, "srt-proxy: warning: listening on %s, which is not loopback: anyone who can reach it can use this proxy\n", net.JoinHostPort(host, port))
+	}
+	return l, nil
+}
+
+type usageError struct{ error }
+
+// proxyCmd runs srt proxy.
+func proxyCmd(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "--help" {
+			fmt.Fprint(stdout, proxyUsage)
+			return 0
+		}
+	}
+	o, err := parseProxy(args, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "srt proxy: %v (see srt proxy --help)\n", err)
+		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "srt-proxy "+buildversion.Version(version))
+		return 0
+	}
+	if err := serveProxy(o, stderr); err != nil {
+		fmt.Fprintf(stderr, "srt-proxy: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// serveProxy runs the proxy until the lifeline closes, a signal comes, or
+// the decider goes (an error).
+func serveProxy(o *proxyOptions, stderr io.Writer) error {
+	var log *slog.Logger
+	if o.debug {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	// The lifeline and signals count from the start: a parent that goes
+	// before the decider's hello must not leave the proxy waiting.
+	lifeline := make(chan struct{})
+	if o.lifelineFD >= 0 {
+		go func() {
+			io.Copy(io.Discard, os.NewFile(uintptr(o.lifelineFD), "lifeline-fd"))
+			close(lifeline)
+		}()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	if o.rssEvery > 0 {
+		go reportRSS(o.rssEvery, stderr)
+	}
+	var term *proxy.Terminator
+	if o.caFD >= 0 {
+		f := os.NewFile(uintptr(o.caFD), "ca-fd")
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("--ca-fd %d: %w", o.caFD, err)
+		}
+		ca, err := proxy.LoadCA(b, b)
+		if err != nil {
+			return fmt.Errorf("--ca-fd %d: %w (give the CA certificate and its private key, in PEM)", o.caFD, err)
+		}
+		term = &proxy.Terminator{CA: ca}
+	}
+	l, err := proxyListener(o, stderr)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	var in io.Reader
+	var out io.Writer
+	if o.deciderFD >= 0 {
+		f := os.NewFile(uintptr(o.deciderFD), "decider-fd")
+		c, err := net.FileConn(f)
+		f.Close() // c holds its own descriptor
+		if err != nil {
+			return fmt.Errorf("--decider-fd %d is not a socket: %w", o.deciderFD, err)
+		}
+		defer c.Close()
+		in, out = c, c
+	} else {
+		in, out = os.NewFile(uintptr(o.deciderIn), "decider-in"), os.NewFile(uintptr(o.deciderOut), "decider-out")
+	}
+	type opened struct {
+		link  *decider.Link
+		hello decider.Hello
+		err   error
+	}
+	hi := make(chan opened, 1)
+	go func() {
+		link, hello, err := decider.Open(in, out)
+		hi <- opened{link, hello, err}
+	}()
+	var link *decider.Link
+	var hello decider.Hello
+	select {
+	case <-lifeline:
+		return nil
+	case <-sig:
+		return nil
+	case o := <-hi:
+		if o.err != nil {
+			return fmt.Errorf("decider: %w", o.err)
+		}
+		link, hello = o.link, o.hello
+	}
+	defer link.Close()
+	allowed, err1 := policy.ParseHostList(hello.AllowedDomains)
+	denied, err2 := policy.ParseHostList(hello.DeniedDomains)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("decider hello: %w", err)
+	}
+	rules := &netpolicy.Rules{Allowed: allowed, Denied: denied}
+	e := &proxy.Egress{
+		Rules:     func() *netpolicy.Rules { return rules },
+		Listed:    func() []netip.Prefix { return proxy.FilterDeniedRanges },
+		HostAddrs: interfaceAddrs,
+		Log:       log,
+		TLS:       term,
+		Filter:    &proxy.Filter{Decider: link, StripResponse: o.strip, PlaintextHeaderSet: o.plaintextHeaderSet},
+	}
+	served := make(chan error, 1)
+	go func() { served <- (&proxy.HTTP{Egress: e}).Serve(l) }()
+	fmt.Fprintf(stderr, "srt-proxy: listening on %s\n", l.Addr())
+	select {
+	case <-lifeline:
+		return nil
+	case <-sig:
+		return nil
+	case err := <-served:
+		return err
+	case <-link.Done():
+		// The requests that were waiting are being answered 503; give
+		// them a moment to be written.
+		l.Close()
+		time.Sleep(200 * time.Millisecond)
+		return fmt.Errorf("decider: %v; exiting", link.Err())
+	}
+}
+
+func interfaceAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
+}
+
+// reportRSS prints the resident set size every period (Linux).
+func reportRSS(every time.Duration, stderr io.Writer) {
+	for range time.Tick(every) {
+		b, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			return
+		}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return
+		}
+		pages, _ := strconv.ParseInt(f[1], 10, 64)
+		fmt.Fprintf(stderr, "srt-proxy rss %d\n", pages*int64(os.Getpagesize()))
+	}
+}

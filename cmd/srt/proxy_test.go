@@ -1,0 +1,353 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"srt.dev/internal/buildversion"
+	"srt.dev/internal/testenv"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/proxy/decider"
+)
+
+func TestProxyArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give one of --listen HOST:PORT and --listen-fd N"},
+		{[]string{"--listen", "127.0.0.1:0", "--listen-fd", "3", "--decider-fd", "4"}, "give one of --listen"},
+		{[]string{"--listen", "127.0.0.1:0"}, "give --decider-fd N (a socket), or both"},
+		{[]string{"--listen", "127.0.0.1:0", "--decider-in", "3"}, "give --decider-fd N (a socket), or both"},
+		{[]string{"--listen", "127.0.0.1:0", "--decider-fd", "3", "--decider-in", "4", "--decider-out", "5"}, "not both"},
+		{[]string{"--listen-fd", "x", "--decider-fd", "4"}, `--listen-fd must be a file descriptor number, not "x"`},
+		{[]string{"--listen-fd", "-1", "--decider-fd", "4"}, "--listen-fd must be a file descriptor number"},
+		{[]string{"--listen-fd", "3", "--decider-fd", "4", "--bogus"}, `unknown argument "--bogus"`},
+		{[]string{"--listen-fd", "3", "--decider-fd"}, "--decider-fd needs a value"},
+		{[]string{"--listen-fd", "3", "--decider-fd", "4", "--debug=yes"}, "--debug takes no value"},
+		{[]string{"--listen-fd", "3", "--decider-fd", "4", "--listen-any-interface"}, "--listen-any-interface goes with --listen"},
+		{[]string{"--listen", "0.0.0.0:0", "--decider-fd", "4"}, "is not a loopback address"},
+	} {
+		t.Setenv("SRT_PROXY_REPORT_RSS_MS", "")
+		var out, errb bytes.Buffer
+		code := run(append([]string{"proxy"}, tc.args...), strings.NewReader(""), &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("srt proxy %q = exit %d, %q; want exit 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+	t.Setenv("SRT_PROXY_REPORT_RSS_MS", "soon")
+	var out, errb bytes.Buffer
+	if code := run([]string{"proxy", "--listen-fd", "3", "--decider-fd", "4"}, nil, &out, &errb); code != 2 {
+		t.Errorf("bad SRT_PROXY_REPORT_RSS_MS = exit %d %q", code, errb.String())
+	}
+	t.Setenv("SRT_PROXY_REPORT_RSS_MS", "")
+	errb.Reset()
+	code := run([]string{"proxy", "--listen", "0.0.0.0:0", "--listen-any-interface", "--decider-fd", "99"}, nil, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "warning: listening on 0.0.0.0:") || !strings.Contains(errb.String(), "--decider-fd 99 is not a socket") {
+		t.Errorf("--listen-any-interface with a closed decider fd = exit %d, %q", code, errb.String())
+	}
+	out.Reset()
+	if code := run([]string{"proxy", "--version"}, nil, &out, &errb); code != 0 || out.String() != "srt-proxy "+buildversion.Version(version)+"\n" {
+		t.Errorf("srt proxy --version = %d %q", code, out.String())
+	}
+}
+
+// proxyRun is srt proxy started as a process, with a test decider at the
+// other end of its --decider-fd.
+type proxyRun struct {
+	cmd      *exec.Cmd
+	addr     string
+	decider  net.Conn
+	lifeline *os.File
+	stderr   *bytes.Buffer
+	exited   chan error
+}
+
+// startProxy runs srt proxy with a listener on descriptor 3, the decider
+// socket on 4, the lifeline on 5 and, when ca is set, the CA on 6; it
+// answers the hello with hello ("": not at all) and leaves the rest to
+// the caller.
+func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyRun {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, _ := l.(*net.TCPListener).File()
+	l.Close()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "decider"), os.NewFile(uintptr(fds[1]), "proxy")
+	dc, _ := net.FileConn(ours)
+	ours.Close()
+	lifeR, lifeW, _ := os.Pipe()
+	files := []*os.File{lf, theirs, lifeR}
+	args := []string{"proxy", "--listen-fd", "3", "--decider-fd", "4", "--lifeline-fd", "5", "--strip-response-header", "x_secret"}
+	if ca != nil {
+		caFile := filepath.Join(t.TempDir(), "ca.pem")
+		der, _ := x509.MarshalPKCS8PrivateKey(ca.Key)
+		os.WriteFile(caFile, append(ca.PEM, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})...), 0o600)
+		f, _ := os.Open(caFile)
+		files = append(files, f)
+		args = append(args, "--ca-fd", "6")
+	}
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "SRT_TEST_CLI=1"), env...)
+	cmd.ExtraFiles = files
+	p := &proxyRun{cmd: cmd, decider: dc, lifeline: lifeW, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
+	p.addr = l.Addr().String()
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		f.Close()
+	}
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); dc.Close(); lifeW.Close() })
+	dc.SetDeadline(time.Now().Add(30 * time.Second))
+	if b, err := decider.ReadFrame(dc, decider.MaxFrame); err != nil || string(b) != `{"t":"hello","proto":1}` {
+		t.Fatalf("proxy hello = %q, %v (stderr %s)", b, err, p.stderr)
+	}
+	if hello != "" {
+		decider.WriteFrame(dc, []byte(hello))
+	}
+	return p
+}
+
+// answer replies to each req frame with verdict(req) until the link ends.
+func (p *proxyRun) answer(verdict func(decider.Req) string) {
+	go func() {
+		for {
+			b, err := decider.ReadFrame(p.decider, decider.MaxBodyFrame)
+			if err != nil {
+				return
+			}
+			r, _ := decider.ParseReq(b)
+			decider.WriteFrame(p.decider, []byte(verdict(r)))
+		}
+	}()
+}
+
+func (p *proxyRun) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(20 * time.Second):
+		t.Fatalf("srt proxy did not exit; stderr:\n%s", p.stderr)
+	}
+	return -1
+}
+
+func curl(t *testing.T, args ...string) (string, error) {
+	out, err := exec.Command("curl", append([]string{"-sS", "--max-time", "20"}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// TestProxyDecider runs srt proxy with a decider: a plain request is
+// decided and forwarded, a CONNECT is terminated with the --ca-fd CA
+// (curl trusts only that CA), and the proxy exits when its lifeline
+// closes.
+func TestProxyDecider(t *testing.T) {
+	testenv.Require(t, "curl")
+	up := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Secret", "s")
+		fmt.Fprintf(w, "%s %s x-added=%s", r.Method, r.RequestURI, r.Header.Get("X-Added"))
+	}))
+	defer up.Close()
+	plain := httptest.NewServer(up.Config.Handler)
+	defer plain.Close()
+	dir := t.TempDir()
+	upPEM := filepath.Join(dir, "upstream.pem")
+	os.WriteFile(upPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o644)
+	ca, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caPEM := filepath.Join(dir, "ca.pem")
+	os.WriteFile(caPEM, ca.PEM, 0o644)
+
+	p := startProxy(t, `{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`, ca, "SSL_CERT_FILE="+upPEM)
+	var frames []string
+	p.answer(func(r decider.Req) string {
+		b, _ := json.Marshal(r)
+		frames = append(frames, string(b))
+		if r.Path == "/no" {
+			return fmt.Sprintf(`{"t":"verdict","id":%d,"action":"deny","status":451,"reason":"not here"}`, r.ID)
+		}
+		return fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow","setHeaders":{"x-added":"yes"}}`, r.ID)
+	})
+	out, err := curl(t, "--cacert", caPEM, "-x", "http://"+p.addr, up.URL+"/ok?x=1", "-D", "-")
+	if err != nil || !strings.Contains(out, "GET /ok?x=1 x-added=yes") || strings.Contains(strings.ToLower(out), "x-secret") {
+		t.Fatalf("curl through a terminated CONNECT = %v\n%s\nstderr:\n%s", err, out, p.stderr)
+	}
+	out, _ = curl(t, "-x", "http://"+p.addr, plain.URL+"/no", "-D", "-")
+	if !strings.Contains(out, "451 Unavailable For Legal Reasons") || !strings.Contains(out, "X-Deny-Reason: decider") || !strings.HasSuffix(out, "not here\n") {
+		t.Errorf("decider deny = %q", out)
+	}
+	out, _ = curl(t, "-x", "http://"+p.addr, "http://evil.example/", "-D", "-")
+	if !strings.Contains(out, "403 Forbidden") || !strings.Contains(out, "X-Deny-Reason: host_not_allowed") {
+		t.Errorf("host outside the lists = %q", out)
+	}
+	if len(frames) < 1 || !strings.Contains(frames[0], `"sni"`) && !strings.Contains(frames[0], `"path":"/ok","query":"x=1"`) {
+		t.Errorf("frames = %q", frames)
+	}
+	p.lifeline.Close()
+	if code := p.wait(t); code != 0 {
+		t.Errorf("exit after the lifeline closed = %d; stderr:\n%s", code, p.stderr)
+	}
+}
+
+// TestProxyDeciderBroken: without --ca-fd a CONNECT is refused; a
+// decider that breaks the protocol gets the request a 503 and the proxy
+// exits 1.
+func TestProxyDeciderBroken(t *testing.T) {
+	testenv.Require(t, "curl")
+	p := startProxy(t, `{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`, nil)
+	out, err := curl(t, "-x", "http://"+p.addr, "https://127.0.0.1:1/")
+	if err == nil || !strings.Contains(out, "CONNECT tunnel failed, response 403") {
+		t.Errorf("CONNECT without a CA = %v %q", err, out)
+	}
+	c, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n")
+	b, _ := io.ReadAll(c)
+	if want := "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nX-Deny-Reason: opaque_tunnel\r\n\r\nthis proxy does not tunnel CONNECTs it cannot inspect"; string(b) != want {
+		t.Errorf("CONNECT without a CA = %q, want %q", b, want)
+	}
+	p.answer(func(r decider.Req) string {
+		return fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow","x":null}`, r.ID)
+	})
+	out, _ = curl(t, "-x", "http://"+p.addr, "http://127.0.0.1:1/", "-D", "-")
+	if !strings.Contains(out, "503 Service Unavailable") || !strings.Contains(out, "X-Deny-Reason: decider_unavailable") {
+		t.Errorf("with a broken decider = %q", out)
+	}
+	if code := p.wait(t); code != 1 || !regexp.MustCompile(`srt-proxy: decider: .*null`).MatchString(p.stderr.String()) {
+		t.Errorf("exit = %d; stderr:\n%s", code, p.stderr)
+	}
+}
+
+// TestProxyExampleDecider builds examples/decider and runs it as the
+// documentation shows: it starts srt proxy, and curl goes through.
+func TestProxyExampleDecider(t *testing.T) {
+	testenv.Require(t, "curl")
+	bin := srtBinDir(t)
+	dec := filepath.Join(t.TempDir(), "decider")
+	if out, err := exec.Command("go", "build", "-o", dec, "srt.dev/examples/decider").CombinedOutput(); err != nil {
+		t.Fatalf("building the example: %v\n%s", err, out)
+	}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s via=%s\n", r.URL.Path, r.Header.Get("X-Proxied-By"))
+	}))
+	defer up.Close()
+	cmd := exec.Command(dec, "-srt", filepath.Join(bin, "srt"), "-listen", "127.0.0.1:0",
+		"-allow", "127.0.0.1", "-deny-path", "/admin", "-header", "x-proxied-by=decider", "--", "--plaintext-header-set")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	for addr == "" && lines.Scan() {
+		addr, _ = strings.CutPrefix(lines.Text(), "srt-proxy: listening on ")
+	}
+	go io.Copy(io.Discard, stderr)
+	if addr == "" {
+		t.Fatal("srt proxy did not say where it listens")
+	}
+	if out, err := curl(t, "-x", "http://"+addr, up.URL+"/hello"); err != nil || out != "/hello via=decider\n" {
+		t.Errorf("allowed = %v %q", err, out)
+	}
+	if out, _ := curl(t, "-x", "http://"+addr, up.URL+"/admin/x", "-D", "-"); !strings.Contains(out, " 403 ") || !strings.Contains(out, "refused by the example decider") {
+		t.Errorf("denied path = %q", out)
+	}
+	if out, _ := curl(t, "-x", "http://"+addr, "http://example.com/", "-D", "-"); !strings.Contains(out, "X-Deny-Reason: host_not_allowed") {
+		t.Errorf("host not allowed = %q", out)
+	}
+}
+
+// TestProxyDeciderPipes runs srt proxy with --listen and the decider on a
+// pair of pipes (--decider-in, --decider-out), and RSS reports on.
+func TestProxyDeciderPipes(t *testing.T) {
+	testenv.Require(t, "curl")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "up") }))
+	defer up.Close()
+	toProxyR, toProxyW, _ := os.Pipe()
+	fromProxyR, fromProxyW, _ := os.Pipe()
+	cmd := exec.Command(os.Args[0], "proxy", "--listen", "127.0.0.1:0", "--decider-in", "3", "--decider-out", "4")
+	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "SRT_PROXY_REPORT_RSS_MS=20")
+	cmd.ExtraFiles = []*os.File{toProxyR, fromProxyW}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toProxyR.Close()
+	fromProxyW.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if b, err := decider.ReadFrame(fromProxyR, decider.MaxFrame); err != nil || string(b) != `{"t":"hello","proto":1}` {
+		t.Fatalf("proxy hello = %q, %v", b, err)
+	}
+	decider.WriteFrame(toProxyW, []byte(`{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`))
+	go func() {
+		for {
+			b, err := decider.ReadFrame(fromProxyR, decider.MaxFrame)
+			if err != nil {
+				return
+			}
+			r, _ := decider.ParseReq(b)
+			decider.WriteFrame(toProxyW, []byte(fmt.Sprintf(`{"t":"verdict","id":%d,"action":"allow"}`, r.ID)))
+		}
+	}()
+	lines := bufio.NewScanner(stderr)
+	var addr string
+	rss := false
+	for (addr == "" || !rss) && lines.Scan() {
+		if a, ok := strings.CutPrefix(lines.Text(), "srt-proxy: listening on "); ok {
+			addr = a
+		}
+		rss = rss || regexp.MustCompile(`^srt-proxy rss [1-9][0-9]*$`).MatchString(lines.Text())
+	}
+	go io.Copy(io.Discard, stderr)
+	if out, err := curl(t, "-x", "http://"+addr, up.URL+"/"); err != nil || out != "up" {
+		t.Errorf("through srt proxy = %v %q", err, out)
+	}
+	// The decider goes: the proxy exits 1.
+	toProxyW.Close()
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 1 {
+		t.Errorf("exit after the decider closed = %v", err)
+	}
+}
+
+// TestProxyLifelineBeforeHello: the proxy waiting for a decider that
+// never says hello still exits when its lifeline closes.
+func TestProxyLifelineBeforeHello(t *testing.T) {
+	p := startProxy(t, "", nil)
+	p.lifeline.Close()
+	if code := p.wait(t); code != 0 {
+		t.Errorf("exit = %d; stderr:\n%s", code, p.stderr)
+	}
+}

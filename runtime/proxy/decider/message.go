@@ -1,0 +1,328 @@
+package decider
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Proto is the protocol version this package speaks.
+const Proto = 1
+
+// Actions of a verdict.
+const (
+	ActionAllow    = "allow"
+	ActionDeny     = "deny"
+	ActionNeedBody = "need_body"
+)
+
+// Hello is the decider's answer to the proxy's hello: the hosts it wants
+// to be asked about. A request to a host that AllowedDomains does not
+// match, or that DeniedDomains matches, is refused without asking. The
+// entries follow the allowedDomains and deniedDomains grammar of the
+// settings file (ValidEntry).
+type Hello struct {
+	AllowedDomains []string
+	DeniedDomains  []string
+}
+
+// MarshalJSON writes the decider's hello frame.
+func (h Hello) MarshalJSON() ([]byte, error) {
+	type wire struct {
+		T       string   `json:"t"`
+		Proto   int      `json:"proto"`
+		Allowed []string `json:"allowedDomains"`
+		Denied  []string `json:"deniedDomains,omitempty"`
+	}
+	allowed := h.AllowedDomains
+	if allowed == nil {
+		allowed = []string{}
+	}
+	return json.Marshal(wire{"hello", Proto, allowed, h.DeniedDomains})
+}
+
+// ProxyHello is the proxy's first frame.
+var ProxyHello = []byte(`{"t":"hello","proto":1}`)
+
+// ParseHello parses the decider's hello: proto 1, allowedDomains
+// (required, may be empty) and deniedDomains (optional, never empty).
+func ParseHello(b []byte) (Hello, error) {
+	m, err := object(b, []string{"t", "proto", "allowedDomains"}, []string{"deniedDomains"})
+	if err != nil {
+		return Hello{}, err
+	}
+	if err := wantType(m, "hello"); err != nil {
+		return Hello{}, err
+	}
+	var proto int
+	var h Hello
+	if err := field(m, "proto", &proto); err != nil {
+		return Hello{}, err
+	}
+	if proto != Proto {
+		return Hello{}, violation("proto %d is not supported (this proxy speaks %d)", proto, Proto)
+	}
+	if err := field(m, "allowedDomains", &h.AllowedDomains); err != nil {
+		return Hello{}, err
+	}
+	if err := field(m, "deniedDomains", &h.DeniedDomains); err != nil {
+		return Hello{}, err
+	}
+	if _, ok := m["deniedDomains"]; ok && len(h.DeniedDomains) == 0 {
+		return Hello{}, violation(`"deniedDomains" is empty (leave it out)`)
+	}
+	for i, e := range h.AllowedDomains {
+		if err := ValidEntry(e, false); err != nil {
+			return Hello{}, violation("allowedDomains[%d] %q: %v", i, e, err)
+		}
+	}
+	for i, e := range h.DeniedDomains {
+		if err := ValidEntry(e, true); err != nil {
+			return Hello{}, violation("deniedDomains[%d] %q: %v", i, e, err)
+		}
+	}
+	return h, nil
+}
+
+func wantType(m map[string]json.RawMessage, t string) error {
+	var got string
+	if err := field(m, "t", &got); err != nil {
+		return err
+	}
+	if got != t {
+		return violation("a %q frame where %q was expected", got, t)
+	}
+	return nil
+}
+
+// Req is one request the proxy asks about. Host is canonical; Path and
+// Query are as the client spelled them; HostHeader, SNI, Query and Headers
+// are left out of the frame when empty. SNI is set only inside a
+// terminated tunnel. Headers are keyed by lower-case name, without Host
+// and the hop-by-hop headers.
+type Req struct {
+	ID         uint64              `json:"id"`
+	Method     string              `json:"method"`
+	Host       string              `json:"host"`
+	Port       int                 `json:"port"`
+	HostHeader string              `json:"hostHeader,omitempty"`
+	SNI        string              `json:"sni,omitempty"`
+	Path       string              `json:"path"`
+	Query      string              `json:"query,omitempty"`
+	Headers    map[string][]string `json:"headers,omitempty"`
+}
+
+// MarshalJSON writes the req frame.
+func (r Req) MarshalJSON() ([]byte, error) {
+	type plain Req
+	type wire struct {
+		T string `json:"t"`
+		plain
+	}
+	return json.Marshal(wire{"req", plain(r)})
+}
+
+// ParseReq parses a req frame, for deciders written in Go.
+func ParseReq(b []byte) (Req, error) {
+	m, err := object(b, []string{"t", "id", "method", "host", "port", "path"}, []string{"hostHeader", "sni", "query", "headers"})
+	if err != nil {
+		return Req{}, err
+	}
+	if err := wantType(m, "req"); err != nil {
+		return Req{}, err
+	}
+	var r Req
+	for name, v := range map[string]any{"id": &r.ID, "method": &r.Method, "host": &r.Host, "port": &r.Port,
+		"hostHeader": &r.HostHeader, "sni": &r.SNI, "path": &r.Path, "query": &r.Query, "headers": &r.Headers} {
+		if err := field(m, name, v); err != nil {
+			return Req{}, err
+		}
+	}
+	return r, nil
+}
+
+// Body is the request body a need_body verdict asked for: at most the
+// verdict's max bytes; Cut says the body was longer.
+type Body struct {
+	ID   uint64 `json:"id"`
+	Data []byte `json:"data"`
+	Cut  bool   `json:"cut,omitempty"`
+}
+
+// MarshalJSON writes the body frame (data in standard base64).
+func (b Body) MarshalJSON() ([]byte, error) {
+	type plain Body
+	type wire struct {
+		T string `json:"t"`
+		plain
+	}
+	return json.Marshal(wire{"body", plain(b)})
+}
+
+// ParseBody parses a body frame, for deciders written in Go.
+func ParseBody(b []byte) (Body, error) {
+	m, err := object(b, []string{"t", "id", "data"}, []string{"cut"})
+	if err != nil {
+		return Body{}, err
+	}
+	if err := wantType(m, "body"); err != nil {
+		return Body{}, err
+	}
+	var body Body
+	for name, v := range map[string]any{"id": &body.ID, "data": &body.Data, "cut": &body.Cut} {
+		if err := field(m, name, v); err != nil {
+			return Body{}, err
+		}
+	}
+	return body, nil
+}
+
+// A Verdict answers a req (or the body a need_body verdict asked for).
+//
+// allow may edit the request: SetHeaders replaces headers (name →
+// value), RemoveHeaders drops them, and Cred with Credential places a
+// credential (after removing the client's authorization,
+// proxy-authorization, cookie and x-api-key). deny answers the client
+// with Status (400-599) and Reason. need_body asks for up to Max bytes
+// of the body, once per request.
+type Verdict struct {
+	ID            uint64            `json:"id"`
+	Action        string            `json:"action"`
+	SetHeaders    map[string]string `json:"setHeaders,omitempty"`
+	RemoveHeaders []string          `json:"removeHeaders,omitempty"`
+	Cred          string            `json:"cred,omitempty"`
+	Credential    string            `json:"credential,omitempty"`
+	Status        int               `json:"status,omitempty"`
+	Reason        string            `json:"reason,omitempty"`
+	Max           int               `json:"max,omitempty"`
+}
+
+// MarshalJSON writes the verdict frame.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict
+	type wire struct {
+		T string `json:"t"`
+		plain
+	}
+	return json.Marshal(wire{"verdict", plain(v)})
+}
+
+// fields of each action.
+var actionFields = map[string][]string{
+	ActionAllow:    {"setHeaders", "removeHeaders", "cred", "credential"},
+	ActionDeny:     {"status", "reason"},
+	ActionNeedBody: {"max"},
+}
+
+// ParseVerdict parses and checks a verdict frame.
+func ParseVerdict(b []byte) (Verdict, error) {
+	m, err := object(b, []string{"t", "id", "action"}, []string{"setHeaders", "removeHeaders", "cred", "credential", "status", "reason", "max"})
+	if err != nil {
+		return Verdict{}, err
+	}
+	if err := wantType(m, "verdict"); err != nil {
+		return Verdict{}, err
+	}
+	var v Verdict
+	for name, p := range map[string]any{"id": &v.ID, "action": &v.Action, "setHeaders": &v.SetHeaders,
+		"removeHeaders": &v.RemoveHeaders, "cred": &v.Cred, "credential": &v.Credential,
+		"status": &v.Status, "reason": &v.Reason, "max": &v.Max} {
+		if err := field(m, name, p); err != nil {
+			return Verdict{}, err
+		}
+	}
+	allowed, ok := actionFields[v.Action]
+	if !ok {
+		return Verdict{}, violation("action %q is not allow, deny or need_body", v.Action)
+	}
+	for k := range m {
+		if k != "t" && k != "id" && k != "action" && !contains(allowed, k) {
+			return Verdict{}, violation("%q does not go with action %q", k, v.Action)
+		}
+	}
+	if v.ID == 0 {
+		return Verdict{}, violation("id 0 (ids start at 1)")
+	}
+	return v, v.check(m)
+}
+
+func (v Verdict) check(m map[string]json.RawMessage) error {
+	present := func(k string) bool { _, ok := m[k]; return ok }
+	switch v.Action {
+	case ActionAllow:
+		if present("setHeaders") && len(v.SetHeaders) == 0 {
+			return violation(`"setHeaders" is empty (leave it out)`)
+		}
+		for name, value := range v.SetHeaders {
+			if err := editableHeader(name); err != nil {
+				return violation("setHeaders %q: %v", name, err)
+			}
+			if !textOK(value) {
+				return violation("setHeaders %q: the value holds a control character", name)
+			}
+		}
+		if present("removeHeaders") && len(v.RemoveHeaders) == 0 {
+			return violation(`"removeHeaders" is empty (leave it out)`)
+		}
+		for _, name := range v.RemoveHeaders {
+			if err := editableHeader(name); err != nil {
+				return violation("removeHeaders %q: %v", name, err)
+			}
+		}
+		if present("cred") != present("credential") {
+			return violation(`"cred" and "credential" go together`)
+		}
+		if present("cred") && (!token(v.Cred) || v.Credential == "" || !textOK(v.Credential)) {
+			return violation(`"cred" must be a lower-case token and "credential" a non-empty value without control characters`)
+		}
+	case ActionDeny:
+		if !present("status") || v.Status < 400 || v.Status > 599 {
+			return violation("deny needs a status of 400-599")
+		}
+		if present("reason") && (v.Reason == "" || !textOK(v.Reason)) {
+			return violation(`"reason" must be non-empty text without control characters (tab allowed)`)
+		}
+	case ActionNeedBody:
+		if v.Max < 1 || v.Max > MaxBody {
+			return violation("need_body max must be 1-%d", MaxBody)
+		}
+	}
+	return nil
+}
+
+// editableHeader refuses what a decider may not name: anything but a
+// lower-case token, and the headers that frame the message or route it.
+func editableHeader(name string) error {
+	if !token(name) {
+		return violation("not a lower-case header name")
+	}
+	switch name {
+	case "host", "content-length", "transfer-encoding", "connection", "keep-alive", "te", "trailer",
+		"upgrade", "proxy-connection", "proxy-authenticate", "proxy-authorization":
+		return violation("the proxy owns this header")
+	}
+	return nil
+}
+
+// token reports whether s is a non-empty lower-case HTTP token.
+func token(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// textOK reports whether s has no control character but tab.
+func textOK(s string) bool {
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return false
+		}
+	}
+	return true
+}
