@@ -56,3 +56,8 @@ fuzz ./runtime/proxy FuzzSOCKS 200000x
 fuzz ./runtime/proxy FuzzHTTP 200000x
 fuzz ./runtime/proxy FuzzSwap 200000x
 fuzz ./runtime/proxy FuzzPeek 20000x
+fuzz ./runtime/proxy FuzzFilterHead 150000x
+fuzz ./runtime/proxy FuzzParseAuthorization 150000x
+fuzz ./runtime/proxy/decider FuzzVerdict 300000x
+fuzz ./runtime/secrets FuzzMask 30000x
+fuzz ./schema FuzzPlain 3000x
