@@ -44,6 +44,7 @@ var Rules = []Rule{
 	{"SRT160", "deny-write-over-root", Warning, "a denyWrite at or above an allowWrite root makes the whole root read-only"},
 	{"SRT170", "glob-not-enforceable", Warning, "a target cannot enforce this glob as written"},
 	{"SRT171", "glob-snapshot", Note, "Linux and Windows expand a deny glob when the sandbox starts: files created later are not covered"},
+	{"SRT172", "allow-not-granted", Warning, "an allow entry that Linux grants grants nothing on macOS (a path under /tmp, /var or /etc that macOS names under /private, as the reference's profile does)"},
 	{"SRT180", "deny-never-matches", Warning, "a deny entry can never match anything"},
 	{"SRT190", "mask-without-tls", Error, "a credential is masked, but without network.tlsTerminate the real value is injected into plaintext traffic"},
 	{"SRT191", "mask-inject-wildcard", Warning, "a masked credential's real value goes to every host under a wildcard: anyone with a host there receives it"},
@@ -119,6 +120,7 @@ func Lint(src *query.Source, opts Options) []Finding {
 	l.neverMatch()
 	l.masks()
 	l.credentials()
+	l.notGranted()
 	sort.SliceStable(l.out, func(i, j int) bool {
 		a, b := l.out[i], l.out[j]
 		if ka, kb := posKey(a.Origin.Pos), posKey(b.Origin.Pos); ka != kb {

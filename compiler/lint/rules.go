@@ -377,3 +377,25 @@ func (l *linter) credentials() {
 		}
 	}
 }
+
+// notGranted: SRT172. An allowWrite or allowRead entry that decides the
+// Linux answer for its own path, where macOS answers deny.
+func (l *linter) notGranted() {
+	fs := &l.p.Filesystem
+	if fs.Disabled {
+		return
+	}
+	check := func(list string, rules []policy.PathRule, ask func(string, query.Target) query.Decision) {
+		for _, r := range userRules(rules) {
+			if r.Pattern {
+				continue
+			}
+			lin, mac := ask(r.Path, query.Linux), ask(r.Path, query.MacOS)
+			if lin.Allow && lin.Rule == r.Origin && !mac.Allow {
+				l.addOn("SRT172", []query.Target{query.MacOS}, r.Origin, "%s %q grants nothing on macOS: %s", list, r.Path, mac.Why)
+			}
+		}
+	}
+	check("allowWrite", fs.AllowWrite, l.e.Write)
+	check("allowRead", fs.AllowRead, l.e.Read)
+}
