@@ -3,6 +3,7 @@ package netpolicy
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"srt.dev/compiler/policy"
 )
@@ -36,6 +37,15 @@ type Rules struct {
 	// Source is the settings file the rules come from, named in the
 	// explanation of a refusal (Explain); "" means unknown.
 	Source string
+
+	// The indexes of Allowed and Denied, made on first use: a generated
+	// allow list has up to 180,000 entries, and every connection asks.
+	once            sync.Once
+	allowed, denied *policy.HostIndex
+}
+
+func (r *Rules) index() {
+	r.once.Do(func() { r.allowed, r.denied = r.Allowed.Index(), r.Denied.Index() })
 }
 
 // A Decision is the verdict on one connection.
@@ -61,14 +71,15 @@ func Decide(ctx context.Context, r *Rules, rawHost string, port int, commandID s
 	if err != nil {
 		return Decision{Reason: ReasonMalformed}
 	}
-	if rule, ok := r.Denied.Match(host, port); ok {
+	r.index()
+	if rule, ok := r.denied.Match(host, port); ok {
 		reason := ReasonDenyList
 		if text, ok := r.DeniedReasons[rule.Entry]; ok && text != "" {
 			reason = text
 		}
 		return Decision{Host: host, Reason: reason, Rule: &rule}
 	}
-	if rule, ok := r.Allowed.Match(host, port); ok {
+	if rule, ok := r.allowed.Match(host, port); ok {
 		return Decision{Allow: true, Host: host, Rule: &rule}
 	}
 	if r.Strict {
