@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/netpolicy"
@@ -87,11 +88,32 @@ type Options struct {
 type Evaluator struct {
 	p    *policy.Policy
 	opts Options
+	net  *lazyRules
+}
+
+// lazyRules are the network rules of the policy, made on first use (with
+// their indexes, once for every question).
+type lazyRules struct {
+	once sync.Once
+	r    *netpolicy.Rules
 }
 
 // New returns an evaluator of p. p must not change while it is used.
 func New(p *policy.Policy, opts Options) *Evaluator {
-	return &Evaluator{p: p, opts: opts}
+	return &Evaluator{p: p, opts: opts, net: &lazyRules{}}
+}
+
+// rules are the rules the proxies would enforce.
+func (e *Evaluator) rules() *netpolicy.Rules {
+	n := &e.p.Network
+	make := func() *netpolicy.Rules {
+		return &netpolicy.Rules{Allowed: n.Allowed, Denied: n.Denied, DeniedReasons: n.DeniedReasons, Strict: n.StrictAllowlist}
+	}
+	if e.net == nil {
+		return make()
+	}
+	e.net.once.Do(func() { e.net.r = make() })
+	return e.net.r
 }
 
 // Policy returns the policy e answers about.
@@ -189,7 +211,7 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 		port = 443
 	}
 	n := &e.p.Network
-	r := &netpolicy.Rules{Allowed: n.Allowed, Denied: n.Denied, DeniedReasons: n.DeniedReasons, Strict: n.StrictAllowlist}
+	r := e.rules()
 	// No ask callback and no per-command lists: the CLI installs neither
 	// (docs/reference.md#network-decision), so what no rule allows is denied.
 	d := netpolicy.Decide(context.Background(), r, host, port, "")
