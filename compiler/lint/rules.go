@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"srt.dev/compiler"
@@ -113,9 +114,16 @@ func (l *linter) wildcards() {
 func (l *linter) shadows() {
 	fs := &l.p.Filesystem
 	// An allowRead reopens only inside a denyRead.
+	denyAt := indexPaths(fs.DenyRead)
+	var denyPatterns []policy.PathRule
+	for _, d := range fs.DenyRead {
+		if d.Pattern {
+			denyPatterns = append(denyPatterns, d)
+		}
+	}
 	for _, a := range userRules(fs.AllowRead) {
-		inside := false
-		for _, d := range fs.DenyRead {
+		inside := len(denyAt.covering(a.Path)) > 0
+		for _, d := range denyPatterns {
 			if compiler.Covers(d, a.Path) {
 				inside = true
 			}
@@ -126,18 +134,20 @@ func (l *linter) shadows() {
 	}
 	// A write root inside another write root.
 	aw := userRules(fs.AllowWrite)
+	awAt := indexPaths(aw)
 	for i, a := range aw {
-		for j, b := range aw {
-			if i != j && a.Path != b.Path && !b.Pattern && compiler.Covers(b, a.Path) {
+		for _, j := range awAt.covering(a.Path) {
+			if b := aw[j]; i != j && a.Path != b.Path {
 				l.add("SRT141", a.Origin, "allowWrite %q is inside allowWrite %q (%s)", a.Path, b.Path, b.Origin.Key)
 				break
 			}
 		}
 	}
 	dr := userRules(fs.DenyRead)
+	drAt := indexPaths(dr)
 	for i, a := range dr {
-		for j, b := range dr {
-			if i != j && a.Path != b.Path && !b.Pattern && compiler.Covers(b, a.Path) && !l.reopenedBetween(b, a) {
+		for _, j := range drAt.covering(a.Path) {
+			if b := dr[j]; i != j && a.Path != b.Path && !l.reopenedBetween(b, a) {
 				l.add("SRT141", a.Origin, "denyRead %q is inside denyRead %q (%s)", a.Path, b.Path, b.Origin.Key)
 				break
 			}
@@ -146,19 +156,22 @@ func (l *linter) shadows() {
 	// Network: an allow entry the deny list always refuses, or another
 	// allow entry always decides first.
 	n := &l.p.Network
+	allowedAt := indexHosts(n.Allowed)
+	deniedAt := n.Denied.Index()
 	for i, a := range n.Allowed {
 		if a.Host == "*" || strings.HasPrefix(a.Host, "*.") {
 			host := "x" + strings.TrimPrefix(a.Host, "*")
-			if d, ok := n.Denied.Match(host, a.Port); ok && d.Port == 0 && (d.Host == "*" || strings.HasPrefix(d.Host, "*.") && strings.HasSuffix(a.Host, d.Host[1:])) {
+			if d, ok := deniedAt.Match(host, a.Port); ok && d.Port == 0 && (d.Host == "*" || strings.HasPrefix(d.Host, "*.") && strings.HasSuffix(a.Host, d.Host[1:])) {
 				l.add("SRT140", a.Origin, "allowedDomains %q is unreachable: deniedDomains %q (%s) refuses every host it names", a.Entry, d.Entry, d.Origin.Key)
 			}
 			continue
 		}
-		if d, ok := n.Denied.Match(a.Host, a.Port); ok && (d.Port == 0 || d.Port == a.Port) {
+		if d, ok := deniedAt.Match(a.Host, a.Port); ok && (d.Port == 0 || d.Port == a.Port) {
 			l.add("SRT140", a.Origin, "allowedDomains %q is unreachable: deniedDomains %q (%s) refuses it first", a.Entry, d.Entry, d.Origin.Key)
 			continue
 		}
-		for j, b := range n.Allowed {
+		for _, j := range allowedAt.candidates(a.Host) {
+			b := n.Allowed[j]
 			if i == j || strings.EqualFold(query.HostPort(a.Host, a.Port), query.HostPort(b.Host, b.Port)) {
 				continue // the same rule: a duplicate (SRT150)
 			}
@@ -271,13 +284,19 @@ func (l *linter) neverMatch() {
 	if fs.Disabled {
 		return
 	}
+	aw := userRules(fs.AllowWrite)
+	awAt := indexPaths(aw)
+	awPattern := false
+	var awPaths []string
+	for _, a := range aw {
+		awPattern = awPattern || a.Pattern
+		awPaths = append(awPaths, a.Path)
+	}
+	sort.Strings(awPaths)
 	for _, d := range userRules(fs.DenyWrite) {
-		reach := false
-		for _, a := range userRules(fs.AllowWrite) {
-			if compiler.Covers(d, a.Path) || compiler.Covers(a, d.Path) || a.Pattern || d.Pattern {
-				reach = true
-			}
-		}
+		// A write root at or above the deny, or one below it (a literal
+		// deny covers what lies below its path), or a glob on either side.
+		reach := len(aw) > 0 && (d.Pattern || awPattern || d.Path == "/" || len(awAt.covering(d.Path)) > 0 || hasBelow(awPaths, d.Path))
 		for _, a := range fs.AllowWrite {
 			if a.Origin == policy.Default && compiler.Covers(a, d.Path) {
 				reach = true
@@ -287,9 +306,18 @@ func (l *linter) neverMatch() {
 			l.add("SRT180", d.Origin, "denyWrite %q never matches anything writable: no allowWrite root is at, above or below it (writes are allow-only)", d.Path)
 		}
 	}
+	type spelled struct {
+		path    string
+		literal bool
+	}
+	lifts := map[spelled][]policy.PathRule{}
+	for _, a := range fs.AllowRead {
+		k := spelled{a.Path, a.Literal}
+		lifts[k] = append(lifts[k], a)
+	}
 	for _, d := range fs.DenyRead {
-		for _, a := range fs.AllowRead {
-			if a.Path == d.Path && a.Literal == d.Literal && !strings.HasPrefix(d.Origin.Key, "credentials.") {
+		for _, a := range lifts[spelled{d.Path, d.Literal}] {
+			if !strings.HasPrefix(d.Origin.Key, "credentials.") {
 				l.addOn("SRT180", []query.Target{query.Linux, query.MacOS}, d.Origin, "denyRead %q is lifted whole by allowRead %q (%s): it hides nothing (Windows: the deny wins)", d.Path, a.Path, a.Origin.Key)
 			}
 		}
@@ -398,4 +426,81 @@ func (l *linter) notGranted() {
 	}
 	check("allowWrite", fs.AllowWrite, l.e.Write)
 	check("allowRead", fs.AllowRead, l.e.Read)
+}
+
+// A pathIndex finds the literal rules of a list (not globs) that cover a
+// path: the rule's path is the path or one of its ancestors (compiler.Covers
+// for a rule without glob characters).
+type pathIndex map[string][]int
+
+func indexPaths(rs []policy.PathRule) pathIndex {
+	x := pathIndex{}
+	for i, r := range rs {
+		if !r.Pattern {
+			x[r.Path] = append(x[r.Path], i)
+		}
+	}
+	return x
+}
+
+// covering returns, in list order, the literal rules that cover p.
+func (x pathIndex) covering(p string) []int {
+	var out []int
+	for a := p; ; {
+		out = append(out, x[a]...)
+		i := strings.LastIndexByte(a, '/')
+		if i <= 0 {
+			if a != "/" {
+				out = append(out, x["/"]...)
+			}
+			break
+		}
+		a = a[:i]
+	}
+	sort.Ints(out)
+	return out
+}
+
+// hasBelow reports whether sorted holds a path strictly below dir.
+func hasBelow(sorted []string, dir string) bool {
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	i := sort.SearchStrings(sorted, prefix)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], prefix)
+}
+
+// A hostIndex finds the allow rules that may match a host: the same name,
+// a wildcard over it, or "*".
+type hostIndex struct {
+	exact, suffix map[string][]int
+	star          []int
+}
+
+func indexHosts(l policy.HostList) *hostIndex {
+	x := &hostIndex{exact: map[string][]int{}, suffix: map[string][]int{}}
+	for i, r := range l {
+		h := strings.ToLower(r.Host)
+		switch {
+		case h == "*":
+			x.star = append(x.star, i)
+		case strings.HasPrefix(h, "*."):
+			x.suffix[h[1:]] = append(x.suffix[h[1:]], i)
+		default:
+			x.exact[h] = append(x.exact[h], i)
+		}
+	}
+	return x
+}
+
+// candidates returns, in list order, the rules that may match host.
+func (x *hostIndex) candidates(host string) []int {
+	h := strings.ToLower(host)
+	out := append([]int(nil), x.exact[h]...)
+	for i := 0; i < len(h); i++ {
+		if h[i] == '.' {
+			out = append(out, x.suffix[h[i:]]...)
+		}
+	}
+	out = append(out, x.star...)
+	sort.Ints(out)
+	return out
 }
