@@ -10,134 +10,15 @@ import (
 // Read answers whether the command can read the host's content at p (a
 // path as Path returns it) on target t.
 func (e *Evaluator) Read(p string, t Target) Decision {
+	pl := e.on(t)
 	fs := &e.p.Filesystem
-	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
-		if t == Linux {
-			why := "credential mask: the command reads a copy"
-			if m.Mask != nil {
-				why += " showing " + MaskedPart(*m.Mask, true)
-			}
-			return Decision{Allow: true, Rule: m.Origin, Why: why}
-		}
-		return Decision{Rule: m.Origin, Why: "credential mask: " + string(t) + " cannot redirect a read, so the file is read-denied"}
+	if m, ok := firstCovering(pl, fs.CredentialMasks, p); ok {
+		return pl.credentialRead(m)
 	}
 	if fs.Disabled {
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
-	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
-		return Decision{Rule: policy.Default, Why: "the host's " + policy.TmpDir + " is hidden: " + privateTmpWhy}
-	}
-	if t == MacOS {
-		return e.readMac(p)
-	}
-	var reopened *policy.PathRule
-	var hiding *policy.PathRule
-	for _, d := range fs.DenyRead {
-		if !e.covers(d, p, t) {
-			continue
-		}
-		a, ok := e.reopener(d, p, t)
-		if !ok {
-			// The most specific deny that stays is the one to name.
-			if hiding == nil || len(d.Path) > len(hiding.Path) {
-				hiding = &d
-			}
-			continue
-		}
-		if reopened == nil {
-			reopened = &a
-		}
-	}
-	if hiding != nil {
-		return Decision{Rule: hiding.Origin, Why: e.denyWhy(*hiding, t)}
-	}
-	if reopened != nil {
-		why := "reopened inside a read deny by this rule"
-		if strings.HasPrefix(reopened.Origin.Key, "filesystem.allowWrite") {
-			why = "restored inside a read deny because it is a write root"
-		}
-		return Decision{Allow: true, Rule: reopened.Origin, Why: why}
-	}
-	why := "everything is readable unless a read deny hides it"
-	if t == Windows {
-		why = "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
-	}
-	return Decision{Allow: true, Rule: policy.Default, Why: why}
-}
-
-// reopener returns the rule that reopens p inside read deny d on t
-// (Linux and Windows; macOS follows its profile's rule order, see
-// readMac).
-//
-// The deny hides a unit: its path, or for a pattern the shallowest
-// ancestor of p that matches. Linux (runtime/resolve): an allowRead naming
-// the unit itself lifts the deny entirely; otherwise an allowRead or an
-// allowWrite strictly inside the unit is bound back. Windows: an explicit
-// allow ACE strictly below the denied object comes before the inherited
-// deny; on the object itself the deny comes first. Credential denies are
-// never reopened on Windows.
-func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.PathRule, bool) {
-	if isCredential(d) && t != Linux {
-		return policy.PathRule{}, false
-	}
-	unit := e.unit(d, p, t)
-	if t == Linux {
-		if a, ok := e.lifter(unit, t); ok {
-			return a, true
-		}
-	}
-	// Linux binds write roots back inside a read deny; a Windows write
-	// grant is an explicit ACE with read access.
-	for _, l := range [][]policy.PathRule{e.p.Filesystem.AllowRead, e.userWriteRoots()} {
-		for _, a := range l {
-			if !e.covers(a, p, t) {
-				continue
-			}
-			if strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
-				return a, true
-			}
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// lifter returns the allowRead that names the unit itself, which on Linux
-// lifts the deny entirely (nothing is mounted over it).
-func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
-	for _, a := range e.p.Filesystem.AllowRead {
-		if e.names(a, unit, t) {
-			return a, true
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// unit is what read deny d hides of p: its path, or for a pattern the
-// shallowest ancestor of p (or p) that matches; on Windows the nearest
-// (see nearestMatch).
-func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
-	var anc []string
-	for a := p; a != ""; a = dirOf(a, t) {
-		anc = append(anc, a)
-	}
-	if t == Windows {
-		return e.nearestMatch(d, anc)
-	}
-	for i := len(anc) - 1; i >= 0; i-- {
-		if e.names(d, anc[i], t) {
-			return anc[i]
-		}
-	}
-	return p
-}
-
-// names reports whether rule r names x itself (not an ancestor of x).
-func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
-	if !e.covers(r, x, t) {
-		return false
-	}
-	dir := dirOf(x, t)
-	return dir == "" || !e.covers(r, dir, t) || fold(e.expand(r.Path), t) == fold(x, t)
+	return pl.read(p)
 }
 
 // strictlyInside reports whether a lies below dir.
@@ -159,41 +40,13 @@ func (e *Evaluator) userWriteRoots() []policy.PathRule {
 	return out
 }
 
-func (e *Evaluator) denyWhy(d policy.PathRule, t Target) string {
-	why := "hidden by a read deny"
-	if d.Pattern {
-		switch t {
-		case Linux:
-			why += " (a glob: expanded when srt starts; files created later are not covered)"
-		case Windows:
-			if strings.ContainsAny(d.Path, "*?") {
-				why += " (a glob: expanded at initialize; files created later are not covered)"
-			}
-		}
-	}
-	return why
-}
-
-// firstCovering returns the first rule of l that covers p.
-func (e *Evaluator) firstCovering(l []policy.PathRule, p string, t Target) (policy.PathRule, bool) {
-	for _, r := range l {
-		if e.covers(r, p, t) {
-			return r, true
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// privateTmpWhy explains the Linux answers at and below policy.TmpDir.
-const privateTmpWhy = "the command's TMPDIR, a new, empty directory of each run mounted there, which no other run sees and which is removed when the run ends"
-
 // Write answers whether the command can change the host's file at p (a
 // path as Path returns it) on target t: create, modify or remove it, with
 // the change reaching the host.
 func (e *Evaluator) Write(p string, t Target) Decision {
 	fs := &e.p.Filesystem
 	if fs.Disabled {
-		if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok && t == Linux {
+		if m, ok := e.firstCoveringOn(fs.CredentialMasks, p, t); ok && t == Linux {
 			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
 		}
 		if t == Windows {
@@ -204,7 +57,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		}
 		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 	}
-	if d, ok := e.firstCovering(e.writeDenies(t), p, t); ok {
+	if d, ok := e.firstCoveringOn(e.writeDenies(t), p, t); ok {
 		why := "write deny: wins over allowWrite, even at or above a write root"
 		if d.Origin == policy.Mandatory {
 			why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
@@ -217,7 +70,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
 		return Decision{Allow: true, Rule: policy.Default, Why: "writable, but never the host's " + policy.TmpDir + ": " + privateTmpWhy}
 	}
-	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
+	if m, ok := e.firstCoveringOn(fs.CredentialMasks, p, t); ok {
 		if t == Linux {
 			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
 		}
@@ -256,32 +109,7 @@ func (e *Evaluator) Write(p string, t Target) Decision {
 		// never reach the host. Windows: a deny ACE of full access, writes
 		// included (the stricter reading; not verified on Windows). Both
 		// restore a write root at or inside the deny.
-		var hiding *policy.PathRule
-		for _, d := range fs.DenyRead {
-			if !e.covers(d, p, t) {
-				continue
-			}
-			unit := e.unit(d, p, t)
-			restored := false
-			if _, ok := e.lifter(unit, t); ok && t == Linux {
-				restored = true // nothing is mounted over it
-			}
-			for _, a := range e.userWriteRoots() {
-				if e.covers(a, p, t) && strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
-					restored = true
-				}
-			}
-			if t == Windows && isCredential(d) {
-				// The helper drops a write root at or under a credential
-				// deny (docs/reference.md#windows-session), as it drops a
-				// read grant there.
-				restored = false
-			}
-			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
-				hiding = &d
-			}
-		}
-		if hiding != nil {
+		if hiding := e.hiddenFromWrite(e.on(t).(layered), p); hiding != nil {
 			why := "hidden by a read deny: writes land in an empty tmpfs (or /dev/null) and never reach the host"
 			if t == Windows {
 				why = "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"

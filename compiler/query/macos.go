@@ -391,3 +391,15 @@ func rootOf(p string) string {
 	}
 	return ""
 }
+
+// macOS is the Seatbelt profile (emit/seatbelt), read as described at the
+// top of this file.
+type macOS struct{ *Evaluator }
+
+func (m macOS) covers(r policy.PathRule, p string) bool { return m.macCovers(r, p) }
+
+func (m macOS) credentialRead(c policy.PathRule) Decision {
+	return Decision{Rule: c.Origin, Why: "credential mask: " + string(MacOS) + " cannot redirect a read, so the file is read-denied"}
+}
+
+func (m macOS) read(p string) Decision { return m.readMac(p) }

@@ -134,48 +134,14 @@ func (e *Evaluator) expand(p string) string {
 	return p
 }
 
-// covers reports whether rule r covers p on target t: p is r's path or
-// below it, or, for a pattern, p or an ancestor matches.
+// covers reports whether rule r covers p on target t.
 func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
-	if t == MacOS {
-		return e.macCovers(r, p) // see macos.go
-	}
-	if t == Linux && r.Pattern {
-		// The directory behind ${HOME} or ${CWD} is a name, whatever its
-		// characters (the resolve step walks it as it is): compare in
-		// the symbolic form, where the root holds no metacharacter.
-		for _, root := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
-			if root.dir == "" || !strings.HasPrefix(r.Path, root.sym+"/") {
-				continue
-			}
-			dir := path.Clean(root.dir)
-			rel, ok := strings.CutPrefix(p, dir)
-			if dir == "/" {
-				rel, ok = p, true
-			}
-			if !ok || rel != "" && rel[0] != '/' {
-				return false // a pattern under the root covers nothing outside it
-			}
-			return compiler.Covers(r, root.sym+rel)
-		}
-	}
-	r.Path = e.expand(r.Path)
-	if t == Windows {
-		// Windows: only * and ? make a pattern; [ and ] are then a set,
-		// otherwise literal text. A literal entry with * or ? is skipped.
-		has := strings.ContainsAny(r.Path, "*?")
-		if r.Literal && has {
-			return false
-		}
-		r.Pattern = r.Pattern && has
-		return coversWindows(r, p)
-	}
-	return compiler.Covers(r, p)
+	return e.on(t).covers(r, p)
 }
 
-// inside reports whether rule a lies at or inside rule d on target t.
-func (e *Evaluator) inside(a, d policy.PathRule, t Target) bool {
-	return e.covers(d, e.expand(a.Path), t)
+// firstCoveringOn returns the first rule of l that covers p on target t.
+func (e *Evaluator) firstCoveringOn(l []policy.PathRule, p string, t Target) (policy.PathRule, bool) {
+	return firstCovering(e.on(t), l, p)
 }
 
 // isCredential reports whether a rule comes from credentials.files.

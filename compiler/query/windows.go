@@ -1,7 +1,6 @@
 package query
 
 import (
-	"path"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -23,22 +22,68 @@ import (
 //
 // These apply only on the Windows target.
 
-// fold is the identity of p on t: on Windows, names ignore case.
-func fold(p string, t Target) string {
-	if t == Windows {
-		return strings.ToLower(p)
+// windows is the ACL plan of windows/plan.json (emit/wfp): deny ACEs for
+// read denies and credential files, allow ACEs for grants, a
+// write-restricted token that writes only where a root's grant names it,
+// and WFP filters for the network.
+type windows struct{ *Evaluator }
+
+func (w windows) covers(r policy.PathRule, p string) bool {
+	r.Path = w.expand(r.Path)
+	// Only * and ? make a pattern; [ and ] are then a set, otherwise
+	// literal text. A literal entry with * or ? is skipped.
+	has := strings.ContainsAny(r.Path, "*?")
+	if r.Literal && has {
+		return false
 	}
-	return p
+	r.Pattern = r.Pattern && has
+	return coversWindows(r, p)
 }
 
-// dirOf returns the directory holding p on t, or "" when p is a root.
-func dirOf(p string, t Target) string {
-	if t != Windows {
-		if p == "/" || p == "." {
-			return ""
-		}
-		return path.Dir(p)
+func (w windows) credentialRead(m policy.PathRule) Decision {
+	return Decision{Rule: m.Origin, Why: "credential mask: " + string(Windows) + " cannot redirect a read, so the file is read-denied"}
+}
+
+func (w windows) read(p string) Decision { return w.readLayered(w, p) }
+
+// unit is the nearest match of read deny d at or above p (see
+// nearestMatch).
+func (w windows) unit(d policy.PathRule, p string) string {
+	var anc []string
+	for a := p; a != ""; a = windowsDir(a) {
+		anc = append(anc, a)
 	}
+	return w.nearestMatch(d, anc)
+}
+
+// restores: an explicit allow ACE strictly below the denied object comes
+// before the inherited deny; on the object itself the deny comes first.
+func (w windows) restores(a policy.PathRule, p, unit string) bool {
+	return strictlyInside(strings.ToLower(w.at(a, p)), strings.ToLower(unit))
+}
+
+// lifter: no allow ACE lifts a deny ACE on the same object.
+func (w windows) lifter(string) (policy.PathRule, bool) { return policy.PathRule{}, false }
+
+// sealed: the helper drops a read grant or write root at or under a
+// credential deny
+// (docs/reference.md#windows-session).
+func (w windows) sealed(d policy.PathRule) bool { return isCredential(d) }
+
+func (w windows) denyWhy(d policy.PathRule) string {
+	why := "hidden by a read deny"
+	if d.Pattern && strings.ContainsAny(d.Path, "*?") {
+		why += " (a glob: expanded at initialize; files created later are not covered)"
+	}
+	return why
+}
+
+func (w windows) readableWhy() string {
+	return "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
+}
+
+// windowsDir returns the directory holding p, or "" when p is a root.
+func windowsDir(p string) string {
 	if len(p) == 3 && p[1] == ':' && p[2] == '/' {
 		return "" // C:/
 	}
@@ -136,18 +181,15 @@ func (e *Evaluator) nearestMatch(d policy.PathRule, anc []string) string {
 	return anc[0]
 }
 
-// at is where grant a, which covers p, sits: its path, or on Windows for
-// a pattern the nearest match at or above p, which is where its allow ACE
+// at is where grant a, which covers p, sits: its path, or for a pattern
+// the nearest match at or above p, which is where its allow ACE
 // is (the pattern's text lies inside nothing).
-func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
-	if t != Windows {
-		return e.expand(a.Path)
-	}
+func (w windows) at(a policy.PathRule, p string) string {
 	var anc []string
-	for x := p; x != ""; x = dirOf(x, t) {
+	for x := p; x != ""; x = windowsDir(x) {
 		anc = append(anc, x)
 	}
-	return e.nearestMatch(a, anc)
+	return w.nearestMatch(a, anc)
 }
 
 // writeDenies are the write denies that apply on t. Windows has no
