@@ -124,3 +124,88 @@ func linuxDir(p string) string {
 	}
 	return path.Dir(p)
 }
+
+func (l linux) write(p string) Decision {
+	fs := &l.p.Filesystem
+	if fs.Disabled {
+		if m, ok := firstCovering(l, fs.CredentialMasks, p); ok {
+			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+		}
+		return l.disabledWrite()
+	}
+	if d, ok := writeDenied(l, fs.DenyWrite, p); ok {
+		return d
+	}
+	if d, ok := l.mandatoryBelow(p); ok {
+		return d
+	}
+	if l.inPrivateTmp(p) {
+		return Decision{Allow: true, Rule: policy.Default, Why: "writable, but never the host's " + policy.TmpDir + ": " + privateTmpWhy}
+	}
+	if m, ok := firstCovering(l, fs.CredentialMasks, p); ok {
+		return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+	}
+	root, ok := firstCovering(l, fs.AllowWrite, p)
+	if !ok {
+		return Decision{Rule: policy.Default, Why: noWriteRootWhy}
+	}
+	// A read deny is an empty tmpfs or /dev/null, so writes never reach
+	// the host, unless a write root at or inside the deny restores it.
+	if hiding := l.hiddenFromWrite(l, p); hiding != nil {
+		return Decision{Rule: hiding.Origin, Why: "hidden by a read deny: writes land in an empty tmpfs (or /dev/null) and never reach the host"}
+	}
+	why := rootWhy(root)
+	switch {
+	case root.Pattern:
+		why += " (a glob: expanded when srt starts)"
+	case root.Path == "/dev" || strings.HasPrefix(root.Path, "/dev/"):
+		if !bwrapDevices[strings.TrimPrefix(p, "/dev/")] {
+			return Decision{Rule: root.Origin, Why: "not a device of the sandbox's /dev (bubblewrap's --dev makes its own, with null, zero, full, random, urandom, tty, ptmx and the std streams): what is written there stays in the sandbox"}
+		}
+		why += " (the sandbox's own /dev, which bubblewrap's --dev makes; writes to a device reach that device)"
+	case root.Path != policy.Cwd && root.Path != policy.Home:
+		// The resolve step binds a write root only if it exists.
+		why += "; only if " + root.Path + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// bwrapDevices are the names below /dev that bubblewrap's --dev provides.
+var bwrapDevices = map[string]bool{
+	"null": true, "zero": true, "full": true, "random": true, "urandom": true, "tty": true,
+	"ptmx": true, "stdin": true, "stdout": true, "stderr": true,
+}
+
+// mandatoryBelow reports the mandatory deny that protects p below the
+// working directory: what the start-up scan finds, to
+// mandatoryDenySearchDepth, outside node_modules, and existing names only
+// (asked with Options.Exists; without it the name is assumed to exist).
+func (l linux) mandatoryBelow(p string) (Decision, bool) {
+	scan := l.p.Filesystem.MandatoryScan
+	if scan == nil {
+		return Decision{}, false
+	}
+	for c := range l.protectedNames(p, scan) {
+		if c.inNodeModules {
+			break // the scan does not search node_modules
+		}
+		found := c.level <= c.limit && (!c.file || c.end == c.n)
+		if found && l.opts.Exists != nil {
+			// The scan finds only what exists when srt starts.
+			found = l.opts.Exists(c.name())
+		}
+		if found {
+			return Decision{Rule: scan.Origin, Why: "mandatory write deny found by the start-up scan (to mandatoryDenySearchDepth), if the name exists when srt starts: one created later is writable"}, true
+		}
+	}
+	return Decision{}, false
+}
+
+func (l linux) remove(p string) Decision { return l.write(p) }
+
+func (l linux) unixSocket(string) Decision {
+	if l.p.Network.AllowAllUnixSockets {
+		return Decision{Allow: true, Rule: l.switchOrigin("network.allowAllUnixSockets"), Why: "no seccomp unix filter: every unix socket the file system lets it reach"}
+	}
+	return Decision{Rule: policy.Default, Why: "seccomp refuses socket(AF_UNIX): Linux cannot filter by path, so allowUnixSockets does not apply"}
+}

@@ -403,3 +403,110 @@ func (m macOS) credentialRead(c policy.PathRule) Decision {
 }
 
 func (m macOS) read(p string) Decision { return m.readMac(p) }
+
+func (m macOS) write(p string) Decision {
+	fs := &m.p.Filesystem
+	if fs.Disabled {
+		return m.disabledWrite()
+	}
+	if d, ok := writeDenied(m, fs.DenyWrite, p); ok {
+		return d
+	}
+	if d, ok := m.mandatoryBelow(p); ok {
+		return d
+	}
+	var root *policy.PathRule
+	for _, a := range fs.AllowWrite {
+		if m.macDropped(a) || !m.macAllows(a, p, macWrites) {
+			continue
+		}
+		// A pattern root allows its exact matches only.
+		gated := m.macGateWhy(a, macWrites) != ""
+		if root == nil || !gated {
+			root = &a
+		}
+		if !gated {
+			break // one that holds whatever exists wins
+		}
+	}
+	if root == nil {
+		return Decision{Rule: policy.Default, Why: noWriteRootWhy + m.macNotHeld(m.macWriteRoots(), p, macWrites)}
+	}
+	why := rootWhy(*root) + m.macGateWhy(*root, macWrites)
+	if m.macDeepProtectedDir(p) {
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, docs/reference.md#mandatory-denies)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// macDeepProtectedDir reports whether p is itself a mandatory directory
+// (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper
+// than directly in the working directory, which macOS protects only
+// inside.
+func (e *Evaluator) macDeepProtectedDir(p string) bool {
+	cwd := e.expand(policy.Cwd)
+	rest, ok := strings.CutPrefix(p, cwd+"/")
+	if !ok || e.p.Filesystem.MandatoryScan == nil {
+		return false
+	}
+	segs := strings.Split(rest, "/")
+	n := len(segs)
+	last := segs[n-1]
+	switch {
+	case n >= 2 && (last == ".vscode" || last == ".idea"):
+		return true
+	case n >= 3 && (segs[n-2] == ".git" && last == "hooks" || segs[n-2] == ".claude" && (last == "commands" || last == "agents")):
+		return true
+	}
+	return false
+}
+
+// mandatoryBelow reports the mandatory deny that protects p below the
+// working directory: the profile's regexes cover the names at any depth,
+// created later too. A protected directory directly in the working
+// directory is a subpath; one deeper is the pattern CWD/**/NAME/**
+// (docs/reference.md#mandatory-denies), which matches what is inside it,
+// not the directory itself: a deeper .vscode may be created, removed or
+// renamed, its contents may not be written.
+func (m macOS) mandatoryBelow(p string) (Decision, bool) {
+	scan := m.p.Filesystem.MandatoryScan
+	if scan == nil {
+		return Decision{}, false
+	}
+	for c := range m.protectedNames(p, scan) {
+		if !c.dir || c.level == 0 || c.end < c.n {
+			return Decision{Rule: scan.Origin, Why: "mandatory write deny below the working directory (any depth, names created later too)"}, true
+		}
+	}
+	return Decision{}, false
+}
+
+func (m macOS) unixSocket(p string) Decision {
+	n := &m.p.Network
+	if n.AllowAllUnixSockets {
+		return Decision{Allow: true, Rule: m.switchOrigin("network.allowAllUnixSockets"), Why: "every unix socket path is allowed"}
+	}
+	var first *Decision
+	for _, r := range n.AllowUnixSockets {
+		// Always a subpath, never a glob (docs/reference.md#macos-network).
+		r.Pattern = false
+		if m.macApplies(r, macSockets) && m.covers(r, p) {
+			d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + m.macGateWhy(r, macSockets)}
+			if d.Why == "allowed by subpath in the Seatbelt profile" {
+				return d
+			}
+			if first == nil {
+				first = &d // one that holds whatever exists wins
+			}
+		}
+	}
+	if first != nil {
+		return *first
+	}
+	var socks []policy.PathRule
+	for _, r := range n.AllowUnixSockets {
+		r.Pattern = false
+		socks = append(socks, r)
+	}
+	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeld(socks, p, macSockets)}
+}

@@ -22,6 +22,11 @@ type platform interface {
 	// read answers a read that no credential mask covers, with the
 	// file-system policy enabled.
 	read(p string) Decision
+	// write answers Write; remove answers Remove; unixSocket answers
+	// UnixSocket.
+	write(p string) Decision
+	remove(p string) Decision
+	unixSocket(p string) Decision
 }
 
 // on returns the semantics of target t.

@@ -134,16 +134,6 @@ func (e *Evaluator) expand(p string) string {
 	return p
 }
 
-// covers reports whether rule r covers p on target t.
-func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
-	return e.on(t).covers(r, p)
-}
-
-// firstCoveringOn returns the first rule of l that covers p on target t.
-func (e *Evaluator) firstCoveringOn(l []policy.PathRule, p string, t Target) (policy.PathRule, bool) {
-	return firstCovering(e.on(t), l, p)
-}
-
 // isCredential reports whether a rule comes from credentials.files.
 func isCredential(r policy.PathRule) bool { return strings.HasPrefix(r.Origin.Key, "credentials.") }
 

@@ -192,25 +192,71 @@ func (w windows) at(a policy.PathRule, p string) string {
 	return w.nearestMatch(a, anc)
 }
 
-// writeDenies are the write denies that apply on t. Windows has no
-// mandatory write denies (docs/reference.md#windows-session: the session's
-// denyWrite list is the settings' own; the reference adds none, and
-// windows/plan.json lists that as a residual risk), whichever reading the
-// policy comes from: a portable file explained with the POSIX reading
-// must answer for Windows as its Windows plan enforces (emit/wfp's
-// TestAgreePortable checks it).
-func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
-	l := e.p.Filesystem.DenyWrite
-	if t != Windows {
-		return l
+func (w windows) write(p string) Decision {
+	fs := &w.p.Filesystem
+	if fs.Disabled {
+		// The command still runs under the write-restricted token,
+		// with no write root: nothing the settings name is writable
+		// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21).
+		return Decision{Rule: w.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 	}
+	if d, ok := writeDenied(w, w.callerWriteDenies(), p); ok {
+		return d
+	}
+	if m, ok := firstCovering(w, fs.CredentialMasks, p); ok {
+		return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
+	}
+	var root *policy.PathRule
+	for _, a := range fs.AllowWrite {
+		if a.Origin == policy.Default {
+			continue // the default write paths are /dev and /tmp names
+		}
+		if w.covers(a, p) {
+			root = &a
+			break
+		}
+	}
+	if root == nil {
+		return Decision{Rule: policy.Default, Why: noWriteRootWhy}
+	}
+	// A read deny is a deny ACE of full access, writes included (the
+	// stricter reading; not verified on Windows), unless a write root
+	// at or inside the deny restores it.
+	if hiding := w.hiddenFromWrite(w, p); hiding != nil {
+		return Decision{Rule: hiding.Origin, Why: "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"}
+	}
+	why := rootWhy(*root)
+	if w.dangerousName(p) {
+		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// callerWriteDenies are the write denies of the Windows plan: the
+// settings' own. Windows has no mandatory write denies
+// (docs/reference.md#windows-session: the session's denyWrite list is
+// the settings' own; the reference adds none, and windows/plan.json lists
+// that as a residual risk), whichever reading the policy comes from: a
+// portable file explained with the POSIX reading must answer for Windows
+// as its Windows plan enforces (emit/wfp's TestAgreePortable checks it).
+func (w windows) callerWriteDenies() []policy.PathRule {
 	var out []policy.PathRule
-	for _, r := range l {
+	for _, r := range w.p.Filesystem.DenyWrite {
 		if r.Origin != policy.Mandatory {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+func (w windows) remove(p string) Decision { return w.write(p) }
+
+// unixSocket: Windows does not filter AF_UNIX sockets; the socket file's
+// ACL decides, as for a write.
+func (w windows) unixSocket(p string) Decision {
+	d := w.write(p)
+	d.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + d.Why + " (not verified on Windows)"
+	return d
 }
 
 // dangerousName reports whether p is, or lies in, one of the names Linux
