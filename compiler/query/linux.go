@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -208,4 +209,63 @@ func (l linux) unixSocket(string) Decision {
 		return Decision{Allow: true, Rule: l.switchOrigin("network.allowAllUnixSockets"), Why: "no seccomp unix filter: every unix socket the file system lets it reach"}
 	}
 	return Decision{Rule: policy.Default, Why: "seccomp refuses socket(AF_UNIX): Linux cannot filter by path, so allowUnixSockets does not apply"}
+}
+
+func (l linux) trailingSeparator() string {
+	return "written with a trailing /: Linux drops it and grants each match (file or directory) with its contents, expanded when srt starts"
+}
+
+func (l linux) everything() string { return "/" }
+
+// extraWrites: the private TMPDIR, which no rule names.
+func (l linux) extraWrites() []Line {
+	if !l.p.Filesystem.PrivateTmp() {
+		return nil
+	}
+	return []Line{{Subject: policy.TmpDir + " (TMPDIR)", Decision: l.write(policy.TmpDir)}}
+}
+
+// listsWrite: not the default /tmp names while the TMPDIR line stands for
+// them (the plan binds neither name).
+func (l linux) listsWrite(r policy.PathRule) bool {
+	return !(r.Origin == policy.Default && l.p.Filesystem.PrivateTmp() && (r.Path == policy.TmpDir || r.Path == "/private"+policy.TmpDir))
+}
+
+func (l linux) mandatoryBelowWhy() (string, bool) {
+	return fmt.Sprintf(", and below it where the start-up scan finds them (depth %d)", l.p.Filesystem.MandatoryScan.Depth), true
+}
+
+func (l linux) knobs() []knob {
+	pr := &l.p.Process
+	// allowLocalBinding is ignored on Linux (docs/reference.md#seccomp): the
+	// sandbox's private loopback is always usable, and reaches
+	// nothing outside it.
+	out := []knob{
+		l.sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
+		l.sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
+		{localBindingName, Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); " + l.hostLoopbackWhy()}},
+	}
+	return append(out, linuxKernelKnobs()...)
+}
+
+// linuxKernelKnobs are the protections of the host kernel that every Linux
+// sandbox has, whatever the settings say.
+func linuxKernelKnobs() []knob {
+	var ro, hidden, ns []string
+	for _, k := range policy.KernelPaths {
+		if k.Mask {
+			hidden = append(hidden, k.Path)
+		} else {
+			ro = append(ro, k.Path)
+		}
+	}
+	for _, n := range policy.Namespaces {
+		ns = append(ns, strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(n.Arg, "--unshare-"), "-try")))
+	}
+	return []knob{
+		{"kernel interfaces", Decision{Rule: policy.Mandatory, Why: "always read-only: " + strings.Join(ro, " ") +
+			" (a root caller's sandbox could otherwise set host sysctls such as kernel.core_pattern); always hidden where the kernel has them: " + strings.Join(hidden, " ")}},
+		{"kernel keyrings", Decision{Rule: policy.Mandatory, Why: "keyctl, add_key and request_key fail with EPERM (seccomp): the caller's session keyring is neither readable nor writable"}},
+		{"private namespaces", Decision{Rule: policy.Mandatory, Why: "always its own " + strings.Join(ns, ", ") + " namespaces (cgroup where the kernel has them), besides mount, user, PID and network: no System V IPC, message queue or host name is shared with the host"}},
+	}
 }

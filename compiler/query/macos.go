@@ -3,6 +3,7 @@ package query
 import (
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -510,3 +511,50 @@ func (m macOS) unixSocket(p string) Decision {
 	}
 	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeld(socks, p, macSockets)}
 }
+
+func (m macOS) trailingSeparator() string {
+	return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
+}
+
+// everything: "/" itself stays readable under a deny of "/" (readMac); a
+// path below it stands for the rest.
+func (m macOS) everything() string { return "/nonexistent/srt-probe" }
+
+func (m macOS) extraWrites() []Line { return nil }
+
+// listsWrite: not the default /dev and /tmp/claude names, the same in
+// every policy.
+func (m macOS) listsWrite(r policy.PathRule) bool {
+	return !(r.Origin == policy.Default && !r.Convenience)
+}
+
+func (m macOS) mandatoryBelowWhy() (string, bool) { return ", and at any depth below it", true }
+
+func (m macOS) knobs() []knob {
+	pr, n := &m.p.Process, &m.p.Network
+	trustd := m.sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
+	if !pr.EnableWeakerNetworkIsolation {
+		// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
+		// too.
+		for _, s := range n.AllowMachLookup {
+			if prefix, ok := strings.CutSuffix(s, "*"); ok && strings.HasPrefix(trustdService, prefix) || s == trustdService {
+				trustd.d = Decision{Allow: true, Rule: m.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(s) + ", as enableWeakerNetworkIsolation would make it"}
+				break
+			}
+		}
+	}
+	out := []knob{
+		m.sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
+		trustd,
+		m.sw("pseudo-terminals", "allowPty", pr.AllowPty, "the command may open ptys", "refused"),
+		m.sw(localBindingName, "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen"),
+	}
+	for _, s := range n.AllowMachLookup {
+		out = append(out, knob{"mach-lookup " + s, Decision{Allow: true, Rule: m.switchOrigin("network.allowMachLookup"), Why: "a listed Mach service"}})
+	}
+	return out
+}
+
+// trustdService is the Mach service enableWeakerNetworkIsolation opens
+// (docs/reference.md#macos-optional-blocks).
+const trustdService = "com.apple.trustd.agent"

@@ -27,6 +27,23 @@ type platform interface {
 	write(p string) Decision
 	remove(p string) Decision
 	unixSocket(p string) Decision
+	// trailingSeparator answers TrailingSeparator.
+	trailingSeparator() string
+
+	// The summary's lines that differ.
+
+	// everything is the path the line for what no rule names asks about.
+	everything() string
+	// extraWrites are write lines no rule names (Kind and Target unset).
+	extraWrites() []Line
+	// listsWrite reports whether write rule r gets a line of its own.
+	listsWrite(r policy.PathRule) bool
+	// mandatoryBelowWhy says where, besides directly in the working
+	// directory, the mandatory denies protect their names; false when
+	// the platform has none.
+	mandatoryBelowWhy() (string, bool)
+	// knobs are the process switches of the platform.
+	knobs() []knob
 }
 
 // on returns the semantics of target t.

@@ -82,6 +82,31 @@ func (w windows) readableWhy() string {
 	return "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
 }
 
+func (w windows) trailingSeparator() string {
+	return "written with a trailing /: Windows drops it and grants each match the glob expands to at initialize"
+}
+
+func (w windows) everything() string { return "/" }
+
+func (w windows) extraWrites() []Line { return nil }
+
+func (w windows) listsWrite(policy.PathRule) bool { return true }
+
+// mandatoryBelowWhy: Windows has no mandatory write denies, so the
+// summary has no line for them.
+func (w windows) mandatoryBelowWhy() (string, bool) { return "", false }
+
+func (w windows) knobs() []knob {
+	// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
+	// listening: what allowLocalBinding changes is whether the
+	// command reaches loopback ports outside the proxy range. The
+	// agreement test of emit/wfp checks the verdict against the
+	// plan's filters.
+	return []knob{w.sw(localBindingName, "network.allowLocalBinding", w.p.Network.AllowLocalBinding,
+		"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
+		"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)")}
+}
+
 // windowsDir returns the directory holding p, or "" when p is a root.
 func windowsDir(p string) string {
 	if len(p) == 3 && p[1] == ':' && p[2] == '/' {
