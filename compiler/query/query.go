@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,12 +37,11 @@ func ParseTargets(s string) ([]Target, error) {
 	}
 	var out []Target
 	for _, f := range strings.Split(s, ",") {
-		switch t := Target(strings.TrimSpace(f)); t {
-		case Linux, MacOS, Windows:
-			out = append(out, t)
-		default:
+		t := Target(strings.TrimSpace(f))
+		if !slices.Contains(Targets, t) {
 			return nil, fmt.Errorf("unknown target %q: use linux, macos, windows or all", f)
 		}
+		out = append(out, t)
 	}
 	return out, nil
 }

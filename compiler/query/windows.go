@@ -66,8 +66,7 @@ func (w windows) restores(a policy.PathRule, p, unit string) bool {
 func (w windows) lifter(string) (policy.PathRule, bool) { return policy.PathRule{}, false }
 
 // sealed: the helper drops a read grant or write root at or under a
-// credential deny
-// (docs/reference.md#windows-session).
+// credential deny (docs/reference.md#windows-session).
 func (w windows) sealed(d policy.PathRule) bool { return isCredential(d) }
 
 func (w windows) denyWhy(d policy.PathRule) string {
