@@ -17,7 +17,7 @@ func (e *Evaluator) Read(p string, t Target) Decision {
 		return pl.credentialRead(m)
 	}
 	if fs.Disabled {
-		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+		return e.disabled()
 	}
 	return pl.read(p)
 }
@@ -46,9 +46,9 @@ func (e *Evaluator) userWriteRoots() []policy.PathRule {
 // the change reaching the host.
 func (e *Evaluator) Write(p string, t Target) Decision { return e.on(t).write(p) }
 
-// disabledWrite answers a write while the file-system policy is disabled
-// on a platform that then confines nothing.
-func (e *Evaluator) disabledWrite() Decision {
+// disabled is the answer, for a read or a write, of a platform that
+// confines nothing while the file-system policy is disabled.
+func (e *Evaluator) disabled() Decision {
 	return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
 }
 

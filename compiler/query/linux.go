@@ -132,7 +132,7 @@ func (l linux) write(p string) Decision {
 		if m, ok := firstCovering(l, fs.CredentialMasks, p); ok {
 			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
 		}
-		return l.disabledWrite()
+		return l.disabled()
 	}
 	if d, ok := writeDenied(l, fs.DenyWrite, p); ok {
 		return d

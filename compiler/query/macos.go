@@ -408,7 +408,7 @@ func (m macOS) read(p string) Decision { return m.readMac(p) }
 func (m macOS) write(p string) Decision {
 	fs := &m.p.Filesystem
 	if fs.Disabled {
-		return m.disabledWrite()
+		return m.disabled()
 	}
 	if d, ok := writeDenied(m, fs.DenyWrite, p); ok {
 		return d

@@ -11,8 +11,8 @@ import (
 // answer that differs between targets. There is one implementation per
 // target, each in its own file (linux.go, macos.go, windows.go); the
 // exported Evaluator methods pick one with on and keep what the targets
-// share. Adding a target means adding a file with a platform and a case
-// in on.
+// share. Adding a target means adding a file with a platform, a case in
+// on and the target in Targets.
 type platform interface {
 	// covers reports whether rule r covers p: p is r's path or below
 	// it, or, for a pattern, p or an ancestor matches.
