@@ -36,6 +36,19 @@
 //     writable under the write-restricted token; AF_UNIX sockets are not
 //     filtered (the socket file's ACL decides).
 //
+// Each target's semantics is in a file of its own, an implementation of
+// the unexported platform interface (platform.go) that Read, Write,
+// Remove, UnixSocket and Summary dispatch through: linux.go, macos.go
+// (with remove.go, the macOS unlink rules) and windows.go. What the
+// targets share stays shared: the credential masks and a disabled file
+// system come first for every target (fs.go), write denies and the
+// wording of a write root's answer, the walk down to the mandatory names
+// (each platform says at which depths it protects them), the summary's
+// loop (summary.go), and, for Linux and Windows, the model in which a
+// read deny hides one unit that a grant strictly inside it restores
+// (platform.go, layered). Adding a target means adding its file, and
+// naming it in Targets and in on.
+//
 // Paths are compared as written: the evaluator does not follow symlinks
 // or fold "..", which only the host can do (the resolve step binds a write
 // root that is a symlink leading elsewhere as nothing, and hides a read

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"iter"
 	"slices"
 	"strings"
 
@@ -10,134 +11,15 @@ import (
 // Read answers whether the command can read the host's content at p (a
 // path as Path returns it) on target t.
 func (e *Evaluator) Read(p string, t Target) Decision {
+	pl := e.on(t)
 	fs := &e.p.Filesystem
-	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
-		if t == Linux {
-			why := "credential mask: the command reads a copy"
-			if m.Mask != nil {
-				why += " showing " + MaskedPart(*m.Mask, true)
-			}
-			return Decision{Allow: true, Rule: m.Origin, Why: why}
-		}
-		return Decision{Rule: m.Origin, Why: "credential mask: " + string(t) + " cannot redirect a read, so the file is read-denied"}
+	if m, ok := firstCovering(pl, fs.CredentialMasks, p); ok {
+		return pl.credentialRead(m)
 	}
 	if fs.Disabled {
-		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+		return e.disabled()
 	}
-	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
-		return Decision{Rule: policy.Default, Why: "the host's " + policy.TmpDir + " is hidden: " + privateTmpWhy}
-	}
-	if t == MacOS {
-		return e.readMac(p)
-	}
-	var reopened *policy.PathRule
-	var hiding *policy.PathRule
-	for _, d := range fs.DenyRead {
-		if !e.covers(d, p, t) {
-			continue
-		}
-		a, ok := e.reopener(d, p, t)
-		if !ok {
-			// The most specific deny that stays is the one to name.
-			if hiding == nil || len(d.Path) > len(hiding.Path) {
-				hiding = &d
-			}
-			continue
-		}
-		if reopened == nil {
-			reopened = &a
-		}
-	}
-	if hiding != nil {
-		return Decision{Rule: hiding.Origin, Why: e.denyWhy(*hiding, t)}
-	}
-	if reopened != nil {
-		why := "reopened inside a read deny by this rule"
-		if strings.HasPrefix(reopened.Origin.Key, "filesystem.allowWrite") {
-			why = "restored inside a read deny because it is a write root"
-		}
-		return Decision{Allow: true, Rule: reopened.Origin, Why: why}
-	}
-	why := "everything is readable unless a read deny hides it"
-	if t == Windows {
-		why = "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
-	}
-	return Decision{Allow: true, Rule: policy.Default, Why: why}
-}
-
-// reopener returns the rule that reopens p inside read deny d on t
-// (Linux and Windows; macOS follows its profile's rule order, see
-// readMac).
-//
-// The deny hides a unit: its path, or for a pattern the shallowest
-// ancestor of p that matches. Linux (runtime/resolve): an allowRead naming
-// the unit itself lifts the deny entirely; otherwise an allowRead or an
-// allowWrite strictly inside the unit is bound back. Windows: an explicit
-// allow ACE strictly below the denied object comes before the inherited
-// deny; on the object itself the deny comes first. Credential denies are
-// never reopened on Windows.
-func (e *Evaluator) reopener(d policy.PathRule, p string, t Target) (policy.PathRule, bool) {
-	if isCredential(d) && t != Linux {
-		return policy.PathRule{}, false
-	}
-	unit := e.unit(d, p, t)
-	if t == Linux {
-		if a, ok := e.lifter(unit, t); ok {
-			return a, true
-		}
-	}
-	// Linux binds write roots back inside a read deny; a Windows write
-	// grant is an explicit ACE with read access.
-	for _, l := range [][]policy.PathRule{e.p.Filesystem.AllowRead, e.userWriteRoots()} {
-		for _, a := range l {
-			if !e.covers(a, p, t) {
-				continue
-			}
-			if strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
-				return a, true
-			}
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// lifter returns the allowRead that names the unit itself, which on Linux
-// lifts the deny entirely (nothing is mounted over it).
-func (e *Evaluator) lifter(unit string, t Target) (policy.PathRule, bool) {
-	for _, a := range e.p.Filesystem.AllowRead {
-		if e.names(a, unit, t) {
-			return a, true
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// unit is what read deny d hides of p: its path, or for a pattern the
-// shallowest ancestor of p (or p) that matches; on Windows the nearest
-// (see nearestMatch).
-func (e *Evaluator) unit(d policy.PathRule, p string, t Target) string {
-	var anc []string
-	for a := p; a != ""; a = dirOf(a, t) {
-		anc = append(anc, a)
-	}
-	if t == Windows {
-		return e.nearestMatch(d, anc)
-	}
-	for i := len(anc) - 1; i >= 0; i-- {
-		if e.names(d, anc[i], t) {
-			return anc[i]
-		}
-	}
-	return p
-}
-
-// names reports whether rule r names x itself (not an ancestor of x).
-func (e *Evaluator) names(r policy.PathRule, x string, t Target) bool {
-	if !e.covers(r, x, t) {
-		return false
-	}
-	dir := dirOf(x, t)
-	return dir == "" || !e.covers(r, dir, t) || fold(e.expand(r.Path), t) == fold(x, t)
+	return pl.read(p)
 }
 
 // strictlyInside reports whether a lies below dir.
@@ -159,304 +41,116 @@ func (e *Evaluator) userWriteRoots() []policy.PathRule {
 	return out
 }
 
-func (e *Evaluator) denyWhy(d policy.PathRule, t Target) string {
-	why := "hidden by a read deny"
-	if d.Pattern {
-		switch t {
-		case Linux:
-			why += " (a glob: expanded when srt starts; files created later are not covered)"
-		case Windows:
-			if strings.ContainsAny(d.Path, "*?") {
-				why += " (a glob: expanded at initialize; files created later are not covered)"
-			}
-		}
-	}
-	return why
-}
-
-// firstCovering returns the first rule of l that covers p.
-func (e *Evaluator) firstCovering(l []policy.PathRule, p string, t Target) (policy.PathRule, bool) {
-	for _, r := range l {
-		if e.covers(r, p, t) {
-			return r, true
-		}
-	}
-	return policy.PathRule{}, false
-}
-
-// privateTmpWhy explains the Linux answers at and below policy.TmpDir.
-const privateTmpWhy = "the command's TMPDIR, a new, empty directory of each run mounted there, which no other run sees and which is removed when the run ends"
-
 // Write answers whether the command can change the host's file at p (a
 // path as Path returns it) on target t: create, modify or remove it, with
 // the change reaching the host.
-func (e *Evaluator) Write(p string, t Target) Decision {
-	fs := &e.p.Filesystem
-	if fs.Disabled {
-		if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok && t == Linux {
-			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
-		}
-		if t == Windows {
-			// The command still runs under the write-restricted token,
-			// with no write root: nothing the settings name is writable
-			// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21).
-			return Decision{Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
-		}
-		return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+func (e *Evaluator) Write(p string, t Target) Decision { return e.on(t).write(p) }
+
+// disabled is the answer, for a read or a write, of a platform that
+// confines nothing while the file-system policy is disabled.
+func (e *Evaluator) disabled() Decision {
+	return Decision{Allow: true, Rule: e.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled"}
+}
+
+// writeDenied answers a write of p that one of the write denies l refuses
+// on pl.
+func writeDenied(pl platform, l []policy.PathRule, p string) (Decision, bool) {
+	d, ok := firstCovering(pl, l, p)
+	if !ok {
+		return Decision{}, false
 	}
-	if d, ok := e.firstCovering(e.writeDenies(t), p, t); ok {
-		why := "write deny: wins over allowWrite, even at or above a write root"
-		if d.Origin == policy.Mandatory {
-			why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
-		}
-		return Decision{Rule: d.Origin, Why: why}
+	why := "write deny: wins over allowWrite, even at or above a write root"
+	if d.Origin == policy.Mandatory {
+		why = "mandatory write deny (shell start-up files, git and editor configuration, agent commands)"
 	}
-	if d, ok := e.mandatoryBelow(p, t); ok {
-		return d
+	return Decision{Rule: d.Origin, Why: why}, true
+}
+
+// noWriteRootWhy is the answer's why where no write root grants a path.
+const noWriteRootWhy = "nothing is writable unless allowWrite grants it"
+
+// rootWhy says which kind of write root allows a write.
+func rootWhy(root policy.PathRule) string {
+	switch {
+	case root.Convenience:
+		return "a default convenience directory, writable unless a read deny hides it"
+	case root.Origin == policy.Default:
+		return "a default writable path"
 	}
-	if t == Linux && fs.PrivateTmp() && (p == policy.TmpDir || strictlyInside(p, policy.TmpDir)) {
-		return Decision{Allow: true, Rule: policy.Default, Why: "writable, but never the host's " + policy.TmpDir + ": " + privateTmpWhy}
+	return "inside a write root"
+}
+
+// A protectedName is a name the mandatory denies protect (scan.Files,
+// the git names, the editor and agent directories), met on the way from
+// the working directory down to a path. Each platform decides at which
+// depths it protects it.
+type protectedName struct {
+	// level is the depth of the directory holding the name (0 for the
+	// working directory); limit the deepest level the start-up scan
+	// (to mandatoryDenySearchDepth) reaches it at.
+	level, limit int
+	// end is the number of the path's segments through the name, of n.
+	end, n int
+	// dir is set for a directory protected with what is inside it
+	// (.vscode, .idea, .git/hooks, .claude/commands); file for a name of
+	// scan.Files.
+	dir, file bool
+	// inNodeModules is set once the path has passed a node_modules
+	// directory.
+	inNodeModules bool
+	cwd           string
+	segs          []string
+}
+
+// name is the protected name's path below the working directory.
+func (c protectedName) name() string {
+	name := c.cwd + "/" + strings.Join(c.segs[:c.level+1], "/")
+	if s := c.segs[c.level]; s == ".git" || s == ".claude" {
+		name += "/" + c.segs[c.level+1]
 	}
-	if m, ok := e.firstCovering(fs.CredentialMasks, p, t); ok {
-		if t == Linux {
-			return Decision{Rule: m.Origin, Why: "credential mask: the masked copy is bound read-only"}
+	return name
+}
+
+// protectedNames are the protected names on the way down to p, shallowest
+// first; none when p is not below the working directory.
+func (e *Evaluator) protectedNames(p string, scan *policy.MandatoryScan) iter.Seq[protectedName] {
+	return func(yield func(protectedName) bool) {
+		cwd := e.expand(policy.Cwd)
+		if !strings.HasPrefix(p, cwd+"/") {
+			return
 		}
-		if t == Windows {
-			return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
-		}
-	}
-	var root *policy.PathRule
-	for _, a := range fs.AllowWrite {
-		if t == MacOS && e.macDropped(a) {
-			continue
-		}
-		if t == Windows && a.Origin == policy.Default {
-			continue // the default write paths are /dev and /tmp names
-		}
-		if t == MacOS && e.macAllows(a, p, macWrites) || t != MacOS && e.covers(a, p, t) {
-			// macOS: a pattern root allows its exact matches only.
-			gated := t == MacOS && e.macGateWhy(a, macWrites) != ""
-			if root == nil || !gated && t == MacOS {
-				root = &a
+		segs := strings.Split(strings.TrimPrefix(p, cwd+"/"), "/")
+		inNodeModules := false
+		for i, s := range segs {
+			if s == "node_modules" {
+				inNodeModules = true
 			}
-			if !gated {
-				break // on macOS, one that holds whatever exists wins
-			}
-		}
-	}
-	if root == nil {
-		why := "nothing is writable unless allowWrite grants it"
-		if t == MacOS {
-			why += e.macNotHeld(e.macWriteRoots(), p, macWrites)
-		}
-		return Decision{Rule: policy.Default, Why: why}
-	}
-	if t != MacOS {
-		// Linux: a read deny is an empty tmpfs or /dev/null, so writes
-		// never reach the host. Windows: a deny ACE of full access, writes
-		// included (the stricter reading; not verified on Windows). Both
-		// restore a write root at or inside the deny.
-		var hiding *policy.PathRule
-		for _, d := range fs.DenyRead {
-			if !e.covers(d, p, t) {
+			// s is at level i+1; its parent directory at level i.
+			c := protectedName{level: i, n: len(segs), inNodeModules: inNodeModules, cwd: cwd, segs: segs}
+			switch {
+			case s == ".git" && i+1 < len(segs) && slices.Contains(gitFiles(scan), segs[i+1]):
+				c.limit, c.end = scan.Depth-2, i+2
+			case s == ".git" && i+1 < len(segs) && slices.Contains(gitDirs(scan), segs[i+1]):
+				c.limit, c.end, c.dir = scan.Depth-2, i+2, true
+			case s == ".vscode" || s == ".idea":
+				c.limit, c.end, c.dir = scan.Depth-2, i+1, true
+			case s == ".claude" && i+1 < len(segs) && (segs[i+1] == "commands" || segs[i+1] == "agents"):
+				c.limit, c.end, c.dir = scan.Depth-2, i+2, true
+			case slices.Contains(scan.Files, s):
+				c.limit, c.end, c.file = scan.Depth-1, i+1, true
+			default:
 				continue
 			}
-			unit := e.unit(d, p, t)
-			restored := false
-			if _, ok := e.lifter(unit, t); ok && t == Linux {
-				restored = true // nothing is mounted over it
-			}
-			for _, a := range e.userWriteRoots() {
-				if e.covers(a, p, t) && strictlyInside(fold(e.at(a, p, t), t), fold(unit, t)) {
-					restored = true
-				}
-			}
-			if t == Windows && isCredential(d) {
-				// The helper drops a write root at or under a credential
-				// deny (docs/reference.md#windows-session), as it drops a
-				// read grant there.
-				restored = false
-			}
-			if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
-				hiding = &d
+			if !yield(c) {
+				return
 			}
 		}
-		if hiding != nil {
-			why := "hidden by a read deny: writes land in an empty tmpfs (or /dev/null) and never reach the host"
-			if t == Windows {
-				why = "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"
-			}
-			return Decision{Rule: hiding.Origin, Why: why}
-		}
 	}
-	why := "inside a write root"
-	if root.Convenience {
-		why = "a default convenience directory, writable unless a read deny hides it"
-	} else if root.Origin == policy.Default {
-		why = "a default writable path"
-	}
-	switch {
-	case t == MacOS:
-		why += e.macGateWhy(*root, macWrites)
-	case t != Linux:
-	case root.Pattern:
-		why += " (a glob: expanded when srt starts)"
-	case root.Path == "/dev" || strings.HasPrefix(root.Path, "/dev/"):
-		if !bwrapDevices[strings.TrimPrefix(p, "/dev/")] {
-			return Decision{Rule: root.Origin, Why: "not a device of the sandbox's /dev (bubblewrap's --dev makes its own, with null, zero, full, random, urandom, tty, ptmx and the std streams): what is written there stays in the sandbox"}
-		}
-		why += " (the sandbox's own /dev, which bubblewrap's --dev makes; writes to a device reach that device)"
-	case root.Path != policy.Cwd && root.Path != policy.Home:
-		// The resolve step binds a write root only if it exists.
-		why += "; only if " + root.Path + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
-	}
-	if t == MacOS && e.macDeepProtectedDir(p) {
-		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, docs/reference.md#mandatory-denies)"
-	}
-	if t == Windows && e.dangerousName(p) {
-		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
-	}
-	return Decision{Allow: true, Rule: root.Origin, Why: why}
-}
-
-// macDeepProtectedDir reports whether p is itself a mandatory directory
-// (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper
-// than directly in the working directory, which macOS protects only
-// inside.
-func (e *Evaluator) macDeepProtectedDir(p string) bool {
-	cwd := e.expand(policy.Cwd)
-	rest, ok := strings.CutPrefix(p, cwd+"/")
-	if !ok || e.p.Filesystem.MandatoryScan == nil {
-		return false
-	}
-	segs := strings.Split(rest, "/")
-	n := len(segs)
-	last := segs[n-1]
-	switch {
-	case n >= 2 && (last == ".vscode" || last == ".idea"):
-		return true
-	case n >= 3 && (segs[n-2] == ".git" && last == "hooks" || segs[n-2] == ".claude" && (last == "commands" || last == "agents")):
-		return true
-	}
-	return false
-}
-
-// mandatoryBelow reports the mandatory deny that protects p below the
-// working directory: on Linux what the start-up scan finds (to
-// mandatoryDenySearchDepth, existing names only), on macOS any depth (the
-// profile's regexes also cover names created later). Windows has none
-// (see writeDenies).
-func (e *Evaluator) mandatoryBelow(p string, t Target) (Decision, bool) {
-	scan := e.p.Filesystem.MandatoryScan
-	if scan == nil || t == Windows {
-		return Decision{}, false
-	}
-	cwd := e.expand(policy.Cwd)
-	if !strings.HasPrefix(p, cwd+"/") {
-		return Decision{}, false
-	}
-	segs := strings.Split(strings.TrimPrefix(p, cwd+"/"), "/")
-	depthOK := func(parentLevel, limit int) bool { return t == MacOS || parentLevel <= limit }
-	for i, s := range segs {
-		if s == "node_modules" && t == Linux {
-			break // the scan does not search node_modules
-		}
-		// s is at level i+1; its parent directory at level i.
-		dangerous := false
-		switch {
-		case s == ".git" && i+1 < len(segs) && slices.Contains(gitFiles(scan), segs[i+1]):
-			dangerous = depthOK(i, scan.Depth-2)
-		case s == ".git" && i+1 < len(segs) && slices.Contains(gitDirs(scan), segs[i+1]):
-			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
-		case s == ".vscode" || s == ".idea":
-			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+1, len(segs))
-		case s == ".claude" && i+1 < len(segs) && (segs[i+1] == "commands" || segs[i+1] == "agents"):
-			dangerous = depthOK(i, scan.Depth-2) && macDirBelow(t, i, i+2, len(segs))
-		case i == len(segs)-1 || t == MacOS:
-			for _, f := range scan.Files {
-				if s == f {
-					dangerous = depthOK(i, scan.Depth-1)
-				}
-			}
-		}
-		if dangerous && t == Linux && e.opts.Exists != nil {
-			name := cwd + "/" + strings.Join(segs[:i+1], "/")
-			if s == ".git" || s == ".claude" {
-				name += "/" + segs[i+1]
-			}
-			// The scan finds only what exists when srt starts.
-			dangerous = e.opts.Exists(name)
-		}
-		if dangerous {
-			why := "mandatory write deny below the working directory (any depth, names created later too)"
-			if t == Linux {
-				why = "mandatory write deny found by the start-up scan (to mandatoryDenySearchDepth), if the name exists when srt starts: one created later is writable"
-			}
-			return Decision{Rule: scan.Origin, Why: why}, true
-		}
-	}
-	return Decision{}, false
-}
-
-// macDirBelow reports whether a protected directory whose name ends at
-// segment end (its parent at level i) covers a path of n segments on t.
-// macOS protects one directly in the working directory with a subpath, and
-// one deeper with the pattern CWD/**/NAME/** (docs/reference.md#mandatory-denies), which matches
-// what is inside it, not the directory itself: a deeper .vscode may be
-// created, removed or renamed, its contents may not be written.
-func macDirBelow(t Target, i, end, n int) bool {
-	return t != MacOS || i == 0 || end < n
 }
 
 // UnixSocket answers whether the command can connect to the unix socket at
 // p (a path as Path returns it) on target t.
-func (e *Evaluator) UnixSocket(p string, t Target) Decision {
-	n := &e.p.Network
-	all := e.switchOrigin("network.allowAllUnixSockets")
-	switch t {
-	case Linux:
-		if n.AllowAllUnixSockets {
-			return Decision{Allow: true, Rule: all, Why: "no seccomp unix filter: every unix socket the file system lets it reach"}
-		}
-		return Decision{Rule: policy.Default, Why: "seccomp refuses socket(AF_UNIX): Linux cannot filter by path, so allowUnixSockets does not apply"}
-	case MacOS:
-		if n.AllowAllUnixSockets {
-			return Decision{Allow: true, Rule: all, Why: "every unix socket path is allowed"}
-		}
-		var first *Decision
-		for _, r := range n.AllowUnixSockets {
-			// Always a subpath, never a glob (docs/reference.md#macos-network).
-			r.Pattern = false
-			if e.macApplies(r, macSockets) && e.covers(r, p, t) {
-				d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + e.macGateWhy(r, macSockets)}
-				if d.Why == "allowed by subpath in the Seatbelt profile" {
-					return d
-				}
-				if first == nil {
-					first = &d // one that holds whatever exists wins
-				}
-			}
-		}
-		if first != nil {
-			return *first
-		}
-		var socks []policy.PathRule
-		for _, r := range n.AllowUnixSockets {
-			r.Pattern = false
-			socks = append(socks, r)
-		}
-		return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + e.macNotHeld(socks, p, macSockets)}
-	}
-	w := e.Write(p, t)
-	w.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + w.Why + " (not verified on Windows)"
-	return w
-}
-
-// bwrapDevices are the names below /dev that bubblewrap's --dev provides.
-var bwrapDevices = map[string]bool{
-	"null": true, "zero": true, "full": true, "random": true, "urandom": true, "tty": true,
-	"ptmx": true, "stdin": true, "stdout": true, "stderr": true,
-}
+func (e *Evaluator) UnixSocket(p string, t Target) Decision { return e.on(t).unixSocket(p) }
 
 // gitDirs and gitFiles are the names the scan protects in a git
 // directory (today's names for a policy from before the lists).

@@ -3,6 +3,7 @@ package query
 import (
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -391,3 +392,169 @@ func rootOf(p string) string {
 	}
 	return ""
 }
+
+// macOS is the Seatbelt profile (emit/seatbelt), read as described at the
+// top of this file.
+type macOS struct{ *Evaluator }
+
+func (m macOS) covers(r policy.PathRule, p string) bool { return m.macCovers(r, p) }
+
+func (m macOS) credentialRead(c policy.PathRule) Decision {
+	return Decision{Rule: c.Origin, Why: "credential mask: " + string(MacOS) + " cannot redirect a read, so the file is read-denied"}
+}
+
+func (m macOS) read(p string) Decision { return m.readMac(p) }
+
+func (m macOS) write(p string) Decision {
+	fs := &m.p.Filesystem
+	if fs.Disabled {
+		return m.disabled()
+	}
+	if d, ok := writeDenied(m, fs.DenyWrite, p); ok {
+		return d
+	}
+	if d, ok := m.mandatoryBelow(p); ok {
+		return d
+	}
+	var root *policy.PathRule
+	for _, a := range fs.AllowWrite {
+		if m.macDropped(a) || !m.macAllows(a, p, macWrites) {
+			continue
+		}
+		// A pattern root allows its exact matches only.
+		gated := m.macGateWhy(a, macWrites) != ""
+		if root == nil || !gated {
+			root = &a
+		}
+		if !gated {
+			break // one that holds whatever exists wins
+		}
+	}
+	if root == nil {
+		return Decision{Rule: policy.Default, Why: noWriteRootWhy + m.macNotHeld(m.macWriteRoots(), p, macWrites)}
+	}
+	why := rootWhy(*root) + m.macGateWhy(*root, macWrites)
+	if m.macDeepProtectedDir(p) {
+		why += "; a protected directory below the working directory: what is inside it may not be written, but the directory itself may be created, renamed or removed (the profile's CWD/**/NAME/**, docs/reference.md#mandatory-denies)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// macDeepProtectedDir reports whether p is itself a mandatory directory
+// (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper
+// than directly in the working directory, which macOS protects only
+// inside.
+func (e *Evaluator) macDeepProtectedDir(p string) bool {
+	cwd := e.expand(policy.Cwd)
+	rest, ok := strings.CutPrefix(p, cwd+"/")
+	if !ok || e.p.Filesystem.MandatoryScan == nil {
+		return false
+	}
+	segs := strings.Split(rest, "/")
+	n := len(segs)
+	last := segs[n-1]
+	switch {
+	case n >= 2 && (last == ".vscode" || last == ".idea"):
+		return true
+	case n >= 3 && (segs[n-2] == ".git" && last == "hooks" || segs[n-2] == ".claude" && (last == "commands" || last == "agents")):
+		return true
+	}
+	return false
+}
+
+// mandatoryBelow reports the mandatory deny that protects p below the
+// working directory: the profile's regexes cover the names at any depth,
+// created later too. A protected directory directly in the working
+// directory is a subpath; one deeper is the pattern CWD/**/NAME/**
+// (docs/reference.md#mandatory-denies), which matches what is inside it,
+// not the directory itself: a deeper .vscode may be created, removed or
+// renamed, its contents may not be written.
+func (m macOS) mandatoryBelow(p string) (Decision, bool) {
+	scan := m.p.Filesystem.MandatoryScan
+	if scan == nil {
+		return Decision{}, false
+	}
+	for c := range m.protectedNames(p, scan) {
+		if !c.dir || c.level == 0 || c.end < c.n {
+			return Decision{Rule: scan.Origin, Why: "mandatory write deny below the working directory (any depth, names created later too)"}, true
+		}
+	}
+	return Decision{}, false
+}
+
+func (m macOS) unixSocket(p string) Decision {
+	n := &m.p.Network
+	if n.AllowAllUnixSockets {
+		return Decision{Allow: true, Rule: m.switchOrigin("network.allowAllUnixSockets"), Why: "every unix socket path is allowed"}
+	}
+	var first *Decision
+	for _, r := range n.AllowUnixSockets {
+		// Always a subpath, never a glob (docs/reference.md#macos-network).
+		r.Pattern = false
+		if m.macApplies(r, macSockets) && m.covers(r, p) {
+			d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + m.macGateWhy(r, macSockets)}
+			if d.Why == "allowed by subpath in the Seatbelt profile" {
+				return d
+			}
+			if first == nil {
+				first = &d // one that holds whatever exists wins
+			}
+		}
+	}
+	if first != nil {
+		return *first
+	}
+	var socks []policy.PathRule
+	for _, r := range n.AllowUnixSockets {
+		r.Pattern = false
+		socks = append(socks, r)
+	}
+	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeld(socks, p, macSockets)}
+}
+
+func (m macOS) trailingSeparator() string {
+	return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
+}
+
+// everything: "/" itself stays readable under a deny of "/" (readMac); a
+// path below it stands for the rest.
+func (m macOS) everything() string { return "/nonexistent/srt-probe" }
+
+func (m macOS) extraWrites() []Line { return nil }
+
+// listsWrite: not the default /dev and /tmp/claude names, the same in
+// every policy.
+func (m macOS) listsWrite(r policy.PathRule) bool {
+	return !(r.Origin == policy.Default && !r.Convenience)
+}
+
+func (m macOS) mandatoryBelowWhy() (string, bool) { return ", and at any depth below it", true }
+
+func (m macOS) knobs() []knob {
+	pr, n := &m.p.Process, &m.p.Network
+	trustd := m.sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
+	if !pr.EnableWeakerNetworkIsolation {
+		// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
+		// too.
+		for _, s := range n.AllowMachLookup {
+			if prefix, ok := strings.CutSuffix(s, "*"); ok && strings.HasPrefix(trustdService, prefix) || s == trustdService {
+				trustd.d = Decision{Allow: true, Rule: m.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(s) + ", as enableWeakerNetworkIsolation would make it"}
+				break
+			}
+		}
+	}
+	out := []knob{
+		m.sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
+		trustd,
+		m.sw("pseudo-terminals", "allowPty", pr.AllowPty, "the command may open ptys", "refused"),
+		m.sw(localBindingName, "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen"),
+	}
+	for _, s := range n.AllowMachLookup {
+		out = append(out, knob{"mach-lookup " + s, Decision{Allow: true, Rule: m.switchOrigin("network.allowMachLookup"), Why: "a listed Mach service"}})
+	}
+	return out
+}
+
+// trustdService is the Mach service enableWeakerNetworkIsolation opens
+// (docs/reference.md#macos-optional-blocks).
+const trustdService = "com.apple.trustd.agent"

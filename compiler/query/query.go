@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,12 +38,11 @@ func ParseTargets(s string) ([]Target, error) {
 	}
 	var out []Target
 	for _, f := range strings.Split(s, ",") {
-		switch t := Target(strings.TrimSpace(f)); t {
-		case Linux, MacOS, Windows:
-			out = append(out, t)
-		default:
+		t := Target(strings.TrimSpace(f))
+		if !slices.Contains(Targets, t) {
 			return nil, fmt.Errorf("unknown target %q: use linux, macos, windows or all", f)
 		}
+		out = append(out, t)
 	}
 	return out, nil
 }
@@ -154,50 +154,6 @@ func (e *Evaluator) expand(p string) string {
 		}
 	}
 	return p
-}
-
-// covers reports whether rule r covers p on target t: p is r's path or
-// below it, or, for a pattern, p or an ancestor matches.
-func (e *Evaluator) covers(r policy.PathRule, p string, t Target) bool {
-	if t == MacOS {
-		return e.macCovers(r, p) // see macos.go
-	}
-	if t == Linux && r.Pattern {
-		// The directory behind ${HOME} or ${CWD} is a name, whatever its
-		// characters (the resolve step walks it as it is): compare in
-		// the symbolic form, where the root holds no metacharacter.
-		for _, root := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
-			if root.dir == "" || !strings.HasPrefix(r.Path, root.sym+"/") {
-				continue
-			}
-			dir := path.Clean(root.dir)
-			rel, ok := strings.CutPrefix(p, dir)
-			if dir == "/" {
-				rel, ok = p, true
-			}
-			if !ok || rel != "" && rel[0] != '/' {
-				return false // a pattern under the root covers nothing outside it
-			}
-			return compiler.Covers(r, root.sym+rel)
-		}
-	}
-	r.Path = e.expand(r.Path)
-	if t == Windows {
-		// Windows: only * and ? make a pattern; [ and ] are then a set,
-		// otherwise literal text. A literal entry with * or ? is skipped.
-		has := strings.ContainsAny(r.Path, "*?")
-		if r.Literal && has {
-			return false
-		}
-		r.Pattern = r.Pattern && has
-		return coversWindows(r, p)
-	}
-	return compiler.Covers(r, p)
-}
-
-// inside reports whether rule a lies at or inside rule d on target t.
-func (e *Evaluator) inside(a, d policy.PathRule, t Target) bool {
-	return e.covers(d, e.expand(a.Path), t)
 }
 
 // isCredential reports whether a rule comes from credentials.files.

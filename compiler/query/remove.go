@@ -38,9 +38,13 @@ import (
 // removed, except that Linux mount points (a protected leaf and the
 // directories between it and its write root) refuse rename and rmdir with
 // EBUSY, which Remove does not model.
-func (e *Evaluator) Remove(p string, t Target) Decision {
-	w := e.Write(p, t)
-	if t != MacOS || !w.Allow {
+func (e *Evaluator) Remove(p string, t Target) Decision { return e.on(t).remove(p) }
+
+// remove answers a removal on macOS: a write the unlink rules also allow.
+func (m macOS) remove(p string) Decision {
+	e := m.Evaluator
+	w := m.write(p)
+	if !w.Allow {
 		return w
 	}
 	fs := &e.p.Filesystem
@@ -249,7 +253,7 @@ type pinned struct {
 // its first wildcard), and the mandatory names' in the working directory.
 func (e *Evaluator) writeDenyBases() []pinned {
 	var out []pinned
-	for _, d := range e.writeDenies(MacOS) {
+	for _, d := range e.p.Filesystem.DenyWrite {
 		for _, x := range e.macEntries(d, false) {
 			out = append(out, pinned{macBase(x), d.Origin})
 		}

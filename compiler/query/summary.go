@@ -30,34 +30,26 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			out = append(out, Line{Target: t, Kind: kind, Subject: subject, Decision: d})
 		}
 		fs := &e.p.Filesystem
-		everything := "/"
-		if t == MacOS {
-			// "/" itself stays readable on macOS under a deny of "/"
-			// (readMac); a path below it stands for the rest.
-			everything = "/nonexistent/srt-probe"
-		}
-		add("read", "/ (everything not listed)", e.Read(everything, t))
+		pl := e.on(t)
+		add("read", "/ (everything not listed)", e.Read(pl.everything(), t))
 		for i, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.CredentialMasks} {
 			for _, r := range l {
 				d := e.Read(e.expand(r.Path), t)
 				if i == 1 && r.TrailingSeparator {
-					d.Why += "; " + TrailingSeparator(t)
+					d.Why += "; " + pl.trailingSeparator()
 				}
 				add("read", subject(r), d)
 			}
 		}
 		add("write", "/ (everything not listed)", e.Write("/", t))
-		if t == Linux && fs.PrivateTmp() {
-			add("write", policy.TmpDir+" (TMPDIR)", e.Write(policy.TmpDir, t))
+		for _, l := range pl.extraWrites() {
+			add("write", l.Subject, l.Decision)
 		}
 		var mandatory []string
 		for _, l := range [][]policy.PathRule{fs.AllowWrite, fs.DenyWrite} {
 			for _, r := range l {
-				if r.Origin == policy.Default && !r.Convenience && t == MacOS {
-					continue // /dev and /tmp/claude names, the same in every policy
-				}
-				if r.Origin == policy.Default && t == Linux && fs.PrivateTmp() && (r.Path == policy.TmpDir || r.Path == "/private"+policy.TmpDir) {
-					continue // the TMPDIR line above: the plan binds neither name
+				if !pl.listsWrite(r) {
+					continue
 				}
 				if r.Origin == policy.Mandatory {
 					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
@@ -65,21 +57,16 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				}
 				d := e.Write(e.expand(r.Path), t)
 				if r.TrailingSeparator && r.Origin.Key != "" && strings.HasPrefix(r.Origin.Key, "filesystem.allowWrite") {
-					d.Why += "; " + TrailingSeparator(t)
+					d.Why += "; " + pl.trailingSeparator()
 				}
 				add("write", subject(r), d)
 			}
 		}
-		if len(mandatory) > 0 && !fs.Disabled && t != Windows {
-			why := "always write-protected in the working directory"
-			switch t {
-			case Linux:
-				why += fmt.Sprintf(", and below it where the start-up scan finds them (depth %d)", fs.MandatoryScan.Depth)
-			case MacOS:
-				why += ", and at any depth below it"
+		if len(mandatory) > 0 && !fs.Disabled {
+			if below, ok := pl.mandatoryBelowWhy(); ok {
+				why := "always write-protected in the working directory" + below + ": " + strings.Join(mandatory, " ")
+				add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 			}
-			why += ": " + strings.Join(mandatory, " ")
-			add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 		}
 		n := &e.p.Network
 		for _, l := range []policy.HostList{n.Denied, n.Allowed} {
@@ -107,7 +94,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
 		}
 		add("unix-socket", "any other path", e.UnixSocket("/nonexistent/srt-probe.sock", t))
-		for _, k := range e.knobs(t) {
+		for _, k := range e.knobs(pl) {
 			add("process", k.name, k.d)
 		}
 	}
@@ -126,94 +113,28 @@ func subject(r policy.PathRule) string {
 
 // TrailingSeparator says what an allow entry written with a trailing
 // separator and glob characters ("/data/in/*/") means on t.
-func TrailingSeparator(t Target) string {
-	switch t {
-	case MacOS:
-		return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
-	case Windows:
-		return "written with a trailing /: Windows drops it and grants each match the glob expands to at initialize"
-	}
-	return "written with a trailing /: Linux drops it and grants each match (file or directory) with its contents, expanded when srt starts"
-}
-
-// linuxKernelKnobs are the protections of the host kernel that every Linux
-// sandbox has, whatever the settings say.
-func linuxKernelKnobs() []knob {
-	var ro, hidden, ns []string
-	for _, k := range policy.KernelPaths {
-		if k.Mask {
-			hidden = append(hidden, k.Path)
-		} else {
-			ro = append(ro, k.Path)
-		}
-	}
-	for _, n := range policy.Namespaces {
-		ns = append(ns, strings.ToUpper(strings.TrimSuffix(strings.TrimPrefix(n.Arg, "--unshare-"), "-try")))
-	}
-	return []knob{
-		{"kernel interfaces", Decision{Rule: policy.Mandatory, Why: "always read-only: " + strings.Join(ro, " ") +
-			" (a root caller's sandbox could otherwise set host sysctls such as kernel.core_pattern); always hidden where the kernel has them: " + strings.Join(hidden, " ")}},
-		{"kernel keyrings", Decision{Rule: policy.Mandatory, Why: "keyctl, add_key and request_key fail with EPERM (seccomp): the caller's session keyring is neither readable nor writable"}},
-		{"private namespaces", Decision{Rule: policy.Mandatory, Why: "always its own " + strings.Join(ns, ", ") + " namespaces (cgroup where the kernel has them), besides mount, user, PID and network: no System V IPC, message queue or host name is shared with the host"}},
-	}
-}
+func TrailingSeparator(t Target) string { return new(Evaluator).on(t).trailingSeparator() }
 
 type knob struct {
 	name string
 	d    Decision
 }
 
-// knobs are the process switches that matter on t.
-func (e *Evaluator) knobs(t Target) []knob {
-	pr, n := &e.p.Process, &e.p.Network
-	sw := func(name, key string, on bool, whyOn, whyOff string) knob {
-		if on {
-			return knob{name, Decision{Allow: true, Rule: e.switchOrigin(key), Why: whyOn}}
-		}
-		return knob{name, Decision{Rule: policy.Default, Why: whyOff}}
+// sw is the knob of a settings switch: allowed by the switch when on.
+func (e *Evaluator) sw(name, key string, on bool, whyOn, whyOff string) knob {
+	if on {
+		return knob{name, Decision{Allow: true, Rule: e.switchOrigin(key), Why: whyOn}}
 	}
-	var out []knob
-	local := sw("local binding (listen on localhost)", "network.allowLocalBinding", n.AllowLocalBinding, "the command may bind and accept on local addresses", "the command cannot listen")
-	switch t {
-	case Linux:
-		// allowLocalBinding is ignored on Linux (docs/reference.md#seccomp): the
-		// sandbox's private loopback is always usable, and reaches
-		// nothing outside it.
-		out = append(out,
-			sw("nested user namespaces", "allowNestedUserNamespaces", pr.AllowNestedUserNamespaces, "the seccomp namespaces filter is off: setns, mount, unshare(CLONE_NEWUSER) work", "refused by the seccomp namespaces filter"),
-			sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
-			knob{"local binding (listen on localhost)", Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); " + e.hostLoopbackWhy()}})
-		out = append(out, linuxKernelKnobs()...)
-	case MacOS:
-		trustd := sw("weaker network isolation", "enableWeakerNetworkIsolation", pr.EnableWeakerNetworkIsolation, "trustd is reachable (TLS verification of Go programs), at the cost of a wider mach-lookup", "refused")
-		if !pr.EnableWeakerNetworkIsolation {
-			// An allowMachLookup prefix ("*", "com.apple.*") opens trustd
-			// too.
-			for _, m := range n.AllowMachLookup {
-				if prefix, ok := strings.CutSuffix(m, "*"); ok && strings.HasPrefix(trustdService, prefix) || m == trustdService {
-					trustd.d = Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "trustd is reachable through allowMachLookup " + strconv.Quote(m) + ", as enableWeakerNetworkIsolation would make it"}
-					break
-				}
-			}
-		}
-		out = append(out,
-			sw("Apple Events", "allowAppleEvents", pr.AllowAppleEvents, "the command may script other applications", "refused"),
-			trustd,
-			sw("pseudo-terminals", "allowPty", pr.AllowPty, "the command may open ptys", "refused"),
-			local)
-		for _, m := range n.AllowMachLookup {
-			out = append(out, knob{"mach-lookup " + m, Decision{Allow: true, Rule: e.switchOrigin("network.allowMachLookup"), Why: "a listed Mach service"}})
-		}
-	case Windows:
-		// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
-		// listening: what allowLocalBinding changes is whether the
-		// command reaches loopback ports outside the proxy range. The
-		// agreement test of emit/wfp checks the verdict against the
-		// plan's filters.
-		out = append(out, sw(local.name, "network.allowLocalBinding", n.AllowLocalBinding,
-			"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
-			"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)"))
-	}
+	return knob{name, Decision{Rule: policy.Default, Why: whyOff}}
+}
+
+// localBindingName names the knob of network.allowLocalBinding.
+const localBindingName = "local binding (listen on localhost)"
+
+// knobs are the process switches that matter on pl: its own, then the
+// environment and credential lines, the same on every target.
+func (e *Evaluator) knobs(pl platform) []knob {
+	out := pl.knobs()
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
 		// srt (Linux) swaps masked values in on terminated TLS, or on
 		// plain HTTP when allowed.
@@ -333,10 +254,6 @@ func (e *Evaluator) hostLoopbackWhy() string {
 	}
 	return "the host's loopback is not reachable directly, but through the proxies it is, for " + strings.Join(via, ", ") + external
 }
-
-// trustdService is the Mach service enableWeakerNetworkIsolation opens
-// (docs/reference.md#macos-optional-blocks).
-const trustdService = "com.apple.trustd.agent"
 
 // FormatOrigin renders an Origin as "key file:line:col" or "key".
 func FormatOrigin(o policy.Origin) string {

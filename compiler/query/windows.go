@@ -1,7 +1,6 @@
 package query
 
 import (
-	"path"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -23,22 +22,92 @@ import (
 //
 // These apply only on the Windows target.
 
-// fold is the identity of p on t: on Windows, names ignore case.
-func fold(p string, t Target) string {
-	if t == Windows {
-		return strings.ToLower(p)
+// windows is the ACL plan of windows/plan.json (emit/wfp): deny ACEs for
+// read denies and credential files, allow ACEs for grants, a
+// write-restricted token that writes only where a root's grant names it,
+// and WFP filters for the network.
+type windows struct{ *Evaluator }
+
+func (w windows) covers(r policy.PathRule, p string) bool {
+	r.Path = w.expand(r.Path)
+	// Only * and ? make a pattern; [ and ] are then a set, otherwise
+	// literal text. A literal entry with * or ? is skipped.
+	has := strings.ContainsAny(r.Path, "*?")
+	if r.Literal && has {
+		return false
 	}
-	return p
+	r.Pattern = r.Pattern && has
+	return coversWindows(r, p)
 }
 
-// dirOf returns the directory holding p on t, or "" when p is a root.
-func dirOf(p string, t Target) string {
-	if t != Windows {
-		if p == "/" || p == "." {
-			return ""
-		}
-		return path.Dir(p)
+func (w windows) credentialRead(m policy.PathRule) Decision {
+	return Decision{Rule: m.Origin, Why: "credential mask: " + string(Windows) + " cannot redirect a read, so the file is read-denied"}
+}
+
+func (w windows) read(p string) Decision { return w.readLayered(w, p) }
+
+// unit is the nearest match of read deny d at or above p (see
+// nearestMatch).
+func (w windows) unit(d policy.PathRule, p string) string {
+	var anc []string
+	for a := p; a != ""; a = windowsDir(a) {
+		anc = append(anc, a)
 	}
+	return w.nearestMatch(d, anc)
+}
+
+// restores: an explicit allow ACE strictly below the denied object comes
+// before the inherited deny; on the object itself the deny comes first.
+func (w windows) restores(a policy.PathRule, p, unit string) bool {
+	return strictlyInside(strings.ToLower(w.at(a, p)), strings.ToLower(unit))
+}
+
+// lifter: no allow ACE lifts a deny ACE on the same object.
+func (w windows) lifter(string) (policy.PathRule, bool) { return policy.PathRule{}, false }
+
+// sealed: the helper drops a read grant or write root at or under a
+// credential deny (docs/reference.md#windows-session).
+func (w windows) sealed(d policy.PathRule) bool { return isCredential(d) }
+
+func (w windows) denyWhy(d policy.PathRule) string {
+	why := "hidden by a read deny"
+	if d.Pattern && strings.ContainsAny(d.Path, "*?") {
+		why += " (a glob: expanded at initialize; files created later are not covered)"
+	}
+	return why
+}
+
+func (w windows) readableWhy() string {
+	return "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
+}
+
+func (w windows) trailingSeparator() string {
+	return "written with a trailing /: Windows drops it and grants each match the glob expands to at initialize"
+}
+
+func (w windows) everything() string { return "/" }
+
+func (w windows) extraWrites() []Line { return nil }
+
+func (w windows) listsWrite(policy.PathRule) bool { return true }
+
+// mandatoryBelowWhy: Windows has no mandatory write denies, so the
+// summary has no line for them.
+func (w windows) mandatoryBelowWhy() (string, bool) { return "", false }
+
+func (w windows) knobs() []knob {
+	// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
+	// listening: what allowLocalBinding changes is whether the
+	// command reaches loopback ports outside the proxy range. The
+	// agreement test of emit/wfp checks the verdict against the
+	// plan's filters.
+	return []knob{w.sw(localBindingName, "network.allowLocalBinding", w.p.Network.AllowLocalBinding,
+		"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
+		"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)")}
+}
+
+// windowsDir returns the directory holding p, or "" when p is a root.
+func windowsDir(p string) string {
 	if len(p) == 3 && p[1] == ':' && p[2] == '/' {
 		return "" // C:/
 	}
@@ -136,39 +205,82 @@ func (e *Evaluator) nearestMatch(d policy.PathRule, anc []string) string {
 	return anc[0]
 }
 
-// at is where grant a, which covers p, sits: its path, or on Windows for
-// a pattern the nearest match at or above p, which is where its allow ACE
+// at is where grant a, which covers p, sits: its path, or for a pattern
+// the nearest match at or above p, which is where its allow ACE
 // is (the pattern's text lies inside nothing).
-func (e *Evaluator) at(a policy.PathRule, p string, t Target) string {
-	if t != Windows {
-		return e.expand(a.Path)
-	}
+func (w windows) at(a policy.PathRule, p string) string {
 	var anc []string
-	for x := p; x != ""; x = dirOf(x, t) {
+	for x := p; x != ""; x = windowsDir(x) {
 		anc = append(anc, x)
 	}
-	return e.nearestMatch(a, anc)
+	return w.nearestMatch(a, anc)
 }
 
-// writeDenies are the write denies that apply on t. Windows has no
-// mandatory write denies (docs/reference.md#windows-session: the session's
-// denyWrite list is the settings' own; the reference adds none, and
-// windows/plan.json lists that as a residual risk), whichever reading the
-// policy comes from: a portable file explained with the POSIX reading
-// must answer for Windows as its Windows plan enforces (emit/wfp's
-// TestAgreePortable checks it).
-func (e *Evaluator) writeDenies(t Target) []policy.PathRule {
-	l := e.p.Filesystem.DenyWrite
-	if t != Windows {
-		return l
+func (w windows) write(p string) Decision {
+	fs := &w.p.Filesystem
+	if fs.Disabled {
+		// The command still runs under the write-restricted token,
+		// with no write root: nothing the settings name is writable
+		// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21).
+		return Decision{Rule: w.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 	}
+	if d, ok := writeDenied(w, w.callerWriteDenies(), p); ok {
+		return d
+	}
+	if m, ok := firstCovering(w, fs.CredentialMasks, p); ok {
+		return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
+	}
+	var root *policy.PathRule
+	for _, a := range fs.AllowWrite {
+		if a.Origin == policy.Default {
+			continue // the default write paths are /dev and /tmp names
+		}
+		if w.covers(a, p) {
+			root = &a
+			break
+		}
+	}
+	if root == nil {
+		return Decision{Rule: policy.Default, Why: noWriteRootWhy}
+	}
+	// A read deny is a deny ACE of full access, writes included (the
+	// stricter reading; not verified on Windows), unless a write root
+	// at or inside the deny restores it.
+	if hiding := w.hiddenFromWrite(w, p); hiding != nil {
+		return Decision{Rule: hiding.Origin, Why: "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"}
+	}
+	why := rootWhy(*root)
+	if w.dangerousName(p) {
+		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
+	}
+	return Decision{Allow: true, Rule: root.Origin, Why: why}
+}
+
+// callerWriteDenies are the write denies of the Windows plan: the
+// settings' own. Windows has no mandatory write denies
+// (docs/reference.md#windows-session: the session's denyWrite list is
+// the settings' own; the reference adds none, and windows/plan.json lists
+// that as a residual risk), whichever reading the policy comes from: a
+// portable file explained with the POSIX reading must answer for Windows
+// as its Windows plan enforces (emit/wfp's TestAgreePortable checks it).
+func (w windows) callerWriteDenies() []policy.PathRule {
 	var out []policy.PathRule
-	for _, r := range l {
+	for _, r := range w.p.Filesystem.DenyWrite {
 		if r.Origin != policy.Mandatory {
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+func (w windows) remove(p string) Decision { return w.write(p) }
+
+// unixSocket: Windows does not filter AF_UNIX sockets; the socket file's
+// ACL decides, as for a write.
+func (w windows) unixSocket(p string) Decision {
+	d := w.write(p)
+	d.Why = "Windows does not filter AF_UNIX sockets; connecting needs write access to the socket file: " + d.Why + " (not verified on Windows)"
+	return d
 }
 
 // dangerousName reports whether p is, or lies in, one of the names Linux
