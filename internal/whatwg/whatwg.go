@@ -136,8 +136,14 @@ func isSchemeChar(c byte) bool {
 // and every tab and newline, as the URL parser does before it starts.
 func trimControlAndSpace(s string) string {
 	s = strings.TrimFunc(s, func(r rune) bool { return r <= 0x20 })
-	return strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	if strings.ContainsAny(s, "\t\n\r") {
+		s = tabsAndNewlines.Replace(s)
+	}
+	return s
 }
+
+// tabsAndNewlines removes what the URL parser drops from the input.
+var tabsAndNewlines = strings.NewReplacer("\t", "", "\n", "", "\r", "")
 
 // splitAuthority splits an authority into host and port text, dropping any
 // userinfo (everything up to the last "@").
