@@ -306,7 +306,7 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	e := &proxy.Egress{
 		Rules:     func() *netpolicy.Rules { return rules },
 		Listed:    func() []netip.Prefix { return proxy.FilterDeniedRanges },
-		HostAddrs: interfaceAddrs,
+		HostAddrs: proxy.InterfaceAddrs,
 		Log:       log,
 		TLS:       term,
 		Filter:    &proxy.Filter{Decider: link, StripResponse: o.strip, PlaintextHeaderSet: o.plaintextHeaderSet},
@@ -328,20 +328,6 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 		time.Sleep(200 * time.Millisecond)
 		return fmt.Errorf("decider: %v; exiting", link.Err())
 	}
-}
-
-func interfaceAddrs() []netip.Addr {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, p.Addr())
-		}
-	}
-	return out
 }
 
 // reportRSS prints the resident set size every period (Linux).

@@ -156,7 +156,7 @@ func (l *linter) shadows() {
 	// Network: an allow entry the deny list always refuses, or another
 	// allow entry always decides first.
 	n := &l.p.Network
-	allowedAt := indexHosts(n.Allowed)
+	allowedAt := n.Allowed.Index()
 	deniedAt := n.Denied.Index()
 	for i, a := range n.Allowed {
 		if a.Host == "*" || strings.HasPrefix(a.Host, "*.") {
@@ -170,7 +170,7 @@ func (l *linter) shadows() {
 			l.add("SRT140", a.Origin, "allowedDomains %q is unreachable: deniedDomains %q (%s) refuses it first", a.Entry, d.Entry, d.Origin.Key)
 			continue
 		}
-		for _, j := range allowedAt.candidates(a.Host) {
+		for _, j := range allowedAt.Candidates(a.Host) {
 			b := n.Allowed[j]
 			if i == j || strings.EqualFold(query.HostPort(a.Host, a.Port), query.HostPort(b.Host, b.Port)) {
 				continue // the same rule: a duplicate (SRT150)
@@ -466,41 +466,4 @@ func hasBelow(sorted []string, dir string) bool {
 	prefix := strings.TrimSuffix(dir, "/") + "/"
 	i := sort.SearchStrings(sorted, prefix)
 	return i < len(sorted) && strings.HasPrefix(sorted[i], prefix)
-}
-
-// A hostIndex finds the allow rules that may match a host: the same name,
-// a wildcard over it, or "*".
-type hostIndex struct {
-	exact, suffix map[string][]int
-	star          []int
-}
-
-func indexHosts(l policy.HostList) *hostIndex {
-	x := &hostIndex{exact: map[string][]int{}, suffix: map[string][]int{}}
-	for i, r := range l {
-		h := strings.ToLower(r.Host)
-		switch {
-		case h == "*":
-			x.star = append(x.star, i)
-		case strings.HasPrefix(h, "*."):
-			x.suffix[h[1:]] = append(x.suffix[h[1:]], i)
-		default:
-			x.exact[h] = append(x.exact[h], i)
-		}
-	}
-	return x
-}
-
-// candidates returns, in list order, the rules that may match host.
-func (x *hostIndex) candidates(host string) []int {
-	h := strings.ToLower(host)
-	out := append([]int(nil), x.exact[h]...)
-	for i := 0; i < len(h); i++ {
-		if h[i] == '.' {
-			out = append(out, x.suffix[h[i:]]...)
-		}
-	}
-	out = append(out, x.star...)
-	sort.Ints(out)
-	return out
 }

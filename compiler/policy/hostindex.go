@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,7 @@ func (l HostList) Index() *HostIndex {
 // Match is l.Match(host, port) for the indexed list l.
 func (x *HostIndex) Match(host string, port int) (HostRule, bool) {
 	best := -1
-	first := func(idx []int) {
+	x.groups(host, func(idx []int) {
 		for _, i := range idx {
 			if best >= 0 && i >= best {
 				return
@@ -46,19 +47,34 @@ func (x *HostIndex) Match(host string, port int) (HostRule, bool) {
 				return
 			}
 		}
-	}
-	lower := strings.ToLower(host)
-	first(x.exact[lower])
-	if len(x.suffix) > 0 && !isIPLiteral(host) {
-		for i := 0; i < len(lower); i++ {
-			if lower[i] == '.' {
-				first(x.suffix[lower[i:]])
-			}
-		}
-	}
-	first(x.star)
+	})
 	if best < 0 {
 		return HostRule{}, false
 	}
 	return x.list[best], true
+}
+
+// Candidates returns, in list order, the rules that may match host on
+// some port: those naming it, the wildcards over it, and "*". Match picks
+// the first of them that matches.
+func (x *HostIndex) Candidates(host string) []int {
+	var out []int
+	x.groups(host, func(idx []int) { out = append(out, idx...) })
+	slices.Sort(out)
+	return out
+}
+
+// groups calls f with each group of rules that may match host, each group
+// in list order.
+func (x *HostIndex) groups(host string, f func([]int)) {
+	lower := strings.ToLower(host)
+	f(x.exact[lower])
+	if len(x.suffix) > 0 && !isIPLiteral(host) {
+		for i := 0; i < len(lower); i++ {
+			if lower[i] == '.' {
+				f(x.suffix[lower[i:]])
+			}
+		}
+	}
+	f(x.star)
 }

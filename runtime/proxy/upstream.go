@@ -27,6 +27,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -305,3 +306,19 @@ func (h *hop) writePlain(out *http.Request) func(io.Writer) error {
 // Tunnel copies both ways between a and b until both sides are done,
 // passing a half-close on (the relay to an external proxy port uses it).
 func Tunnel(a, b net.Conn) { tunnel(a, b) }
+
+// InterfaceAddrs are this host's interface addresses, read at each call:
+// what the address guard calls the host's own addresses.
+func InterfaceAddrs() []netip.Addr {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
+}

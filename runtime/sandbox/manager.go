@@ -319,7 +319,7 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 		Command:   key,
 		Rules:     func() *netpolicy.Rules { return m.rules.Load() },
 		Listed:    func() []netip.Prefix { return *m.listed.Load() },
-		HostAddrs: hostAddrs,
+		HostAddrs: proxy.InterfaceAddrs,
 		Log:       m.o.Log,
 		Parent:    m.parent,
 		Mitm:      m.mitm.Load,

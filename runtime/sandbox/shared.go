@@ -7,8 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -55,21 +53,6 @@ func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 		"GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand='" + self + " " + ConnectArg + " %h %p'",
 	}
 	return env
-}
-
-// hostAddrs are this host's interface addresses, read at each lookup.
-func hostAddrs() []netip.Addr {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		if p, err := netip.ParsePrefix(a.String()); err == nil {
-			out = append(out, p.Addr())
-		}
-	}
-	return out
 }
 
 func randomHex(n int) (string, error) {
