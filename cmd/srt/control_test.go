@@ -318,8 +318,8 @@ func TestStateProtected(t *testing.T) {
 	cache := os.Getenv("XDG_CACHE_HOME") // set by TestMain, under /tmp
 	for _, fs := range []string{`"denyRead": [], "allowWrite": ["/tmp", "."], "denyWrite": []`, `"denyRead": [], "allowWrite": [], "denyWrite": [], "disabled": true`} {
 		os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+fs+`}}`), 0o644)
-		script := `ls "$XDG_CACHE_HOME"/srt/policies-v*/ | grep -q gob && echo "cache readable"
-for f in "$XDG_CACHE_HOME"/srt/policies-v*/*.gob; do echo '{}' > "$f" 2>/dev/null && echo "rewrote $f"; done
+		script := `ls "$XDG_CACHE_HOME"/srt/policies-v*/ | grep -q json && echo "cache readable"
+for f in "$XDG_CACHE_HOME"/srt/policies-v*/*.json; do echo '{}' > "$f" 2>/dev/null && echo "rewrote $f"; done
 touch "$XDG_CACHE_HOME"/srt/new 2>/dev/null && echo "created in the cache"
 echo x > /tmp/srt-state-test-$$ && echo "wrote /tmp" && rm /tmp/srt-state-test-$$`
 		code, out, errOut := srt(t, dir, "", "--settings", "s.json", "-c", script)
