@@ -283,6 +283,26 @@ type Env struct {
 	GitSafeDirectories []string `json:"gitSafeDirectories,omitempty"`
 }
 
+// InjectScope is the list of hosts that receive the real value of a
+// credential masked by m: its injectHosts, or when they are not set the
+// allowed hosts, with ports cleared (ports are not part of an inject
+// scope). Match it with port 0.
+func (m Masking) InjectScope(allowed HostList) (HostList, error) {
+	src := allowed
+	if m.InjectHosts != nil {
+		var err error
+		if src, err = ParseHostList(m.InjectHosts); err != nil {
+			return nil, err
+		}
+	}
+	out := make(HostList, len(src))
+	for i, r := range src {
+		r.Port = 0
+		out[i] = r
+	}
+	return out, nil
+}
+
 // EnvRule names one environment variable.
 type EnvRule struct {
 	Name string `json:"name"`

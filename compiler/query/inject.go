@@ -34,21 +34,16 @@ func (e *Evaluator) Credentials() []Credential {
 // masked by m to host (canonical, without port): the hosts of
 // injectHosts, or, when it is not set, of allowedDomains, ports ignored.
 func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Decision {
-	rules := e.p.Network.Allowed
 	from := "allowedDomains (injectHosts is not set)"
 	if m.InjectHosts != nil {
-		var err error
-		if rules, err = policy.ParseHostList(m.InjectHosts); err != nil {
-			return Decision{Rule: o, Why: "injectHosts does not parse: " + err.Error()}
-		}
 		from = "injectHosts"
 	}
-	for _, r := range rules {
-		entry := r.Entry
-		r.Port = 0
-		if r.Match(strings.ToLower(host), 0) {
-			return Decision{Allow: true, Rule: o, Why: "the real value is sent to " + host + ": " + from + " lists " + entry}
-		}
+	scope, err := m.InjectScope(e.p.Network.Allowed)
+	if err != nil {
+		return Decision{Rule: o, Why: "injectHosts does not parse: " + err.Error()}
+	}
+	if r, ok := scope.Match(strings.ToLower(host), 0); ok {
+		return Decision{Allow: true, Rule: o, Why: "the real value is sent to " + host + ": " + from + " lists " + r.Entry}
 	}
 	return Decision{Rule: o, Why: host + " receives the stand-in: " + from + " does not list it"}
 }

@@ -103,20 +103,13 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %s: %w", key, what, err)
 	}
-	hosts := m.allowed
-	if r.InjectHosts != nil {
-		if hosts, err = policy.ParseHostList(r.InjectHosts); err != nil {
-			return "", nil, fmt.Errorf("%s: injectHosts: %w", key, err)
-		}
+	scope, err := r.InjectScope(m.allowed)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: injectHosts: %w", key, err)
 	}
 	inject := func(host string) bool {
-		for _, h := range hosts {
-			h.Port = 0 // ports are not part of an inject scope
-			if h.Match(host, 0) {
-				return true
-			}
-		}
-		return false
+		_, ok := scope.Match(host, 0)
+		return ok
 	}
 	for _, p := range masked.Pieces {
 		added = append(added, proxy.Secret{Name: what, Sentinel: p.StandIn, Real: p.Real, Inject: inject})
