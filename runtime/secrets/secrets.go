@@ -33,6 +33,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
@@ -72,7 +73,11 @@ const matchTimeout = 2 * time.Second
 
 // jwtShape finds candidate tokens when Decode is "jwt" without Extract: a
 // header that starts with `{"` (eyJ in base64url), a payload, a signature.
-var jwtShape = regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+// It is compiled on first use: srt starts twice a run, and most runs mask
+// no token.
+var jwtShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+})
 
 // Compile checks an Extract expression: it must compile as ECMAScript and
 // have a capturing group.
@@ -168,7 +173,7 @@ func find(text string, s Spec) ([]span, error) {
 		return spans, nil
 	case s.Decode == "jwt":
 		var spans []span
-		for _, ix := range jwtShape.FindAllStringIndex(text, -1) {
+		for _, ix := range jwtShape().FindAllStringIndex(text, -1) {
 			spans = append(spans, span{ix[0], ix[1]})
 		}
 		return spans, nil
