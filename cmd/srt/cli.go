@@ -198,11 +198,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
-	// The policy cache must not be writable from a sandbox: a command
-	// could otherwise rewrite the policy a later run uses.
-	if d, err := cacheDir(); err == nil {
-		so.Protect = append(so.Protect, filepath.Dir(d))
-	}
+	so.State = srtState(o)
 	var p *policy.Policy
 	if plan {
 		if p, err = readPlan(o.plan, &so); err != nil {
@@ -244,6 +240,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	warnWritesHome(p, stderr)
 	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// srtState are srt's own files on this host that no sandbox may change
+// (policy.SrtState): the settings file or plan directory of this run and
+// the user's default settings file, srt and srtc, the policy cache, the
+// audit log. The runtime adds its registry and the quarantine.
+func srtState(o *options) map[policy.StateKind][]string {
+	st := map[policy.StateKind][]string{}
+	add := func(k policy.StateKind, p string) {
+		if p == "" {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			st[k] = append(st[k], abs)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		add(policy.StatePolicy, filepath.Join(home, ".srt-settings.json"))
+	}
+	add(policy.StatePolicy, o.settings)
+	add(policy.StatePolicy, o.plan)
+	if self, err := os.Executable(); err == nil {
+		add(policy.StatePrograms, self)
+	}
+	if srtc, err := findSrtc(); err == nil {
+		add(policy.StatePrograms, srtc)
+	}
+	if d, err := cacheDir(); err == nil {
+		add(policy.StateCache, filepath.Dir(d))
+	}
+	add(policy.StateAuditLog, o.auditLog)
+	return st
 }
 
 // warnWritesHome warns when an allowWrite of "." grants the home

@@ -68,6 +68,9 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 			}
 		}
+		if t != policy.TargetWindows { // the Windows plan has no runtime
+			add("write", "srt's own files", Decision{Rule: policy.Mandatory, Why: stateWhy()})
+		}
 		n := &e.p.Network
 		for _, l := range []policy.HostList{n.Denied, n.Allowed} {
 			for _, r := range l {
@@ -272,4 +275,18 @@ func HostPort(host string, port int) string {
 		return host
 	}
 	return host + ":" + strconv.Itoa(port)
+}
+
+// stateWhy explains the rules of srt's own files (policy.SrtState).
+func stateWhy() string {
+	var ro, hidden []string
+	for _, s := range policy.SrtState {
+		if s.Hidden {
+			hidden = append(hidden, string(s.Kind)+" ("+s.Why+")")
+		} else {
+			ro = append(ro, string(s.Kind)+" ("+s.Why+")")
+		}
+	}
+	return "always read-only, however the settings read, a path absent at the start never created: " + strings.Join(ro, "; ") +
+		"; always hidden: " + strings.Join(hidden, "; ") + " (" + policy.StateWhy + ")"
 }

@@ -70,6 +70,9 @@ const (
 	// directory, to a depth: git-dirs and git-files name what it protects
 	// in each git directory it finds.
 	MandatoryScan Directive = "mandatory-scan"
+	// SrtState keeps srt's own files from the sandbox (policy.SrtState):
+	// the runtime knows where they are on the host.
+	SrtState Directive = "srt-state"
 	// KernelMask hides a kernel interface where it exists on the host: an
 	// empty read-only tmpfs over a directory, /dev/null over a file.
 	KernelMask Directive = "kernel-mask"
@@ -187,6 +190,8 @@ func Emit(p *policy.Policy) Plan {
 			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
 		}
 	}
+	// Every plan, the file system disabled or not.
+	pl.Steps = append(pl.Steps, Step{Directive: SrtState, Operand: policy.StateOperand(), Params: true, Reason: policy.StateWhy})
 
 	args("--dev", "/dev")
 	args("--unshare-pid")

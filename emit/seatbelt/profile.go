@@ -124,6 +124,15 @@ func (m *emitter) header(p *policy.Policy) {
 		ParamHome, ParamCwd, ParamHomeRegex, ParamCwdRegex, ParamHomeParentsRegex, ParamCwdParentsRegex,
 		ParamHTTPPort, ParamSOCKSPort, ParamLogTag}, " ") + ".")
 	m.add("; Not yet run on a real Mac (see README, macOS).")
+	var kinds []string
+	for _, st := range policy.SrtState {
+		if st.Hidden {
+			kinds = append(kinds, string(st.Kind)+" (hidden)")
+		} else {
+			kinds = append(kinds, string(st.Kind))
+		}
+	}
+	m.add("; srt appends rules after this profile, whatever it says, for " + policy.StateWhy + ": read-only, where they are on the host: " + strings.Join(kinds, ", ") + ".")
 }
 
 // printable keeps a comment on one line.

@@ -59,18 +59,25 @@ func quote(s string, o policy.Origin) (string, error) {
 	return b.String(), nil
 }
 
-// ProtectRules are rules to append to a profile (later rules win in SBPL)
-// that keep the command from writing host paths, whatever the profile
-// allows: srt protects its own state this way when it runs a reviewed
-// profile. Each path is a concrete absolute path.
-func ProtectRules(paths []string) ([]byte, error) {
+// StateRules are rules to append to a profile (later rules win in SBPL)
+// that keep srt's own files (policy.SrtState, by kind: concrete absolute
+// paths) from the command, whatever the profile allows: read-only, or
+// for a hidden kind, not readable either. A path that does not exist yet
+// cannot be created (Seatbelt matches the path, not a file).
+func StateRules(state map[policy.StateKind][]string) ([]byte, error) {
 	var b strings.Builder
-	for _, p := range paths {
-		q, err := quote(p, policy.Origin{Key: "srt state"})
-		if err != nil {
-			return nil, err
+	b.WriteString("; " + policy.StateWhy + "\n")
+	for _, rule := range policy.SrtState {
+		for _, p := range state[rule.Kind] {
+			q, err := quote(p, policy.Origin{Key: "srt state"})
+			if err != nil {
+				return nil, err
+			}
+			if rule.Hidden {
+				fmt.Fprintf(&b, "(deny file-read* (subpath %s))\n", q)
+			}
+			fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", q)
 		}
-		fmt.Fprintf(&b, "(deny file-write* (subpath %s))\n", q)
 	}
 	return []byte(b.String()), nil
 }

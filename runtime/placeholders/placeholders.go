@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,8 +125,7 @@ func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
 
 // RegisterChecked is Register for a run whose protected names are checked
 // when it ends (quarantine.Check, items moved to the store in dir),
-// however it ends. It sets check.Since to the record's change time: what
-// changed at or after it changed during the run.
+// however it ends, once its snapshot is recorded (see Snapshot).
 func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir string, scratch ...string) (*Run, error) {
 	for _, s := range scratch {
 		if !r.ownsScratch(s) {
@@ -140,15 +140,6 @@ func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir s
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
-	}
-	if check != nil {
-		var st unix.Stat_t
-		if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return nil, err
-		}
-		check.Since = st.Ctim.Nano()
 	}
 	run := &Run{r: r, file: f, paths: paths, rec: record{Placeholders: paths, Scratch: scratch, Check: check, Quarantine: dir}}
 	if err := run.write(); err != nil {
@@ -170,12 +161,37 @@ func (run *Run) write() error {
 	return json.NewEncoder(f).Encode(run.rec)
 }
 
+// Snapshot records what the write roots held before the command
+// started (quarantine.Snap), in a file of the registry named in the
+// record: from then on, however the run ends, its check is due. A run
+// whose record names no snapshot never started its command.
+func (run *Run) Snapshot(s *quarantine.Snapshot) error {
+	if run.rec.Check == nil {
+		return errors.New("the run has no check")
+	}
+	p := strings.TrimSuffix(run.file.Name(), ".json") + ".snap"
+	if err := s.WriteFile(p); err != nil {
+		return err
+	}
+	run.rec.Check.Snapshot = p
+	return run.write()
+}
+
 // Checked records that the run's protected names were checked: a sweep
 // need not check them again.
 func (run *Run) Checked() error {
+	if c := run.rec.Check; c != nil && c.Snapshot != "" {
+		os.Remove(c.Snapshot)
+	}
 	run.rec.Check, run.rec.Quarantine = nil, ""
 	return run.write()
 }
+
+// TreeCache is where the runs keep what their last check saw of their
+// write roots (a quarantine.Snapshot per set of roots), so that the next
+// run's snapshot reads again only what changed since. Like the registry,
+// it is private to the user and read-only in every sandbox.
+func (r *Registry) TreeCache() string { return filepath.Join(filepath.Dir(r.Dir), "trees") }
 
 // Record is the path of the run's record.
 func (run *Run) Record() string { return run.file.Name() }
@@ -204,17 +220,21 @@ func (r *Registry) WaitEnded(path string) {
 // every ended run are removed if no other run is alive.
 func (run *Run) Release() error {
 	err := run.file.Close() // drops the lock
-	return errors.Join(err, run.r.Sweep())
+	_, serr := run.r.Sweep(false)
+	return errors.Join(err, serr)
 }
 
 // Sweep removes the scratch and temporary directories of ended runs
 // (records whose lock nobody holds), and their placeholders unless some
 // run is still alive; it is safe to call at any time, for example when srt
-// starts.
-func (r *Registry) Sweep() error {
+// starts. The check of protected names that a killed run still owes
+// (quarantine.Check, which walks its write roots) is done only with
+// checks; without, such a run is left whole for a sweep that does, and
+// pending reports it (start a reaper: see Reap in runtime/sandbox).
+func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	type ended struct {
 		file *os.File
@@ -228,7 +248,7 @@ func (r *Registry) Sweep() error {
 	}()
 	alive := false
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "run-") {
+		if !strings.HasPrefix(e.Name(), "run-") || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
 		f, err := os.Open(filepath.Join(r.Dir, e.Name()))
@@ -241,8 +261,13 @@ func (r *Registry) Sweep() error {
 			continue
 		}
 		var rec record
-		if err := json.NewDecoder(f).Decode(&rec); err != nil {
+		if err := json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&rec); err != nil {
 			rec = record{} // a record cut short by a crash: nothing to trust
+		}
+		if rec.Check != nil && !checks {
+			f.Close()
+			pending, alive = true, true // its placeholders wait with it
+			continue
 		}
 		dead = append(dead, ended{f, rec})
 	}
@@ -250,16 +275,8 @@ func (r *Registry) Sweep() error {
 	var errs []error
 	tmpOK := r.TmpDir != "" && realDir(r.TmpDir)
 	for _, d := range dead {
-		if d.rec.Check != nil && d.rec.Quarantine != "" {
-			// A run that ended without checking (srt was killed).
-			found, _ := quarantine.Check(*d.rec.Check)
-			if len(found) > 0 {
-				store, err := quarantine.Open(d.rec.Quarantine)
-				if err == nil {
-					_, err = store.Move(found)
-				}
-				errs = append(errs, err)
-			}
+		if c := d.rec.Check; c != nil {
+			errs = append(errs, r.check(c, d.rec.Quarantine))
 		}
 		for _, s := range d.rec.Scratch {
 			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
@@ -270,13 +287,45 @@ func (r *Registry) Sweep() error {
 	if alive {
 		// A placeholder unlinked on the host is detached from every
 		// sandbox that relies on it: they wait until no run is alive.
-		return errors.Join(errs...)
+		return pending, errors.Join(errs...)
 	}
 	for _, d := range dead {
 		errs = append(errs, removeAll(d.rec.Placeholders))
 		errs = append(errs, os.Remove(d.file.Name()))
 	}
-	return errors.Join(errs...)
+	return pending, errors.Join(errs...)
+}
+
+// maxRecord bounds what is read of a record.
+const maxRecord = 64 << 20
+
+// check does the check a killed run owes: its write roots compared with
+// the snapshot taken before its command started, what it finds moved to
+// the quarantine in dir. A run without a snapshot never started its
+// command.
+func (r *Registry) check(c *quarantine.Spec, dir string) error {
+	snap := c.Snapshot
+	if snap == "" {
+		return nil
+	}
+	if filepath.Dir(snap) != r.Dir || !strings.HasPrefix(filepath.Base(snap), "run-") || !strings.HasSuffix(snap, ".snap") {
+		return fmt.Errorf("record names %q as its snapshot, which is not one of the registry's", snap)
+	}
+	start, err := quarantine.ReadSnapshot(snap)
+	if err != nil {
+		return err
+	}
+	found, _, _ := quarantine.Check(*c, start)
+	if len(found) > 0 {
+		store, err := quarantine.Open(dir)
+		if err != nil {
+			return err
+		}
+		if _, err := store.Move(found); err != nil {
+			return err
+		}
+	}
+	return os.Remove(snap)
 }
 
 // realDir reports whether dir is a directory reached through no symlink,

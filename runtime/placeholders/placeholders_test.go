@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"srt.dev/runtime/quarantine"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,8 +18,24 @@ import (
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("SRT_PLACEHOLDER_CHILD"); dir != "" {
 		r := &Registry{Dir: dir}
-		if _, err := r.Register(strings.Split(os.Getenv("SRT_PLACEHOLDER_PATHS"), ",")); err != nil {
+		var check *quarantine.Spec
+		root, store, checked := strings.Cut(os.Getenv("SRT_PLACEHOLDER_CHECK"), ",")
+		if checked {
+			check = &quarantine.Spec{Roots: []string{root}, GitConfig: true}
+		}
+		run, err := r.RegisterChecked(strings.Split(os.Getenv("SRT_PLACEHOLDER_PATHS"), ","), check, store)
+		if err != nil {
 			os.Exit(3)
+		}
+		if checked {
+			// What a run does before its command starts, then what the
+			// command writes.
+			snap, _ := quarantine.Snap(*check, nil)
+			if err := run.Snapshot(snap); err != nil {
+				os.Exit(4)
+			}
+			os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755)
+			os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("#!/bin/sh\n"), 0o755)
 		}
 		os.Stdout.WriteString("registered\n")
 		time.Sleep(time.Minute)
@@ -88,7 +105,7 @@ func TestSweepAfterKill(t *testing.T) {
 		t.Fatalf("child: %q, %v", buf, err)
 	}
 	// Alive: a sweep removes nothing.
-	if err := r.Sweep(); err != nil {
+	if _, err := r.Sweep(false); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(paths[0]) {
@@ -96,7 +113,7 @@ func TestSweepAfterKill(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if err := r.Sweep(); err != nil {
+	if _, err := r.Sweep(false); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range paths {
@@ -106,6 +123,50 @@ func TestSweepAfterKill(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(r.Dir); len(entries) != 0 {
 		t.Errorf("records left: %v", entries)
+	}
+}
+
+// TestSweepChecksKilledRun: a run killed after its command wrote a hook
+// owes its check; a sweep without checks leaves it whole and says so, one
+// with checks moves the hook to the quarantine.
+func TestSweepChecksKilledRun(t *testing.T) {
+	r := registry(t)
+	root := t.TempDir()
+	store := filepath.Join(t.TempDir(), "q")
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "SRT_PLACEHOLDER_CHILD="+r.Dir, "SRT_PLACEHOLDER_PATHS=", "SRT_PLACEHOLDER_CHECK="+root+","+store)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 11)
+	if _, err := out.Read(buf); err != nil || string(buf) != "registered\n" {
+		t.Fatalf("child: %q, %v", buf, err)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	hook := filepath.Join(root, ".git/hooks/pre-commit")
+	if pending, err := r.Sweep(false); !pending || err != nil {
+		t.Fatalf("Sweep(false) = %v, %v; want the check pending", pending, err)
+	}
+	if !exists(hook) {
+		t.Fatal("a sweep without checks moved the hook")
+	}
+	if pending, err := r.Sweep(true); pending || err != nil {
+		t.Fatalf("Sweep(true) = %v, %v", pending, err)
+	}
+	if exists(hook) {
+		t.Fatal("the hook the killed run wrote is still there")
+	}
+	s, _ := quarantine.Open(store)
+	if items, _ := s.List(); len(items) != 1 || items[0].Path != hook {
+		t.Fatalf("quarantine holds %v; want the hook", items)
+	}
+	if entries, _ := os.ReadDir(r.Dir); len(entries) != 0 {
+		t.Errorf("registry left: %v", entries)
 	}
 }
 

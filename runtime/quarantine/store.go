@@ -15,27 +15,15 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"srt.dev/runtime/private"
 )
 
 // A Store is the quarantine: one directory per item, private to the user,
-// read-only in every sandbox.
+// hidden from every sandbox.
 type Store struct {
 	Dir string
-}
-
-// DefaultDir is $XDG_STATE_HOME/srt/quarantine, or
-// ~/.local/state/srt/quarantine.
-func DefaultDir() (string, error) {
-	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		base = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(base, "srt", "quarantine"), nil
 }
 
 // Open returns the store in dir, creating it private to the user.
@@ -54,7 +42,7 @@ func (s *Store) Move(found []Finding) ([]Item, error) {
 	for _, f := range found {
 		it, err := s.move(f)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f.Path, err))
+			errs = append(errs, fmt.Errorf("%q: %w", f.Path(), err))
 			continue
 		}
 		items = append(items, it)
@@ -62,68 +50,140 @@ func (s *Store) Move(found []Finding) ([]Item, error) {
 	return items, errors.Join(errs...)
 }
 
-func (s *Store) move(f Finding) (Item, error) {
+func newID() string {
 	b := make([]byte, 4)
 	rand.Read(b)
-	now := time.Now().UTC()
-	it := Item{ID: now.Format("20060102-150405") + "-" + hex.EncodeToString(b), Path: f.Path, Why: f.Why, Time: now}
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
+// openParent opens the directory holding rel below root (root's own
+// directory when rel is ""), following no link on the way, and returns
+// it with the entry's name.
+func openParent(root, rel string) (fd int, name string, err error) {
+	if rel == "" {
+		fd, err = openRoot(filepath.Dir(root))
+		return fd, filepath.Base(root), err
+	}
+	parts := strings.Split(rel, "/")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return -1, "", fmt.Errorf("%q is not a path below %q", rel, root)
+		}
+	}
+	if fd, err = openRoot(root); err != nil {
+		return -1, "", err
+	}
+	for _, p := range parts[:len(parts)-1] {
+		next, err := openDirAt(fd, p)
+		unix.Close(fd)
+		if err != nil {
+			return -1, "", fmt.Errorf("%s: %w (a link or something else on the way?)", p, err)
+		}
+		fd = next
+	}
+	return fd, parts[len(parts)-1], nil
+}
+
+func kindOf(id ident) string {
+	switch {
+	case id.isReg():
+		return "file"
+	case id.isLink():
+		return "link"
+	case id.isDir():
+		return "directory"
+	}
+	return "special"
+}
+
+func (s *Store) move(f Finding) (Item, error) {
+	it := Item{ID: newID(), Path: f.Path(), Root: f.Root, Why: f.Why, Time: time.Now().UTC()}
+	parent, name, err := openParent(f.Root, f.Rel)
+	if err != nil {
+		return it, err
+	}
+	defer unix.Close(parent)
+	id, err := lstatAt(parent, name)
+	if err != nil {
+		return it, err
+	}
+	if !id.sameInode(f.id) || id.typ() != f.id.typ() {
+		return it, errors.New("replaced since the check; not moved (check it by hand)")
+	}
+	it.Kind = kindOf(id)
 	d := filepath.Join(s.Dir, it.ID)
 	if err := os.Mkdir(d, 0o700); err != nil {
 		return it, err
 	}
-	meta, _ := json.MarshalIndent(it, "", "  ")
-	if err := os.WriteFile(filepath.Join(d, "item.json"), append(meta, '\n'), 0o600); err != nil {
+	dfd, err := openRoot(d)
+	if err != nil {
 		os.RemoveAll(d)
 		return it, err
 	}
-	if err := moveFile(f.Path, filepath.Join(d, "data")); err != nil {
+	defer unix.Close(dfd)
+	if err := moveOut(parent, name, id, dfd, &it); err != nil {
 		os.RemoveAll(d)
 		return it, err
+	}
+	meta, _ := json.MarshalIndent(it, "", "  ")
+	if err := os.WriteFile(filepath.Join(d, "item.json"), append(meta, '\n'), 0o600); err != nil {
+		return it, fmt.Errorf("moved to %s, but its record could not be written: %w", d, err)
 	}
 	return it, nil
 }
 
-// moveFile renames src to dst, or copies and removes it across file
-// systems (src is never a directory).
-func moveFile(src, dst string) error {
-	err := os.Rename(src, dst)
-	if err == nil || !errors.Is(err, syscallEXDEV) {
+// moveOut moves the entry name of parent (seen as id) to "data" in the
+// item's directory dfd: renamed, or across file systems copied and
+// removed. A directory that cannot leave its file system is renamed
+// beside itself (it.InPlace), which takes its protected name away; a
+// FIFO, socket or device is removed.
+func moveOut(parent int, name string, id ident, dfd int, it *Item) error {
+	err := unix.Renameat(parent, name, dfd, "data")
+	if err == nil || !errors.Is(err, unix.EXDEV) {
 		return err
 	}
-	fi, err := os.Lstat(src)
-	if err != nil {
-		return err
-	}
-	if fi.Mode()&os.ModeSymlink != 0 {
-		target, err := os.Readlink(src)
+	switch {
+	case id.isReg():
+		if err := copyFile(parent, name, id, dfd, "data"); err != nil {
+			return err
+		}
+	case id.isLink():
+		target, err := readLinkAt(parent, name)
 		if err != nil {
 			return err
 		}
-		if err := os.Symlink(target, dst); err != nil {
+		if err := unix.Symlinkat(target, dfd, "data"); err != nil {
 			return err
 		}
-		return os.Remove(src)
+	case id.isDir():
+		it.InPlace = name + ".srt-quarantine-" + it.ID
+		return unix.Renameat2(parent, name, parent, it.InPlace, unix.RENAME_NOREPLACE)
 	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("a %v cannot be moved across file systems; remove it by hand", fi.Mode().Type())
-	}
-	in, err := os.Open(src)
+	return unix.Unlinkat(parent, name, 0)
+}
+
+// copyFile copies the regular file name of from (seen as id) to a new
+// file to in dir.
+func copyFile(from int, name string, id ident, dir int, to string) error {
+	in, err := unix.Openat(from, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm()&0o700)
+	src := os.NewFile(uintptr(in), name)
+	defer src.Close()
+	if got, err := fstatFD(in); err != nil || !got.sameInode(id) || !got.isReg() {
+		return errNotRegular
+	}
+	out, err := unix.Openat(dir, to, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, id.Mode&0o700)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
+	dst := os.NewFile(uintptr(out), to)
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
 		return err
 	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Remove(src)
+	return dst.Close()
 }
 
 // List returns the items, oldest first.
@@ -153,7 +213,7 @@ func (s *Store) item(id string) (Item, error) {
 		return it, fmt.Errorf("no quarantine item %q (srt quarantine list shows them)", id)
 	}
 	if err := json.Unmarshal(b, &it); err != nil || it.ID != id || !filepath.IsAbs(it.Path) {
-		return it, fmt.Errorf("quarantine item %q is damaged; remove %s by hand", id, filepath.Join(s.Dir, id))
+		return it, fmt.Errorf("quarantine item %q is damaged; remove %q by hand", id, filepath.Join(s.Dir, id))
 	}
 	return it, nil
 }
@@ -161,27 +221,137 @@ func (s *Store) item(id string) (Item, error) {
 // Data is the path of an item's quarantined content (to inspect it).
 func (s *Store) Data(id string) string { return filepath.Join(s.Dir, id, "data") }
 
-// Release puts an item back where it was; it refuses when something is
-// there again.
+// where is the root and relative path Release puts an item back at: from
+// its write root, or from "/" for an item recorded without one.
+func (it Item) where() (root, rel string, err error) {
+	root = it.Root
+	if root == "" {
+		root = "/"
+	}
+	rel, err = filepath.Rel(root, it.Path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", "", fmt.Errorf("quarantine item %q: %q is not below %q", it.ID, it.Path, root)
+	}
+	if rel == "." {
+		rel = ""
+	}
+	return root, rel, nil
+}
+
+// Release puts an item back where it was, reaching it from its write root
+// without following a link; it refuses when something is there again.
 func (s *Store) Release(id string) (Item, error) {
 	it, err := s.item(id)
 	if err != nil {
 		return it, err
 	}
-	if _, err := os.Lstat(it.Path); err == nil {
-		return it, fmt.Errorf("%s exists again; move it away first, or drop the item", it.Path)
+	root, rel, err := it.where()
+	if err != nil {
+		return it, err
 	}
-	if err := moveFile(s.Data(id), it.Path); err != nil {
+	parent, name, err := openParent(root, rel)
+	if err != nil {
+		return it, fmt.Errorf("%q cannot be reached without following a link: %w", it.Path, err)
+	}
+	defer unix.Close(parent)
+	if _, err := lstatAt(parent, name); err == nil {
+		return it, fmt.Errorf("%q exists again; move it away first, or drop the item", it.Path)
+	}
+	switch {
+	case it.InPlace != "":
+		err = unix.Renameat2(parent, it.InPlace, parent, name, unix.RENAME_NOREPLACE)
+	case it.Kind == "special":
+		err = fmt.Errorf("%q was a FIFO, socket or device: srt removed it, there is nothing to put back (drop the item)", it.Path)
+	default:
+		err = s.putBack(id, parent, name)
+	}
+	if err != nil {
 		return it, err
 	}
 	return it, os.RemoveAll(filepath.Join(s.Dir, id))
 }
 
-// Drop deletes an item.
+// putBack moves an item's data to name in parent.
+func (s *Store) putBack(id string, parent int, name string) error {
+	dfd, err := openRoot(filepath.Join(s.Dir, id))
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	err = unix.Renameat2(dfd, "data", parent, name, unix.RENAME_NOREPLACE)
+	if err == nil || !errors.Is(err, unix.EXDEV) {
+		return err
+	}
+	did, err := lstatAt(dfd, "data")
+	if err != nil {
+		return err
+	}
+	switch {
+	case did.isReg():
+		return copyFile(dfd, "data", did, parent, name)
+	case did.isLink():
+		target, err := readLinkAt(dfd, "data")
+		if err != nil {
+			return err
+		}
+		return unix.Symlinkat(target, parent, name)
+	}
+	return fmt.Errorf("a %s cannot be put back across file systems", kindOf(did))
+}
+
+// Drop deletes an item (and, for one kept beside where it was, what was
+// renamed there).
 func (s *Store) Drop(id string) (Item, error) {
 	it, err := s.item(id)
 	if err != nil {
 		return it, err
 	}
+	if it.InPlace != "" {
+		root, rel, err := it.where()
+		if err != nil {
+			return it, err
+		}
+		parent, _, err := openParent(root, rel)
+		if err != nil {
+			return it, err
+		}
+		err = removeTree(parent, it.InPlace, 0)
+		unix.Close(parent)
+		if err != nil {
+			return it, err
+		}
+	}
 	return it, os.RemoveAll(filepath.Join(s.Dir, id))
+}
+
+// removeTree removes the entry name of parent and, for a directory,
+// everything below it, following no link.
+func removeTree(parent int, name string, depth int) error {
+	id, err := lstatAt(parent, name)
+	if err != nil {
+		return err
+	}
+	if !id.isDir() {
+		return unix.Unlinkat(parent, name, 0)
+	}
+	if depth > MaxDepth {
+		return fmt.Errorf("more than %d levels deep", MaxDepth)
+	}
+	fd, err := openDirAt(parent, name)
+	if err != nil {
+		return err
+	}
+	ents, err := readDir(fd, MaxDirEntries)
+	if err == nil {
+		for _, e := range ents {
+			if err = removeTree(fd, e.name, depth+1); err != nil {
+				break
+			}
+		}
+	}
+	unix.Close(fd)
+	if err != nil {
+		return err
+	}
+	return unix.Unlinkat(parent, name, unix.AT_REMOVEDIR)
 }

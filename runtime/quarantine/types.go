@@ -1,35 +1,60 @@
 package quarantine
 
-import "time"
+import (
+	"os"
+	"path/filepath"
+	"time"
+)
 
-// Spec is what Check needs to know of a run; it is stored with the run's
-// record so that the reaper or the next srt can check a run that was
-// killed.
+// Spec is what the check needs to know of a run; it is stored with the
+// run's record so that the reaper or the next srt can check a run that
+// was killed.
 type Spec struct {
 	// Roots are the directories the command could write (real paths).
 	Roots []string `json:"roots"`
-	// Since is the run's start as a file-system time (ns since the
-	// epoch): names whose inode changed at or after it were written
-	// during the run.
-	Since int64 `json:"since"`
 	// GitConfig is false under filesystem.allowGitConfig: git
 	// configuration files are then the command's to write.
 	GitConfig bool `json:"gitConfig"`
 	// Home is the user's home, for core.hooksPath values in ~/.gitconfig.
 	Home string `json:"home"`
-}
-
-// A Finding is a protected name written during the run.
-type Finding struct {
-	Path string
-	Why  string
+	// Watch are paths that do not exist when the run starts and must not
+	// be created by it (srt's own files, such as the default settings
+	// file): one that exists after the run is quarantined.
+	Watch []string `json:"watch,omitempty"`
+	// Snapshot is the file holding what Snap recorded before the command
+	// started ("" until it is written: a run without one never started
+	// its command, and has nothing to check).
+	Snapshot string `json:"snapshot,omitempty"`
 }
 
 // An Item is one quarantined name.
 type Item struct {
 	ID string `json:"id"`
-	// Path is where the name was; Release puts it back there.
+	// Path is where the name was; Release puts it back there. Root is
+	// the write root it was found in: Release reaches Path from it
+	// without following a link.
 	Path string    `json:"path"`
+	Root string    `json:"root,omitempty"`
 	Why  string    `json:"why"`
 	Time time.Time `json:"time"`
+	// Kind is what was moved: "file", "link", "directory", or "special"
+	// (a FIFO, socket or device: removed, it holds no content).
+	Kind string `json:"kind,omitempty"`
+	// InPlace is set when the item could not leave its file system (a
+	// directory): it was renamed beside where it was, to this name.
+	InPlace string `json:"inPlace,omitempty"`
+}
+
+// DefaultDir is $XDG_STATE_HOME/srt/quarantine, or
+// ~/.local/state/srt/quarantine.
+func DefaultDir() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "srt", "quarantine"), nil
 }

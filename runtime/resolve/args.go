@@ -25,10 +25,10 @@ func (r *resolver) emit(steps []bwrap.Step) error {
 				r.add(r.expandArg(a))
 			}
 			if len(s.Args) == 3 && (s.Args[0] == "--ro-bind" || s.Args[0] == "--bind") && s.Args[1] == "/" && s.Args[2] == "/" {
-				if s.Args[0] == "--ro-bind" {
-					r.rootLine = s.Line
-					r.emitFilesystem()
-				}
+				// Also after "--bind / /" (the file system policy disabled):
+				// srt's own files are read-only there too.
+				r.rootLine = s.Line
+				r.emitFilesystem()
 			}
 			continue
 		}

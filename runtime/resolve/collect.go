@@ -44,6 +44,14 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 
 // collect gathers the file-system steps.
 func (r *resolver) collect(steps []bwrap.Step) error {
+	for _, s := range steps {
+		if len(s.Args) == 3 && s.Args[0] == "--bind" && s.Args[1] == "/" && s.Args[2] == "/" {
+			// Everything is writable (the file system policy disabled):
+			// "/" is a write root the plan binds itself.
+			r.rootBound = true
+			r.writeRoots = append(r.writeRoots, "/")
+		}
+	}
 	var convenience []string
 	scanLine := 0
 	convLine := map[string]int{}
@@ -149,7 +157,63 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			return err
 		}
 	}
+	return r.collectState(steps)
+}
+
+// collectState applies the rules of srt's own files (policy.SrtState):
+// every kind, whether the plan has its @srt-state step or not, after
+// every allow, which none of them can lift.
+func (r *resolver) collectState(steps []bwrap.Step) error {
+	r.cur = 0
+	for _, s := range steps {
+		if s.Directive == bwrap.SrtState {
+			r.cur = s.Line
+		}
+	}
+	for _, rule := range policy.SrtState {
+		for _, p := range r.h.State[rule.Kind] {
+			p = filepath.Clean(p)
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("resolve: srt's own %s %q is not an absolute path", rule.Kind, p)
+			}
+			if rule.Hidden {
+				r.addHidden(p)
+				continue
+			}
+			if _, err := os.Lstat(p); err != nil {
+				if r.writable(filepath.Dir(resolveMissing(p))) {
+					r.res.Watch = append(r.res.Watch, p)
+				}
+				continue
+			}
+			if err := r.addDenyWrite(p); err != nil {
+				return fmt.Errorf("%w (it is srt's own %s: %s)", err, rule.Kind, rule.Why)
+			}
+		}
+	}
 	return nil
+}
+
+// addHidden hides p whatever allows name it or what is inside it: no
+// read allow lifts it, nothing is restored below it.
+func (r *resolver) addHidden(p string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return // absent: nothing to hide
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return
+	}
+	r.mark('d', real)
+	for i, u := range r.readDeny {
+		if u.path == real {
+			r.readDeny[i].standIn = true
+			return
+		}
+	}
+	r.readDeny = append(r.readDeny, denyUnit{path: real, dir: fi.IsDir(), standIn: true})
+	sort.SliceStable(r.readDeny, func(i, j int) bool { return depth(r.readDeny[i].path) < depth(r.readDeny[j].path) })
 }
 
 // addWriteRoot adds an allow-write path if it exists, is not a device and

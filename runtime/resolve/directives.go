@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 )
 
@@ -47,6 +48,7 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.MaskFile:      {qualifiers: pathQualifiers},
 	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
 	bwrap.MandatoryScan: {},
+	bwrap.SrtState:      {},
 }
 
 // checkSteps refuses a plan with a step this runtime does not know.
@@ -57,6 +59,11 @@ func checkSteps(steps []bwrap.Step) error {
 				return stepError(s, fmt.Errorf("%q is not a bubblewrap option", strings.Join(s.Args, " ")))
 			}
 			continue
+		}
+		if s.Directive == bwrap.SrtState {
+			if err := checkState(s.Operand); err != nil {
+				return stepError(s, err)
+			}
 		}
 		d, ok := directives[s.Directive]
 		if !ok {
@@ -127,5 +134,28 @@ func seccompStep(r *resolver, _ bwrap.Step, _ []bwrap.Step) error {
 		return errors.New("@seccomp: the plan needs a seccomp program, and no descriptor was given")
 	}
 	r.add("--seccomp", strconv.Itoa(r.h.SeccompFD))
+	return nil
+}
+
+// checkState refuses an @srt-state step that names a kind of srt's own
+// files this runtime does not know (a plan from a newer srtc). Whatever
+// the step says, every kind this runtime knows is applied (see
+// Host.State): a plan cannot leave one out.
+func checkState(operand string) error {
+	known := map[string]bool{}
+	for _, s := range policy.SrtState {
+		known[string(s.Kind)] = true
+	}
+	for _, f := range strings.Fields(operand) {
+		k, v, _ := strings.Cut(f, "=")
+		if k != "read-only" && k != "hidden" {
+			return fmt.Errorf("@srt-state: unknown parameter %q (a plan from a newer srtc?)", f)
+		}
+		for _, kind := range strings.Split(v, ",") {
+			if kind != "" && !known[kind] {
+				return fmt.Errorf("@srt-state: unknown kind %q (a plan from a newer srtc?)", kind)
+			}
+		}
+	}
 	return nil
 }

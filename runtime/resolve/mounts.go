@@ -56,7 +56,7 @@ func (r *resolver) emitFilesystem() {
 		// write roots, then cover each pinned top-level directory with a
 		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
-			if !r.isTmp(w) {
+			if !r.isTmp(w) && !(r.rootBound && w == "/") {
 				r.at('w', w).add("--bind", w, w)
 			}
 		}

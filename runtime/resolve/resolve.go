@@ -51,6 +51,13 @@ type Host struct {
 	// (nothing in it is secret by the rule); a *StopError stops the
 	// resolution.
 	MaskedCopy func(operand, path string) (string, error)
+	// State are the host paths of srt's own files, by kind
+	// (policy.SrtState): read-only in the sandbox, or hidden, whatever the
+	// plan says; Resolve applies every kind it knows, with or without the
+	// plan's @srt-state step. A read-only path that does not exist is not
+	// made (a placeholder would stand where srt looks for it): the caller
+	// watches it (Result.Watch).
+	State map[policy.StateKind][]string
 	// TmpDir is a new, empty directory of this run, private to the user,
 	// bound writable at the @private-tmp operand (the command's TMPDIR).
 	// Needed only when the plan has that step.
@@ -76,7 +83,13 @@ type Result struct {
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
-	// WriteRoots are the real paths bound writable.
+	// Watch are srt's own files (Host.State) that do not exist, in a
+	// place the command can write: the caller checks after the run that
+	// none was created.
+	Watch []string
+	// WriteRoots are the host directories (and files) the command can
+	// write that outlive the run: the real paths bound writable, but for
+	// the run's own TMPDIR, which is removed with it.
 	WriteRoots []string
 }
 
@@ -95,7 +108,11 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if err := r.emit(steps); err != nil {
 		return nil, err
 	}
-	r.res.WriteRoots = r.writeRoots
+	for _, w := range r.writeRoots {
+		if !r.isTmp(w) && !(r.rootBound && w == "/") {
+			r.res.WriteRoots = append(r.res.WriteRoots, w)
+		}
+	}
 	for _, a := range r.res.Args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return nil, fmt.Errorf("resolve: %q contains a NUL byte, which no command line can carry", a)
@@ -125,7 +142,10 @@ type resolver struct {
 	// mask, "x": write deny, "p": pin) to the line of the step behind it.
 	cur      int
 	from     map[string]int
-	rootLine int  // the line of --ro-bind / /
+	rootLine int  // the line of --ro-bind / / (or --bind / /)
+	// rootBound: the plan binds "/" writable itself (the file system
+	// policy disabled).
+	rootBound bool
 	gitDone  bool // the safe directories are written
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +143,7 @@ git init -q --bare evil && git -C evil config core.fsmonitor $P
 		if _, err := os.Lstat(filepath.Join(dir, gone)); err == nil {
 			t.Errorf("%s is still in the tree after the run", gone)
 		}
-		if !strings.Contains(errOut, filepath.Join(dir, gone)+" (") {
+		if !strings.Contains(errOut, strconv.Quote(filepath.Join(dir, gone))+" (") {
 			t.Errorf("stderr does not name %s:\n%s", gone, errOut)
 		}
 	}

@@ -69,13 +69,3 @@ func (lp *LinuxPlan) read(home, cwd string) ([]bwrap.Step, []byte, error) {
 	return pl.Steps, prog, nil
 }
 
-// rootWritable reports whether the plan binds "/" writable (the file
-// system policy is disabled).
-func rootWritable(steps []bwrap.Step) bool {
-	for _, s := range steps {
-		if len(s.Args) == 3 && s.Args[0] == "--bind" && s.Args[1] == "/" && s.Args[2] == "/" {
-			return true
-		}
-	}
-	return false
-}

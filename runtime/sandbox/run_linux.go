@@ -4,6 +4,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/private"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
@@ -78,6 +81,8 @@ type linuxRun struct {
 	reg              *placeholders.Registry
 	res              *resolve.Result
 	store            *quarantine.Store // nil when nothing is quarantined
+	// snap is what the write roots held before the command started.
+	snap *quarantine.Snapshot
 	// Scratch space of the run ("" when not made): the source of
 	// placeholder directories, TMPDIR, the trust bundle's directory,
 	// the masked credential files' directory.
@@ -124,12 +129,19 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 		return nil, err
 	}
 	r.prog = prog
+	if r.self, err = os.Executable(); err != nil {
+		return nil, err
+	}
 	// Placeholders and scratch space are recorded before bubblewrap makes
 	// them, so that they are removed however this run ends.
 	if r.reg, err = placeholders.Default(); err != nil {
 		return nil, err
 	}
-	r.reg.Sweep()
+	if pending, _ := r.reg.Sweep(false); pending && !o.DryRun {
+		// A killed run still owes the check of its write roots: a reaper
+		// does it, off this run's way.
+		startChecker(r.self, r.reg, o.debug)
+	}
 	if r.empty, err = r.reg.Scratch(); err != nil {
 		return nil, err
 	}
@@ -177,28 +189,15 @@ func (r *linuxRun) credentials(m *Manager) error {
 // prepareHost finds this binary, opens the quarantine, protects srt's own
 // state and makes the command's TMPDIR.
 func (r *linuxRun) prepareHost(steps *[]bwrap.Step) error {
-	var err error
-	if r.self, err = os.Executable(); err != nil {
-		return err
-	}
 	// The protected names the command writes below its write roots are
 	// moved to the quarantine when it ends (the sandbox pins only those
-	// that exist when it starts).
-	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled {
-		dir, err := quarantine.DefaultDir()
-		if err == nil {
-			r.store, err = quarantine.Open(dir)
-		}
-		if err != nil {
-			return fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
-		}
+	// that exist when it starts); so is one of srt's own files it creates.
+	dir, err := quarantine.DefaultDir()
+	if err == nil {
+		r.store, err = quarantine.Open(dir)
 	}
-	// srt's own state is read-only in the sandbox (a command that could
-	// rewrite the policy cache or the placeholder registry could weaken
-	// or disturb a later run; one that could write the quarantine could
-	// plant an item for the user to release).
-	for _, d := range r.protected() {
-		*steps = append(*steps, bwrap.Step{Directive: bwrap.DenyWrite, Operand: filepath.Clean(d)})
+	if err != nil {
+		return fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
 	}
 	// The command's TMPDIR: a directory of this run, bound where the plan
 	// says, removed with the other scratch directories.
@@ -207,6 +206,7 @@ func (r *linuxRun) prepareHost(steps *[]bwrap.Step) error {
 			if err := tmpMountPoint(s.Operand); err != nil {
 				return err
 			}
+			var err error
 			if r.tmp, err = r.reg.Tmp(); err != nil {
 				return err
 			}
@@ -215,13 +215,15 @@ func (r *linuxRun) prepareHost(steps *[]bwrap.Step) error {
 	return nil
 }
 
-// protected are the directories of srt's own state the command may not
-// write.
-func (r *linuxRun) protected() []string {
-	out := append(append([]string(nil), r.o.Protect...), r.reg.Dir)
-	if r.store != nil {
-		out = append(out, r.store.Dir)
+// state are srt's own files on this host (see Options.State): the
+// caller's, the registry and the tree cache, the quarantine.
+func (r *linuxRun) state() map[policy.StateKind][]string {
+	out := map[policy.StateKind][]string{}
+	for k, v := range r.o.State {
+		out[k] = append(out[k], v...)
 	}
+	out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.Dir, r.reg.TreeCache())
+	out[policy.StateQuarantine] = append(out[policy.StateQuarantine], r.store.Dir)
 	return out
 }
 
@@ -254,7 +256,7 @@ func (r *linuxRun) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 func (r *linuxRun) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
-		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: fdSeccomp, TmpDir: r.tmp,
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: fdSeccomp, TmpDir: r.tmp, State: r.state(),
 		ProxyEnv: externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
 		MaskValue: func(name string) (string, bool) {
 			v, ok := r.masks.values[name]
@@ -290,15 +292,6 @@ func (r *linuxRun) commandLine(steps []bwrap.Step, argv []string) *Result {
 	}
 	for _, n := range res.Notes {
 		o.debug("resolve: " + n)
-	}
-	if rootWritable(steps) {
-		// Everything is writable: srt's state is bound read-only over it.
-		for _, d := range r.protected() {
-			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-				res.Args = append(res.Args, "--ro-bind", d, d)
-				res.Lines = append(res.Lines, 0, 0, 0)
-			}
-		}
 	}
 	// Other runs' temporary directories, last: nothing reopens them.
 	if fi, err := os.Stat(r.reg.TmpDir); err == nil && fi.IsDir() {
@@ -359,8 +352,16 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		initPID <- info.ChildPID
 	}()
 
+	// What the write roots hold is recorded while bubblewrap starts; the
+	// command starts once it is on disk (see serve).
+	recorded := make(chan error, 1)
+	if check != nil {
+		go func() { recorded <- r.snapshot(run, *check) }()
+	} else {
+		recorded <- nil
+	}
 	var rec runRecord
-	stopServing, herr := m.serve(ctx, r, hostEnd, &rec)
+	stopServing, herr := m.serve(ctx, r, hostEnd, &rec, recorded)
 	defer stopServing()
 	if o.Started != nil {
 		o.Started()
@@ -384,16 +385,18 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	// The listeners close on return; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
 	out.Violations = rec.entries()
-	if check != nil {
-		out.Quarantined = quarantineWritten(r.store, *check, o)
+	if check != nil && r.snap != nil {
+		var end *quarantine.Snapshot
+		out.Quarantined, end = quarantineWritten(r.store, *check, r.snap, o)
 		for _, it := range out.Quarantined {
-			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %s (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
+			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
 		}
 		run.Checked()
+		r.saveTrees(*check, end)
 	}
 	out.ExitCode = exitCode(cmd.ProcessState)
-	if herr != nil && out.ExitCode == 0 {
-		return out, fmt.Errorf("the sandbox's init step did not hand over its listeners: %w", herr)
+	if herr != nil && (out.ExitCode == 0 || r.snap == nil && check != nil) {
+		return out, fmt.Errorf("the sandbox did not start the command: %w", herr)
 	}
 	var ee *exec.ExitError
 	if werr != nil && !errors.As(werr, &ee) {
@@ -407,7 +410,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 // attaches the sandbox's terminal. herr says why the hand-off failed; the
 // command then does not start. stop closes the listeners and ends the
 // run's part of the proxies.
-func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord) (stop func(), herr error) {
+func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord, recorded <-chan error) (stop func(), herr error) {
 	egress, endRun := m.runEgress(ctx, r.key, r.text, r.token, rec)
 	if r.tls != nil {
 		egress.TLS = r.tls.term
@@ -418,16 +421,25 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 		egress.Inject = inject
 	}
 	listeners, master, herr := receiveHandoff(hostEnd, r.tty != nil)
-	if herr == nil && r.tty != nil {
-		// The command starts once its terminal is set up (without this
-		// byte, the init step ends when the socket closes, below).
-		if herr = r.tty.attach(master); herr == nil {
+	if herr == nil {
+		// The command starts once its terminal is set up and the write
+		// roots are recorded (without this byte, the init step ends when
+		// the socket closes, below).
+		if r.tty != nil {
+			herr = r.tty.attach(master)
+		}
+		if err := <-recorded; herr == nil && err != nil {
+			herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
+		}
+		if herr == nil {
 			_, herr = hostEnd.Write([]byte{1})
 		}
 		if herr != nil {
 			listeners[0].Close()
 			listeners[1].Close()
 		}
+	} else {
+		<-recorded
 	}
 	hostEnd.Close()
 	if herr != nil {
@@ -464,8 +476,11 @@ func (r *linuxRun) register() (run *placeholders.Run, check *quarantine.Spec, re
 		}
 	}
 	storeDir := ""
-	if r.store != nil {
-		check = &quarantine.Spec{Roots: r.res.WriteRoots, GitConfig: r.p.Filesystem.MandatoryScan.GitConfig, Home: r.o.Home}
+	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled || len(r.res.Watch) > 0 {
+		check = &quarantine.Spec{Watch: r.res.Watch, Home: r.o.Home, GitConfig: true}
+		if fs.MandatoryScan != nil && !fs.Disabled {
+			check.Roots, check.GitConfig = r.res.WriteRoots, fs.MandatoryScan.GitConfig
+		}
 		storeDir = r.store.Dir
 	}
 	run, err = r.reg.RegisterChecked(r.res.Placeholders, check, storeDir, scratch...)
@@ -516,4 +531,44 @@ func (r *linuxRun) bubblewrap(files *childFileSet) *exec.Cmd {
 	// command, rather than killing bubblewrap and the sandbox with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	return cmd
+}
+
+// snapshot records what the write roots hold before the command starts,
+// with the run (a reaper checks a killed run against it), starting from
+// what the last check of the same roots saw.
+func (r *linuxRun) snapshot(run *placeholders.Run, spec quarantine.Spec) error {
+	cache, _ := quarantine.ReadSnapshot(r.treeFile(spec))
+	s, notes := quarantine.Snap(spec, cache)
+	for _, n := range notes {
+		fmt.Fprintf(r.o.Stderr, "srt: warning: the check after the run: %s\n", n)
+	}
+	if err := run.Snapshot(s); err != nil {
+		return err
+	}
+	r.snap = s
+	return nil
+}
+
+// treeFile is where the last check of spec's roots is kept.
+func (r *linuxRun) treeFile(spec quarantine.Spec) string {
+	h := sha256.New()
+	for _, root := range spec.Roots {
+		fmt.Fprintf(h, "%s\x00", root)
+	}
+	fmt.Fprintf(h, "\x00%s", spec.Home)
+	return filepath.Join(r.reg.TreeCache(), hex.EncodeToString(h.Sum(nil)[:16]))
+}
+
+// saveTrees keeps what the check saw for the next run of the same roots.
+func (r *linuxRun) saveTrees(spec quarantine.Spec, end *quarantine.Snapshot) {
+	if end == nil {
+		return
+	}
+	if err := private.Dir(r.reg.TreeCache()); err != nil {
+		r.o.debug("no tree cache: " + err.Error())
+		return
+	}
+	if err := end.WriteFile(r.treeFile(spec)); err != nil {
+		r.o.debug("no tree cache: " + err.Error())
+	}
 }

@@ -28,6 +28,7 @@ package sandbox
 import (
 	"io"
 	"log/slog"
+	"srt.dev/compiler/policy"
 
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/violations"
@@ -71,11 +72,13 @@ type Options struct {
 	// Started, if set, is called once the command's sandbox is up and
 	// its proxies serve (the srt CLI starts reading --control-fd then).
 	Started func()
-	// Protect are host directories the command may not write, whatever
-	// the policy says: srt's own state (its policy cache), which a
-	// sandboxed command could otherwise rewrite to weaken a later run. The
-	// runtime adds its placeholder registry itself.
-	Protect []string
+	// State are srt's own files on this host, by kind
+	// (policy.SrtState): the settings file or plan directory in use, the
+	// programs, the policy cache, the audit log. Every sandbox keeps them
+	// read-only (the quarantine hidden), whatever the policy says: a
+	// command that could change them would change the policy of a later
+	// run. The runtime adds its registry and the quarantine itself.
+	State map[policy.StateKind][]string
 	// LinuxPlan is the compiled Linux plan to run as it is (srt run
 	// --plan); nil means the plan compiled from the Manager's policy. The
 	// policy still decides the network (what the proxies allow); the plan

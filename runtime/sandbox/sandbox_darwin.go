@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"srt.dev/runtime/quarantine"
 	"sync"
 	"syscall"
 	"time"
@@ -44,9 +45,10 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err := o.hostDefaults(); err != nil {
 		return nil, err
 	}
-	// srt's own state stays read-only whatever the profile allows: rules
-	// appended to the profile (later rules win in SBPL).
-	guard, err := seatbelt.ProtectRules(o.Protect)
+	// srt's own files stay read-only (the quarantine hidden) whatever the
+	// profile allows: rules appended to the profile (later rules win in
+	// SBPL), with the paths as the kernel resolves them.
+	guard, err := seatbelt.StateRules(darwinState(o.State))
 	if err != nil {
 		return nil, err
 	}
@@ -222,6 +224,43 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 }
 
 // errLinuxOnly: the helper roles below belong to the Linux runtime.
+// darwinState is the caller's state with the quarantine, every path as
+// Seatbelt matches it: links resolved (the part that does not exist yet
+// kept as written).
+func darwinState(in map[policy.StateKind][]string) map[policy.StateKind][]string {
+	out := map[policy.StateKind][]string{}
+	for k, v := range in {
+		out[k] = append(out[k], v...)
+	}
+	if q, err := quarantine.DefaultDir(); err == nil {
+		out[policy.StateQuarantine] = append(out[policy.StateQuarantine], q)
+	}
+	for k, v := range out {
+		for i, p := range v {
+			v[i] = resolvedPath(p)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// resolvedPath resolves the deepest existing ancestor of p through links
+// and joins the rest as written.
+func resolvedPath(p string) string {
+	tail := ""
+	for cur := filepath.Clean(p); ; {
+		if real, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(real, tail)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		tail = filepath.Join(filepath.Base(cur), tail)
+		cur = parent
+	}
+}
+
 var errLinuxOnly = errors.New("not used on macOS: srt runs sandbox-exec directly, with no init step and no placeholders")
 
 // Init is the Linux runtime's init role; macOS has none.

@@ -201,11 +201,14 @@ func Init(args []string) error {
 	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
 	}
+	// The host says when the command may start: once it has recorded
+	// what the write roots hold (the check after the run compares with
+	// it) and set up the terminal (modes, window size). Without that
+	// byte, the command does not start.
+	if n, err := unix.Read(fdHandoff, make([]byte, 1)); n != 1 {
+		return fmt.Errorf("the host did not let the command start: %v", err)
+	}
 	if master != nil {
-		// The host sets the terminal up (modes, window size) and says so.
-		if n, err := unix.Read(fdHandoff, make([]byte, 1)); n != 1 {
-			return fmt.Errorf("the host did not take the terminal: %v", err)
-		}
 		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
 	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
@@ -318,6 +321,18 @@ func startReaper(self string, reg *placeholders.Registry, record string) (stop f
 	return func() { w.Close() }, nil
 }
 
+// startChecker starts a reaper that sweeps the registry now, doing the
+// checks killed runs owe (see Registry.Sweep), in a session of its own.
+func startChecker(self string, reg *placeholders.Registry, debug func(string)) {
+	cmd := exec.Command(self, ReapArg, reg.Dir, "", reg.TmpDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		debug("no checker: " + err.Error())
+		return
+	}
+	go cmd.Wait()
+}
+
 // Reap is the reaper (see ReapArg).
 func Reap(args []string) error {
 	if len(args) != 3 {
@@ -326,7 +341,8 @@ func Reap(args []string) error {
 	io.Copy(io.Discard, os.Stdin) // until srt is gone
 	reg := &placeholders.Registry{Dir: args[0], TmpDir: args[2]}
 	reg.WaitEnded(args[1]) // the kernel drops srt's lock a moment later
-	return reg.Sweep()
+	_, err := reg.Sweep(true)
+	return err
 }
 
 // closeInherited marks every descriptor above 2 close-on-exec, so that
@@ -350,21 +366,25 @@ func closeInherited() error {
 // quarantineWritten moves the protected names the command wrote into the
 // store and says so on the command's standard error, loudly: they would
 // otherwise run on the host (a git hook, a shell start-up file).
-func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, o Options) []quarantine.Item {
-	found, notes := quarantine.Check(spec)
+func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *quarantine.Snapshot, o Options) ([]quarantine.Item, *quarantine.Snapshot) {
+	found, end, notes := quarantine.Check(spec, start)
 	for _, n := range notes {
 		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", n)
 	}
 	items, err := store.Move(found)
 	if len(items) > 0 {
-		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %s:\n", store.Dir)
+		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %q:\n", store.Dir)
 		for _, it := range items {
-			fmt.Fprintf(o.Stderr, "srt:   %s (%s): srt quarantine release %s\n", it.Path, it.Why, it.ID)
+			where := ""
+			if it.InPlace != "" {
+				where = fmt.Sprintf(", renamed in place to %q (a directory cannot leave its file system)", it.InPlace)
+			}
+			fmt.Fprintf(o.Stderr, "srt:   %q (%s%s): srt quarantine release %s\n", it.Path, it.Why, where, it.ID)
 		}
 		fmt.Fprintf(o.Stderr, "srt: review them with \"srt quarantine list\"; put one back with \"srt quarantine release ID\", delete it with \"srt quarantine drop ID\".\n")
 	}
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
 	}
-	return items
+	return items, end
 }

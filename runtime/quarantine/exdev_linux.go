@@ -1,5 +1,0 @@
-package quarantine
-
-import "syscall"
-
-const syscallEXDEV = syscall.EXDEV

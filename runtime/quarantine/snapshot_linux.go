@@ -1,0 +1,657 @@
+//go:build linux
+
+package quarantine
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/gitconfig"
+)
+
+// Limits of one walk of the write roots. A walk that reaches one stops
+// there and says so; what lies beyond is not checked (and, at the start,
+// not recorded, so the check after the run does not take it for new).
+const (
+	// MaxEntries is the most directory entries one walk reads.
+	MaxEntries = 2_000_000
+	// MaxDepth is the deepest directory a walk enters below a root.
+	MaxDepth = 256
+	// MaxDirEntries is the most names one directory may hold.
+	MaxDirEntries = 1_000_000
+	// Budget is the longest one walk may take.
+	Budget = 20 * time.Second
+)
+
+// granularity is the coarsest timestamp of the file systems whose
+// timestamps srt trusts to say that a directory's names did not change
+// (FAT records times to 2 s). A directory or file whose change time is
+// within it of a snapshot is read again rather than trusted.
+const granularity = 2 * time.Second
+
+// A Snapshot is what a walk of the write roots saw: every directory (its
+// identity and, where it was read, its subdirectories) and, in each, the
+// entries that matter to the protections: protected names, the entries
+// that make a directory a git repository, everything inside a protected
+// directory.
+type Snapshot struct {
+	// Taken is the host's clock when the walk started (ns).
+	Taken int64
+	Roots []*rootSnap
+	// Hooks are the directories core.hooksPath names (real paths), with
+	// why each is protected: their contents are protected as hooks.
+	Hooks map[string]string
+	// Watched are Spec.Watch's paths as they were (nil: absent).
+	Watched map[string]*leaf
+}
+
+type rootSnap struct {
+	Path string
+	// Dir is the root directory, nil when the root is not one (a file
+	// write root is compared as an entry: File).
+	Dir  *node
+	File *leaf
+	// Local is whether the root's file system stamps changes with this
+	// host's clock, so that an unchanged change time means unchanged.
+	Local bool
+	// Partial is set when a limit stopped the walk: directories it did
+	// not reach have no node.
+	Partial bool
+}
+
+// A node is one directory.
+type node struct {
+	id ident
+	// ctx is how the walk read it (see dirCtx).
+	ctx dirCtx
+	// read is set when its names were listed: dirs then holds every
+	// subdirectory (but those the walk skips) and leaves every entry that
+	// matters in ctx.
+	read   bool
+	dirs   map[string]*node
+	leaves map[string]*leaf
+}
+
+// A leaf is one entry that matters (a file, a link, anything but a
+// directory the walk enters).
+type leaf struct {
+	id ident
+	// sum is the content's SHA-256 when hashed (regular files srt had to
+	// compare by content); link is a link's target.
+	sum    [32]byte
+	hashed bool
+	link   string
+	// hooks are the core.hooksPath values of a git configuration.
+	hooks []string
+}
+
+// dirCtx is what a directory is to the protections.
+type dirCtx struct {
+	// git: a git directory (named .git, or shaped like one); its
+	// configuration, commondir and hooks are protected.
+	git bool
+	// tree is set inside a protected directory (why it is protected):
+	// every entry is protected.
+	tree string
+	// hooks: a hooks directory; *.sample files are never run.
+	hooks bool
+	// skip: a directory not entered (a git object store).
+	skip bool
+}
+
+// The names that make a directory a git directory: HEAD and either
+// objects and refs, or commondir (setup.c, is_git_directory; git follows
+// links for each, so any type counts).
+const (
+	headName      = "HEAD"
+	objectsName   = "objects"
+	refsName      = "refs"
+	commondirName = "commondir"
+)
+
+// names that matter in every directory, whatever it is: they decide
+// whether it is a git directory, and are protected in one.
+var gitNames = map[string]bool{
+	headName: true, objectsName: true, refsName: true, commondirName: true,
+	"config": true, "config.worktree": true, "hooks": true,
+}
+
+// A Finding is a protected name written during the run: Rel below the
+// write root Root ("" for the root itself, a file).
+type Finding struct {
+	Root string
+	Rel  string
+	Why  string
+	// id is the entry as the check saw it: the quarantine moves that
+	// entry and nothing else.
+	id ident
+}
+
+// Path is the finding's absolute path.
+func (f Finding) Path() string {
+	if f.Rel == "" {
+		return f.Root
+	}
+	return filepath.Join(f.Root, f.Rel)
+}
+
+// A walker walks the write roots once.
+type walker struct {
+	spec Spec
+	// ref is the snapshot this walk compares with: at the start, an
+	// earlier snapshot (a cache: directories unchanged since it are not
+	// read again); after the run, the start's.
+	ref *Snapshot
+	// end is set for the check after the run.
+	end      bool
+	out      *Snapshot
+	files    map[string]bool   // protected file names
+	hooks    map[string]string // hooks directories (real paths)
+	entries  int
+	deadline time.Time
+	notes    []string
+	found    []Finding
+	// configs are the git configurations read at the start, for the
+	// hooks directories they name: path of the working tree -> values.
+	configs []configHooks
+}
+
+type configHooks struct {
+	top   string // where relative values start
+	hooks []string
+}
+
+var errStop = errors.New("limit")
+
+func newWalker(spec Spec, ref *Snapshot, end bool) *walker {
+	w := &walker{spec: spec, ref: ref, end: end, files: map[string]bool{}, hooks: map[string]string{}}
+	for _, f := range policy.MandatoryFiles {
+		w.files[f] = true
+	}
+	w.out = &Snapshot{Taken: time.Now().UnixNano()}
+	w.deadline = time.Now().Add(Budget)
+	return w
+}
+
+// recent reports whether an entry with change time ctime, compared with
+// snapshot s, may have changed within one tick of the clock that stamped
+// it, so that an equal time proves nothing.
+func recent(s *Snapshot, r *rootSnap, ctime int64) bool {
+	return r == nil || !r.Local || ctime >= s.Taken-int64(granularity)
+}
+
+func (w *walker) refRoot(path string) *rootSnap {
+	if w.ref == nil {
+		return nil
+	}
+	for _, r := range w.ref.Roots {
+		if r.Path == path {
+			return r
+		}
+	}
+	return nil
+}
+
+// root walks one write root.
+func (w *walker) root(path string) {
+	rs := &rootSnap{Path: path}
+	w.out.Roots = append(w.out.Roots, rs)
+	ref := w.refRoot(path)
+	parent, err := openRoot(filepath.Dir(path))
+	if err != nil {
+		w.note("%q: cannot be opened without following a link (%v): not checked", filepath.Dir(path), err)
+		rs.Partial = true
+		return
+	}
+	defer unix.Close(parent)
+	rs.Local = localFS(parent)
+	name := filepath.Base(path)
+	id, err := lstatAt(parent, name)
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			w.note("%q: %v: not checked", path, err)
+			rs.Partial = true
+		}
+		return
+	}
+	if !id.isDir() {
+		// A file write root: compared as a protected entry when its name
+		// is one, as any other name below a root is.
+		var refLeaf *leaf
+		if ref != nil {
+			refLeaf = ref.File
+		}
+		rs.File = w.leaf(parent, name, id, refLeaf, ref, rs, false)
+		if w.end && w.files[name] {
+			w.compare(parent, rs, filepath.Dir(path), name, rs.File, refLeaf, ref, "a protected file")
+		}
+		return
+	}
+	var refNode *node
+	if ref != nil && ref.Dir != nil && ref.Dir.id.sameInode(id) {
+		refNode = ref.Dir
+	}
+	fd, err := openDirAt(parent, name)
+	if err != nil {
+		w.note("%q: %v: not checked", path, err)
+		rs.Partial = true
+		return
+	}
+	defer unix.Close(fd)
+	rs.Dir, err = w.dir(fd, path, id, refNode, ref, rs, dirCtx{git: name == ".git"}, 0)
+	if err != nil {
+		rs.Partial = true
+	}
+}
+
+func (w *walker) note(format string, args ...any) {
+	w.notes = append(w.notes, fmt.Sprintf(format, args...))
+}
+
+// budget counts n entries and reports errStop past a limit.
+func (w *walker) budget(n int) error {
+	w.entries += n
+	if w.entries > MaxEntries || time.Now().After(w.deadline) {
+		return errStop
+	}
+	return nil
+}
+
+// childCtx is the context of the subdirectory name of a directory in
+// context c (parentName its own name, git whether it is a git directory).
+func childCtx(c dirCtx, git bool, parentName, name string) dirCtx {
+	switch {
+	case c.tree != "":
+		return dirCtx{tree: c.tree, hooks: c.hooks}
+	case git && name == "hooks":
+		return dirCtx{tree: "a git hook", hooks: true}
+	case git && name == objectsName:
+		return dirCtx{skip: true} // git's object store: data only
+	case name == ".git":
+		return dirCtx{git: true}
+	case name == ".vscode" || name == ".idea":
+		return dirCtx{tree: "editor settings"}
+	case parentName == ".claude" && name == "commands":
+		return dirCtx{tree: "agent commands"}
+	case parentName == ".claude" && name == "agents":
+		return dirCtx{tree: "agent definitions"}
+	}
+	return dirCtx{}
+}
+
+// protectedDirNames are directories whose contents are protected; in
+// their place, a link or a file is protected itself.
+func protectedDirName(parentName, name string) bool {
+	switch name {
+	case ".git", ".vscode", ".idea", ".claude":
+		return true
+	case "commands", "agents":
+		return parentName == ".claude"
+	}
+	return false
+}
+
+// matters reports whether the walk records the entry name (not a
+// directory it enters) of a directory in context c.
+func (w *walker) matters(c dirCtx, parentName, name string) bool {
+	return c.tree != "" || gitNames[name] || w.files[name] || protectedDirName(parentName, name)
+}
+
+// protectedWhy says why the entry name (not a directory the walk enters)
+// of a directory in context c is protected, or "" when it is not.
+func (w *walker) protectedWhy(c dirCtx, git bool, parentName, name string) string {
+	switch {
+	case c.tree != "":
+		if c.hooks && strings.HasSuffix(name, ".sample") {
+			return "" // git never runs a sample
+		}
+		return c.tree
+	case git && (name == "config" || name == "config.worktree"):
+		return whyGitConfig
+	case git && name == commondirName:
+		return "git's commondir, which moves the configuration and hooks elsewhere"
+	case git && name == "hooks":
+		return "a link or file in place of git's hooks directory"
+	case w.files[name]:
+		return "a protected file"
+	case name == ".git":
+		return "a .git file or link, which points git at another repository"
+	case protectedDirName(parentName, name):
+		return "a link or file in place of a protected directory"
+	}
+	return ""
+}
+
+const whyGitConfig = "git configuration"
+
+// gitShaped reports whether names make a directory a git directory to
+// git: HEAD (not a directory), and objects and refs, or commondir.
+func gitShaped(has map[string]uint8) bool {
+	h, ok := has[headName]
+	if !ok || h == unix.DT_DIR {
+		return false
+	}
+	_, o := has[objectsName]
+	_, r := has[refsName]
+	_, c := has[commondirName]
+	return o && r || c
+}
+
+// entryType is the type of an entry as its directory reported it, or as
+// lstat says when the directory does not say (DT_UNKNOWN).
+func entryType(fd int, e dirent) uint8 {
+	if e.typ != unix.DT_UNKNOWN {
+		return e.typ
+	}
+	id, err := lstatAt(fd, e.name)
+	if err != nil {
+		return unix.DT_UNKNOWN
+	}
+	switch id.typ() {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFREG:
+		return unix.DT_REG
+	case unix.S_IFLNK:
+		return unix.DT_LNK
+	}
+	return unix.DT_UNKNOWN
+}
+
+// names are a node's entries as a listing, for a directory whose names
+// did not change since the node was made.
+func (n *node) names() []dirent {
+	out := make([]dirent, 0, len(n.dirs)+len(n.leaves))
+	for name := range n.dirs {
+		out = append(out, dirent{name, unix.DT_DIR})
+	}
+	for name, l := range n.leaves {
+		t := uint8(unix.DT_UNKNOWN)
+		switch l.id.typ() {
+		case unix.S_IFREG:
+			t = unix.DT_REG
+		case unix.S_IFLNK:
+			t = unix.DT_LNK
+		}
+		out = append(out, dirent{name, t})
+	}
+	return out
+}
+
+// dir walks the directory fd, at path p with identity id, in context c;
+// ref is the node of the same inode in the snapshot compared with (nil:
+// none; after the run, a directory that is new since the start), refRoot
+// its root there.
+func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
+	if why, ok := w.hooks[p]; ok && c.tree == "" {
+		c = dirCtx{tree: why, hooks: true}
+	}
+	n := &node{id: id, ctx: c}
+	if c.skip {
+		return n, nil
+	}
+	var ents []dirent
+	if ref != nil && ref.read && ref.ctx == c && ref.id.unchanged(id) && !recent(w.ref, refRoot, id.Ctime) {
+		ents = ref.names() // the same names as then
+	} else {
+		list, err := readDir(fd, MaxDirEntries)
+		if err != nil {
+			w.unreadable(rs, p, id, ref, err)
+			return n, nil
+		}
+		ents = list
+	}
+	if err := w.budget(len(ents)); err != nil {
+		return n, err
+	}
+	n.read = true
+	n.dirs, n.leaves = map[string]*node{}, map[string]*leaf{}
+	has := map[string]uint8{}
+	for i := range ents {
+		if gitNames[ents[i].name] {
+			ents[i].typ = entryType(fd, ents[i])
+			has[ents[i].name] = ents[i].typ
+		}
+	}
+	name := filepath.Base(p)
+	git := c.git || c.tree == "" && gitShaped(has)
+	if w.end && git && !c.git && ref != nil && !refShaped(ref) {
+		// Made a git directory during the run: git would read its
+		// configuration and run its hooks. Take the HEAD written during
+		// the run away, and git no longer sees one.
+		git = !w.unshape(fd, rs, p, ref)
+	}
+	var stop error
+	for _, e := range ents {
+		typ := entryType(fd, e)
+		if typ == unix.DT_DIR {
+			cc := childCtx(c, git, name, e.name)
+			var refChild *node
+			if ref != nil {
+				refChild = ref.dirs[e.name]
+			}
+			if stop != nil {
+				w.frontier(fd, rs, p, e.name, refChild)
+				continue
+			}
+			child, err := w.subdir(fd, p, e.name, refChild, refRoot, rs, cc, depth+1)
+			if child != nil {
+				n.dirs[e.name] = child
+			}
+			stop = err
+			continue
+		}
+		if !w.matters(c, name, e.name) {
+			continue
+		}
+		lid, err := lstatAt(fd, e.name)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		var refLeaf *leaf
+		if ref != nil {
+			refLeaf = ref.leaves[e.name]
+		}
+		l := w.leaf(fd, e.name, lid, refLeaf, refRoot, rs, git && isConfigName(e.name))
+		n.leaves[e.name] = l
+		if !w.end {
+			if git && (e.name == "config" || e.name == "config.worktree") && len(l.hooks) > 0 {
+				top := p
+				if c.git && name == ".git" {
+					top = filepath.Dir(p)
+				}
+				w.configs = append(w.configs, configHooks{top, l.hooks})
+			}
+			continue
+		}
+		if why := w.protectedWhy(c, git, name, e.name); why != "" {
+			w.compare(fd, rs, p, e.name, l, refLeaf, refRoot, why)
+		}
+	}
+	return n, stop
+}
+
+// refShaped reports whether a node of the snapshot compared with was a
+// git directory by its shape.
+func refShaped(ref *node) bool {
+	if !ref.read {
+		return true // not known: the stricter reading
+	}
+	has := map[string]uint8{}
+	for name := range ref.dirs {
+		if gitNames[name] {
+			has[name] = unix.DT_DIR
+		}
+	}
+	for name, l := range ref.leaves {
+		if gitNames[name] {
+			has[name] = unix.DT_REG
+			if l.id.isDir() {
+				has[name] = unix.DT_DIR
+			}
+		}
+	}
+	return gitShaped(has)
+}
+
+// subdir opens and walks the subdirectory name of the directory fd (at
+// path p).
+func (w *walker) subdir(fd int, p, name string, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
+	cp := filepath.Join(p, name)
+	if c.skip {
+		return &node{ctx: c}, nil
+	}
+	cfd, err := openDirAt(fd, name)
+	if err != nil {
+		id, serr := lstatAt(fd, name)
+		if serr != nil {
+			return nil, nil // gone meanwhile
+		}
+		if !id.isDir() {
+			return nil, nil // replaced meanwhile: not the walk's to follow
+		}
+		w.unreadable(rs, cp, id, matchInode(ref, id), err)
+		return &node{id: id, ctx: c}, nil
+	}
+	defer unix.Close(cfd)
+	id, err := fstatFD(cfd)
+	if err != nil {
+		return nil, nil
+	}
+	ref = matchInode(ref, id)
+	if depth > MaxDepth {
+		w.unreadable(rs, cp, id, ref, fmt.Errorf("more than %d levels below %q", MaxDepth, rs.Path))
+		return &node{id: id, ctx: c}, nil
+	}
+	return w.dir(cfd, cp, id, ref, refRoot, rs, c, depth)
+}
+
+// matchInode is ref if it is the node of the inode id, else nil.
+func matchInode(ref *node, id ident) *node {
+	if ref != nil && ref.id.sameInode(id) && ref.id.typ() == id.typ() {
+		return ref
+	}
+	return nil
+}
+
+// unreadable handles a directory the walk cannot read or enter. Unchanged
+// since the start, it is only noted; new or changed, its contents cannot
+// be checked, and it goes to the quarantine whole.
+func (w *walker) unreadable(rs *rootSnap, p string, id ident, ref *node, err error) {
+	if !w.end || ref != nil && ref.id.unchanged(id) {
+		w.note("%q: %v: not checked", p, err)
+		return
+	}
+	w.find(rs, filepath.Dir(p), filepath.Base(p), id, fmt.Sprintf("a directory written during the run that srt cannot check (%v)", err))
+}
+
+// frontier handles a subdirectory the walk did not reach, a limit having
+// stopped it: a new one goes to the quarantine whole, one that existed at
+// the start is noted.
+func (w *walker) frontier(fd int, rs *rootSnap, p, name string, ref *node) {
+	rs.Partial = true
+	if !w.end {
+		return
+	}
+	id, err := lstatAt(fd, name)
+	if err != nil || !id.isDir() {
+		return
+	}
+	if ref = matchInode(ref, id); ref != nil {
+		w.note("%q: not checked (the check stopped at its limit)", filepath.Join(p, name))
+		return
+	}
+	w.find(rs, p, name, id, "a directory written during the run that the check did not reach (it stopped at its limit)")
+}
+
+// unshape takes away the HEAD that made the directory fd (at p) a git
+// directory during the run, and reports whether it did: git no longer
+// takes it for one.
+func (w *walker) unshape(fd int, rs *rootSnap, p string, ref *node) bool {
+	id, err := lstatAt(fd, headName)
+	if err != nil || id.isDir() {
+		return false
+	}
+	if old := ref.leaves[headName]; old != nil && old.id.unchanged(id) {
+		return false // HEAD was there: objects or refs were added
+	}
+	w.find(rs, p, headName, id, "a HEAD written during the run, which makes git take this directory for a repository of its own (with the objects and refs beside it)")
+	return true
+}
+
+// leaf records the entry name of the directory fd; hooks asks for the
+// core.hooksPath values of a git configuration (at the start only).
+func (w *walker) leaf(fd int, name string, id ident, ref *leaf, refRoot, rs *rootSnap, hooks bool) *leaf {
+	l := &leaf{id: id}
+	if id.isLink() {
+		l.link, _ = readLinkAt(fd, name)
+		return l
+	}
+	if !id.isReg() {
+		return l
+	}
+	hooks = hooks && !w.end
+	if ref != nil && ref.id.unchanged(id) && !recent(w.ref, refRoot, id.Ctime) && (ref.hashed || !hooks) {
+		// Unchanged since: the content too.
+		l.sum, l.hashed, l.hooks = ref.sum, ref.hashed, ref.hooks
+		return l
+	}
+	// The content is read when a later comparison may need it (the
+	// change time is too recent to prove anything), or for the hooks.
+	need := hooks || !w.end && recent(w.out, rs, id.Ctime) || w.end && ref != nil && ref.id.unchanged(id)
+	if !need {
+		return l
+	}
+	b, err := readAt(fd, name, id, maxRead)
+	if err != nil {
+		return l
+	}
+	l.sum, l.hashed = sha256.Sum256(b), true
+	if hooks {
+		l.hooks = gitconfig.HooksPaths(b)
+	}
+	return l
+}
+
+func isConfigName(name string) bool { return name == "config" || name == "config.worktree" }
+
+// compare finds the protected entry name of directory p if it is new or
+// changed since the start (ref, in refRoot) and can do harm.
+func (w *walker) compare(fd int, rs *rootSnap, p, name string, l, ref *leaf, refRoot *rootSnap, why string) {
+	if ref != nil && ref.id.unchanged(l.id) && l.link == ref.link {
+		if !recent(w.ref, refRoot, l.id.Ctime) || !l.id.isReg() {
+			return
+		}
+		if ref.hashed && l.hashed && ref.sum == l.sum {
+			return
+		}
+	}
+	if l.id.isReg() && l.id.Size == 0 {
+		return // runs nothing; what placeholders look like
+	}
+	if why == whyGitConfig {
+		if !w.spec.GitConfig {
+			return // filesystem.allowGitConfig: the command's to write
+		}
+		if why = gitConfigWhy(fd, name, l.id); why == "" {
+			return
+		}
+	}
+	w.find(rs, p, name, l.id, why)
+}
+
+// find records a finding: the entry name of directory p, as id.
+func (w *walker) find(rs *rootSnap, p, name string, id ident, why string) {
+	rel, err := filepath.Rel(rs.Path, filepath.Join(p, name))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "../") {
+		rel = "" // the root itself (a file write root)
+	}
+	w.found = append(w.found, Finding{Root: rs.Path, Rel: rel, id: id, Why: why})
+}
