@@ -94,7 +94,9 @@ func (p *parser) next() (c byte, eof bool) {
 	return c, false
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isKeyChar(c byte) bool {
 	return isAlpha(c) || c >= '0' && c <= '9' || c == '-'

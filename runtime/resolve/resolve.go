@@ -142,11 +142,11 @@ type resolver struct {
 	// mask, "x": write deny, "p": pin) to the line of the step behind it.
 	cur      int
 	from     map[string]int
-	rootLine int  // the line of --ro-bind / / (or --bind / /)
+	rootLine int // the line of --ro-bind / / (or --bind / /)
 	// rootBound: the plan binds "/" writable itself (the file system
 	// policy disabled).
 	rootBound bool
-	gitDone  bool // the safe directories are written
+	gitDone   bool // the safe directories are written
 }
 
 // mark records that the step being resolved named p as kind.

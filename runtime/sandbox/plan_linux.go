@@ -68,4 +68,3 @@ func (lp *LinuxPlan) read(home, cwd string) ([]bwrap.Step, []byte, error) {
 	}
 	return pl.Steps, prog, nil
 }
-
