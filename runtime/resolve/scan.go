@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/runtime/gitconfig"
 )
 
 // maxScanEntries bounds the mandatory-deny scan; a working directory with
@@ -157,8 +158,8 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 	}
 	hooks := append([]string{}, g.global...)
 	for _, n := range []string{"config", "config.worktree"} {
-		if b, err := os.ReadFile(filepath.Join(gitDir, n)); err == nil {
-			hooks = append(hooks, HooksPaths(b)...)
+		if b, err := gitconfig.ReadFile(filepath.Join(gitDir, n)); err == nil {
+			hooks = append(hooks, gitconfig.HooksPaths(b)...)
 		}
 	}
 	for _, h := range hooks {
@@ -189,19 +190,6 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 	return out
 }
 
-// HooksPaths returns the core.hooksPath values of a configuration file;
-// "~/" is left for the caller (see GlobalHooksPaths).
-func HooksPaths(data []byte) []string {
-	entries, _ := ParseGitConfig(data) // what could be read counts
-	var out []string
-	for _, e := range entries {
-		if e.Key == "core.hookspath" && e.Value != "" {
-			out = append(out, e.Value)
-		}
-	}
-	return out
-}
-
 // GlobalHooksPaths returns the core.hooksPath values of the user's and
 // the system's git configuration, with "~/" expanded.
 func GlobalHooksPaths(home string) []string {
@@ -214,11 +202,11 @@ func GlobalHooksPaths(home string) []string {
 	}
 	var out []string
 	for _, f := range []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
-		b, err := os.ReadFile(f)
+		b, err := gitconfig.ReadFile(f)
 		if err != nil {
 			continue
 		}
-		for _, h := range HooksPaths(b) {
+		for _, h := range gitconfig.HooksPaths(b) {
 			if rest, ok := strings.CutPrefix(h, "~/"); ok {
 				h = filepath.Join(home, rest)
 			}
