@@ -13,11 +13,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -250,8 +253,25 @@ func TestProxyDeciderBroken(t *testing.T) {
 	}
 }
 
+// lenientServer reads a path as lenient servers do: decoded (net/http
+// decodes once; an application behind a decoding front decodes again),
+// backslashes as slashes (IIS), ;parameters dropped (Tomcat), dot
+// segments and runs of slashes resolved (nginx, path.Clean).
+func lenientServer(r *http.Request) string {
+	p := r.URL.Path
+	if d, err := url.PathUnescape(p); err == nil {
+		p = d
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	p = regexp.MustCompile(`;[^/]*`).ReplaceAllString(p, "")
+	return path.Clean(p)
+}
+
 // TestProxyExampleDecider builds examples/decider and runs it as the
-// documentation shows: it starts srt proxy, and curl goes through.
+// documentation shows: it starts srt proxy, and curl goes through. The
+// spellings of a denied path that servers read as that path are denied
+// too: sent directly, each reaches the upstream's /admin (the control);
+// through the decider, none does.
 func TestProxyExampleDecider(t *testing.T) {
 	testenv.Require(t, "curl")
 	bin := srtBinDir(t)
@@ -259,8 +279,16 @@ func TestProxyExampleDecider(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", dec, "srt.dev/examples/decider").CombinedOutput(); err != nil {
 		t.Fatalf("building the example: %v\n%s", err, out)
 	}
+	var mu sync.Mutex
+	var reached []string // the paths that reached /admin through the proxy
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "%s via=%s\n", r.URL.Path, r.Header.Get("X-Proxied-By"))
+		p := lenientServer(r)
+		if via := r.Header.Get("X-Proxied-By"); via != "" && strings.HasPrefix(p, "/admin") {
+			mu.Lock()
+			reached = append(reached, r.RequestURI)
+			mu.Unlock()
+		}
+		fmt.Fprintf(w, "%s via=%s\n", p, r.Header.Get("X-Proxied-By"))
 	}))
 	defer up.Close()
 	cmd := exec.Command(dec, "-srt", filepath.Join(bin, "srt"), "-listen", "127.0.0.1:0",
@@ -287,6 +315,38 @@ func TestProxyExampleDecider(t *testing.T) {
 	}
 	if out, _ := curl(t, "-x", "http://"+addr, "http://example.com/", "-D", "-"); !strings.Contains(out, "X-Deny-Reason: host_not_allowed") {
 		t.Errorf("host not allowed = %q", out)
+	}
+	for _, tt := range []struct {
+		path   string
+		status string
+	}{
+		{"/./admin", "403"},
+		{"/x/../admin", "403"},
+		{"/%61dmin", "403"},
+		{"/%2e%2e/admin", "403"},
+		{"/.//admin", "403"},
+		{"/x/..%2Fadmin", "403"},
+		{"/%2561dmin", "403"},
+		{`/x\..\admin`, "403"},
+		{"/x/..;/admin", "403"},
+		{"/admin;jsessionid=1", "403"},
+		{"//admin", "400"}, // srt proxy refuses a path that starts with //
+	} {
+		if out, err := curl(t, "--path-as-is", up.URL+tt.path); err != nil || !strings.HasPrefix(out, "/admin via=\n") {
+			t.Errorf("control: %s sent directly reaches %q, want /admin", tt.path, out)
+		}
+		out, _ := curl(t, "--path-as-is", "-x", "http://"+addr, up.URL+tt.path, "-D", "-")
+		if !strings.HasPrefix(out, "HTTP/1.1 "+tt.status+" ") || tt.status == "403" && !strings.Contains(out, "refused by the example decider") {
+			t.Errorf("%s through the decider = %q, want %s", tt.path, out, tt.status)
+		}
+	}
+	if out, err := curl(t, "--path-as-is", "-x", "http://"+addr, up.URL+"/ADMIN"); err != nil || out != "/ADMIN via=decider\n" {
+		t.Errorf("/ADMIN (paths are case-sensitive) = %v %q", err, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) > 0 {
+		t.Errorf("reached /admin through the decider: %q", reached)
 	}
 }
 

@@ -7,7 +7,9 @@
 //
 //   - only the hosts of -allow reach the decider at all (the proxy refuses
 //     the others itself, from the hello lists);
-//   - a path that starts with a -deny-path prefix is denied with 403;
+//   - a path that may reach a -deny-path prefix is denied with 403: the
+//     path is compared as servers read it, dot segments resolved and
+//     escapes decoded (path.go), not as the client spelled it;
 //   - everything else is allowed, with the -header edits added.
 //
 // Usage:
@@ -43,7 +45,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:8080", "where srt proxy listens (loopback)")
 	flag.Var(&allow, "allow", "a host the proxy may reach, in allowedDomains syntax (repeatable)")
 	flag.Var(&deny, "deny", "a host the proxy must not reach, in deniedDomains syntax (repeatable)")
-	flag.Var(&denyPaths, "deny-path", "refuse requests whose path starts with this (repeatable)")
+	flag.Var(&denyPaths, "deny-path", "refuse requests whose path, read as servers read it, starts with this (repeatable)")
 	flag.Var(&headers, "header", "name=value to set on every allowed request (repeatable)")
 	flag.Parse()
 	log.SetPrefix("decider: ")
@@ -109,11 +111,11 @@ func main() {
 			log.Fatalf("unexpected frame: %v", err)
 		}
 		v := decider.Verdict{ID: r.ID, Action: decider.ActionAllow}
-		for _, p := range denyPaths {
-			if strings.HasPrefix(r.Path, p) {
-				v = decider.Verdict{ID: r.ID, Action: decider.ActionDeny, Status: 403,
-					Reason: "the path " + p + " is refused by the example decider"}
-			}
+		// The path comes as the client spelled it: compare what a
+		// server will make of it (path.go), never the spelling.
+		if p, denied := deniedPath(r.Path, denyPaths); denied {
+			v = decider.Verdict{ID: r.ID, Action: decider.ActionDeny, Status: 403,
+				Reason: "the path " + p + " is refused by the example decider"}
 		}
 		if v.Action == decider.ActionAllow && len(set) > 0 {
 			v.SetHeaders = set

@@ -177,7 +177,9 @@ func credentialKeyID(v string) string {
 // one of the key's inject hosts; a shape that cannot be re-signed is
 // refused, or forwarded untouched when the policy says passthrough; the
 // same request to any other host is forwarded untouched. Every other
-// request gets the usual sentinel swap. It returns the body of a 403
+// request gets the usual sentinel swap, and asks for an unencoded
+// response when a credential may be swapped in. The caller has checked
+// that r names host (terminated.ServeHTTP). It returns the body of a 403
 // when r must not go, and a note for the debug log.
 func (in *Injector) request(r *http.Request, host string) (refusal, note string) {
 	if in == nil {
@@ -186,7 +188,11 @@ func (in *Injector) request(r *http.Request, host string) (refusal, note string)
 	k, shape, detail := in.classify(r)
 	switch {
 	case k == nil:
-		swapRequest(r, in.outbound(host))
+		pairs := in.outbound(host)
+		if len(pairs) > 0 {
+			askIdentity(r.Header)
+		}
+		swapRequest(r, pairs)
 		return "", ""
 	case k.Inject == nil || !k.Inject(host):
 		return "", "signed with the stand-in key of " + k.Name + " to a host outside its inject hosts: forwarded as signed"
@@ -211,8 +217,9 @@ func (in *Injector) request(r *http.Request, host string) (refusal, note string)
 // real key id, the client's scope, signed headers and X-Amz-Date. The
 // headers get the usual sentinel swap first (the session token above
 // all), so that the signature covers what is sent; the body is sent as
-// the command wrote it, since its hash may be signed. It returns why it
-// could not.
+// the command wrote it, since its hash may be signed. The request asks
+// for an unencoded response (askIdentity) before it is signed. It returns
+// why it could not.
 func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
 	a, _ := parseAuthorization(r.Header.Get("Authorization"))
 	scope, err := parseScope(a.Scope)
@@ -224,6 +231,7 @@ func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
 		return "it has no X-Amz-Date header of the form 20060102T150405Z, which its signature needs"
 	}
 	swapHeader(r.Header, in.outbound(host))
+	askIdentity(r.Header)
 	if k.SentinelToken != "" {
 		for i, v := range r.Header.Values("X-Amz-Security-Token") {
 			if v == k.SentinelToken {

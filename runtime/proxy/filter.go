@@ -377,22 +377,33 @@ func credentialValue(class, value, host string) string {
 // sameAuthority reports whether an authority (host[:port], as in a Host
 // header) names host (canonical) on port, the port defaulting to def.
 func sameAuthority(auth, host string, port, def int) (bool, *refusal) {
+	h, p, r := authorityOf(auth, def)
+	if r != nil {
+		return false, r
+	}
+	return h == host && p == port, nil
+}
+
+// authorityOf reads an authority (host[:port], as in a Host header): the
+// host in canonical form (policy.CanonicalHost, as the policy reads a
+// host) and the port, def when it has none.
+func authorityOf(auth string, def int) (string, int, *refusal) {
 	for i := 0; i < len(auth); i++ {
 		if auth[i] <= ' ' || auth[i] >= 0x7f {
-			return false, badRequest("the host %q is not plain ASCII", auth)
+			return "", 0, badRequest("the host %q is not plain ASCII", auth)
 		}
 	}
 	h, p := auth, def
 	if i := strings.LastIndexByte(auth, ':'); i >= 0 && !strings.HasSuffix(auth, "]") {
 		n, err := strconv.Atoi(auth[i+1:])
 		if err != nil || n < 1 || n > 65535 {
-			return false, badRequest("the port of %q", auth)
+			return "", 0, badRequest("the port of %q", auth)
 		}
 		h, p = auth[:i], n
 	}
 	canon, err := policy.CanonicalHost(h)
 	if err != nil {
-		return false, badRequest("the host %q is malformed", auth)
+		return "", 0, badRequest("the host %q is malformed", auth)
 	}
-	return canon == host && p == port, nil
+	return canon, p, nil
 }

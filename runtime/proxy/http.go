@@ -40,7 +40,9 @@ type Event struct {
 	// Reason says why a connection was refused.
 	Reason string
 	// Rule is the allowedDomains or deniedDomains entry that decided, if
-	// one did; Stage is "policy" or "guard" (the resolved-address check).
+	// one did; Stage is "policy", "guard" (the resolved-address check)
+	// or "host" (a request inside a terminated tunnel that names another
+	// host than the tunnel's).
 	Rule  string
 	Stage string
 	// CommandID is the command's attribution key, base64 as in the proxy
@@ -363,7 +365,7 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		buf.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n")
 		return buf.Flush()
 	}
-	if p.terminate(client, buf.Reader, upstream, d.Host, port, commandID, established, func() {
+	if p.terminate("connect", client, buf.Reader, upstream, d.Host, port, commandID, established, func() {
 		buf.WriteString(tooManyTunnels)
 		buf.Flush()
 		closeWrite(client)
@@ -462,6 +464,9 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	out.RequestURI = ""
 	out.URL.Fragment, out.URL.User = "", nil
 	removeHopHeaders(out.Header)
+	// The request goes to the host the policy decided on, and names it:
+	// net/http has already dropped the client's Host header, which an
+	// absolute-form request overrides (RFC 9112 §3.2.2).
 	out.Host = authority(d.Host, port, r.URL.Scheme)
 	out.Close = true
 	if p.Inject != nil && (r.URL.Scheme == "https" || p.Inject.Plaintext) {
@@ -484,15 +489,12 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		return
 	}
 	defer resp.Body.Close()
-	if p.Inject != nil {
-		swapResponse(resp, p.Inject.inbound())
+	if err := p.Inject.scrub(resp, d.Host); err != nil {
+		p.debug("response refused", "host", d.Host, "err", err)
+		refuseUnscrubbable(w, d.Host, err)
+		return
 	}
-	removeHopHeaders(resp.Header)
-	for k, vs := range resp.Header {
-		w.Header()[k] = vs
-	}
-	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	copyResponse(w, resp)
 }
 
 // authority is the Host header for the canonical host: default port

@@ -112,7 +112,7 @@ func (p *SOCKS) handle(c net.Conn) {
 		return
 	}
 	defer upstream.Close()
-	if p.terminate(c, br, upstream, d.Host, port, commandID, func() error { return reply(c, socksSucceeded) }, func() { reply(c, socksGeneral) }) {
+	if p.terminate("socks", c, br, upstream, d.Host, port, commandID, func() error { return reply(c, socksSucceeded) }, func() { reply(c, socksGeneral) }) {
 		return
 	}
 	if reply(c, socksSucceeded) != nil {

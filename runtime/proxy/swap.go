@@ -43,12 +43,14 @@ func nextMatch(b []byte, pairs []pair) (int, int) {
 }
 
 // swapReader streams r through the substitutions, holding back only the
-// last len(longest Old)-1 bytes, which might begin a match.
+// bytes at the end of what it has read that begin some Old: a streamed
+// response (server-sent events) is passed on as it comes unless it stops
+// in the middle of what may be a secret.
 type swapReader struct {
 	r       io.Reader
 	closer  io.Closer
 	pairs   []pair
-	keep    int    // bytes that may begin a match still to come
+	keep    int    // at most this many bytes may begin a match still to come
 	buf     []byte // read, not yet scanned past i
 	out     []byte // ready for the caller
 	err     error
@@ -86,9 +88,9 @@ func (s *swapReader) Read(p []byte) (int, error) {
 // longer be part of a match to out. At the end of input everything goes.
 func (s *swapReader) scan() {
 	var out []byte
-	hold := len(s.buf) - s.keep
-	if s.err != nil {
-		hold = len(s.buf)
+	hold := len(s.buf)
+	if s.err == nil {
+		hold = s.partial()
 	}
 	i := 0
 	for {
@@ -107,6 +109,21 @@ func (s *swapReader) scan() {
 	}
 	s.out = out
 	s.buf = append(s.buf[:0:0], s.buf[i:]...)
+}
+
+// partial returns where the earliest match that buf may hold only the
+// start of begins (the end of buf when none): buf from there on is a
+// proper prefix of some Old.
+func (s *swapReader) partial() int {
+	for p := max(len(s.buf)-s.keep, 0); p < len(s.buf); p++ {
+		tail := s.buf[p:]
+		for _, pr := range s.pairs {
+			if len(tail) < len(pr.Old) && bytes.HasPrefix(pr.Old, tail) {
+				return p
+			}
+		}
+	}
+	return len(s.buf)
 }
 
 func (s *swapReader) Close() error { return s.closer.Close() }

@@ -237,11 +237,12 @@ const tooManyTunnels = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/p
 // the tunnel was allowed for.
 var errSNIMismatch = errors.New("the TLS server name does not match the CONNECT host")
 
-// terminate takes over an allowed tunnel to host:port when termination
+// terminate takes over an allowed tunnel to host:port (canonical, as the
+// policy decided it) of proxy ("connect" or "socks") when termination
 // applies to host: it reserves a tunnel (or refuses with over), sends ok,
 // and serves the connection. It returns false, having done nothing, when
 // the host is excluded.
-func (e *Egress) terminate(client net.Conn, pending *bufio.Reader, upstream net.Conn, host string, port int, commandID string, ok func() error, over func()) bool {
+func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader, upstream net.Conn, host string, port int, commandID string, ok func() error, over func()) bool {
 	t := e.TLS
 	if t == nil || t.excluded(host) {
 		return false
@@ -334,7 +335,7 @@ func (e *Egress) terminate(client net.Conn, pending *bufio.Reader, upstream net.
 	if u.err != nil {
 		e.debug("tls handshake with the upstream failed", "host", host, "err", u.err)
 	}
-	e.serveTerminated(tc, u.c, u.err, host, port, commandID)
+	e.serveTerminated(tc, u.c, u.err, tunnelOf{proxy, host, port, commandID})
 	return true
 }
 
@@ -349,7 +350,8 @@ func (e *Egress) ctx() context.Context {
 // terminated tunnel and forwards them. The first request goes over the
 // connection made at CONNECT time; later ones redial through the policy
 // when the upstream has closed it.
-func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr error, host string, port int, commandID string) {
+func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr error, to tunnelOf) {
+	host, port := to.host, to.port
 	var used atomic.Bool
 	if firstErr != nil && first != nil {
 		first.Close()
@@ -367,7 +369,7 @@ func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr err
 				}
 				return first, nil
 			}
-			raw, d, derr := e.connect(ctx, "connect", host, port, commandID)
+			raw, d, derr := e.connect(ctx, "connect", host, port, to.commandID)
 			if derr != nil {
 				return nil, derr
 			}
@@ -383,7 +385,7 @@ func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr err
 		},
 	}
 	defer tr.CloseIdleConnections()
-	h := &terminated{e: e, tr: tr, host: host, port: port}
+	h := &terminated{e: e, tr: tr, tunnelOf: to}
 	l := newOneConnListener(client)
 	srv := &http.Server{
 		Handler:           h,
@@ -400,19 +402,34 @@ func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr err
 	srv.Serve(l)
 }
 
+// tunnelOf is what a terminated tunnel was opened for.
+type tunnelOf struct {
+	proxy     string // "connect" or "socks"
+	host      string // canonical: the name the policy decided on
+	port      int
+	commandID string
+}
+
 // terminated forwards the requests of one terminated tunnel.
 type terminated struct {
-	e    *Egress
-	tr   *http.Transport
-	host string
-	port int
+	tunnelOf
+	e  *Egress
+	tr *http.Transport
 }
 
 func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// r.Host is the authority of an absolute-form target, else the Host
+	// header (net/http drops the Host header of an absolute-form
+	// request, which is then not forwarded either).
+	if named, port, ok := h.names(r.Host); !ok {
+		h.misdirected(w, r.Host, named, port)
+		return
+	}
 	out := r.Clone(r.Context())
 	out.RequestURI = ""
 	out.URL.Scheme = "https"
 	out.URL.Host = authority(h.host, h.port, "https")
+	out.Host = out.URL.Host
 	removeHopHeaders(out.Header)
 	if r.ContentLength == 0 {
 		out.Body = nil
@@ -430,9 +447,51 @@ func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	swapResponse(resp, h.e.Inject.inbound())
+	if err := h.e.Inject.scrub(resp, h.host); err != nil {
+		h.e.debug("response refused", "host", h.host, "err", err)
+		refuseUnscrubbable(w, h.host, err)
+		return
+	}
 	w.Header().Set("Keep-Alive", "timeout=5")
 	copyResponse(w, resp)
+}
+
+// names reports whether the authority a request names (host[:port], port
+// 443 by default) is the tunnel's host and port, compared in canonical
+// form. It returns the host and port named, canonical when they parse.
+// An HTTP/1.0 request without a Host header names the tunnel's host.
+func (h *terminated) names(auth string) (string, int, bool) {
+	if auth == "" {
+		return h.host, h.port, true
+	}
+	host, port, r := authorityOf(auth, 443)
+	if r != nil {
+		return "", 0, false
+	}
+	return host, port, host == h.host && port == h.port
+}
+
+// misdirected answers a request that names another host than its
+// tunnel's (RFC 9110 §15.5.20): it is forwarded nowhere, and the refusal
+// is a violation. The request could otherwise reach another tenant of a
+// shared front (a CDN, virtual hosts) with a credential meant for the
+// tunnel's host, or a host the policy never allowed.
+func (h *terminated) misdirected(w http.ResponseWriter, raw, named string, port int) {
+	ev := Event{Proxy: h.proxy, Host: named, Port: port, Stage: "host", CommandID: h.commandID,
+		Reason: fmt.Sprintf("the request names another host than its TLS tunnel to %s", authority(h.host, h.port, "https"))}
+	if named == "" {
+		ev.Host, ev.Port = h.host, h.port
+		ev.Reason = "the request inside the TLS tunnel names a malformed host"
+	}
+	if h.e.Command != "" {
+		ev.CommandID = h.e.Command
+	}
+	h.e.record(ev, "")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Proxy-Error", "misdirected-request")
+	w.Header().Set("Connection", "close")
+	w.WriteHeader(http.StatusMisdirectedRequest)
+	fmt.Fprintf(w, "srt did not forward this request: it names %q, but its TLS tunnel is to %s; open a connection to that host instead\n", raw, authority(h.host, h.port, "https"))
 }
 
 // oneConnListener hands out one connection, then waits for it to close.

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,6 +37,16 @@ type tlsbed struct {
 	runCA      *CA
 	term       *Terminator
 	upAddr     string
+	// refused collects the refusals the proxies record.
+	mu      sync.Mutex
+	refused []Event
+}
+
+// refusals returns the refusals recorded so far.
+func (tb *tlsbed) refusals() []Event {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return append([]Event(nil), tb.refused...)
 }
 
 // serveUpstream serves h over HTTPS on loopback, with a leaf for each
@@ -70,6 +81,13 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 	tb := &tlsbed{upstreamCA: upCA, runCA: runCA, upAddr: upAddr}
 	tb.term = &Terminator{CA: runCA, Roots: roots, Exclude: func() policy.HostList { return exclude }}
 	e := tlsEgress(&tb.upAddr, tb.term)
+	e.OnDecision = func(ev Event) {
+		if !ev.Allow {
+			tb.mu.Lock()
+			tb.refused = append(tb.refused, ev)
+			tb.mu.Unlock()
+		}
+	}
 	e.Inject = &Injector{Secrets: []Secret{{
 		Name: "TOKEN", Sentinel: testSentinel, Real: testReal,
 		Inject: func(h string) bool { return h == "inject.test" },

@@ -200,7 +200,7 @@ type Record struct {
 	Allow  bool      `json:"allow"`
 	Reason string    `json:"reason,omitempty"`
 	Rule   string    `json:"rule,omitempty"`
-	Stage  string    `json:"stage"` // policy or guard
+	Stage  string    `json:"stage"` // policy, guard or host
 	// Program is the base name of the command's first word.
 	Program string `json:"program,omitempty"`
 	// CommandHash is CommandHash of the command's attribution key: the
