@@ -1,0 +1,425 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"srt.dev/internal/testenv"
+)
+
+// A world is a user's machine in small, for the attack tests: a home
+// with a project in it, srt and srtc where that user can run them, and a
+// payload that appends to a mark file when anything runs it. The user is
+// the caller, or nobody when the tests run as root.
+type world struct {
+	t                *testing.T
+	uid              int
+	bin              string // srt
+	base, home, proj string
+	payload, mark    string
+	escaped          string // a file outside every write root
+}
+
+func newWorld(t *testing.T, bin string, uid int) *world {
+	t.Helper()
+	base, err := os.MkdirTemp("", "srt-attack-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	os.Chmod(base, 0o755)
+	w := &world{t: t, uid: uid, bin: bin, base: base, home: filepath.Join(base, "home")}
+	w.proj = filepath.Join(w.home, "proj")
+	w.mark = filepath.Join(base, "mark")
+	w.payload = filepath.Join(base, "payload")
+	w.escaped = filepath.Join(base, "escaped")
+	os.MkdirAll(w.proj, 0o755)
+	os.WriteFile(w.payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+w.mark+"\n"), 0o755)
+	w.chown()
+	return w
+}
+
+// chown gives the world to its user.
+func (w *world) chown() {
+	if w.uid == os.Geteuid() {
+		return
+	}
+	filepath.Walk(w.base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, w.uid, w.uid) })
+}
+
+// write writes a file of the world as its user would.
+func (w *world) write(rel, text string) string {
+	p := filepath.Join(w.proj, rel)
+	if filepath.IsAbs(rel) {
+		p = rel
+	}
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+	w.chown()
+	return p
+}
+
+func (w *world) env() []string {
+	return []string{
+		"SRT_TEST_CLI=1", "HOME=" + w.home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp",
+		"SRTC=" + os.Getenv("SRTC"), "P=" + w.payload, "MARK=" + w.mark, "BASE=" + w.base,
+		"XDG_RUNTIME_DIR=" + filepath.Join(w.home, ".run"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".state"),
+		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}
+}
+
+// command is a command of the world's user in the project, bounded in
+// time: a hang fails the test.
+func (w *world) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = w.proj
+	cmd.Env = w.env()
+	if w.uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(w.uid), Gid: uint32(w.uid)}}
+	}
+	return cmd
+}
+
+// srt runs srt with args; it fails the test if srt does not return
+// within a minute.
+func (w *world) srt(args ...string) (code int, stdout, stderr string) {
+	w.t.Helper()
+	os.MkdirAll(filepath.Join(w.home, ".run"), 0o700)
+	w.chown()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := w.command(ctx, w.bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		w.t.Fatalf("srt %q did not return within a minute:\n%s", args, errb.String())
+	}
+	code = 0
+	if err != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	return code, out.String(), errb.String()
+}
+
+// sh runs script on the host, outside any sandbox: the control.
+func (w *world) sh(script string) string {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := w.command(ctx, "/bin/sh", "-c", script).CombinedOutput()
+	if err != nil {
+		w.t.Fatalf("control %q: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// hostGit runs the commands a user runs in a repository after the
+// command ended (status; log on a terminal, which runs a pager; commit,
+// which runs hooks) in dir, as the world's user, with the host's git.
+func (w *world) hostGit(dir string) {
+	w.t.Helper()
+	for _, script := range []string{
+		"git status",
+		"script -qec 'git log -1' /dev/null",
+		"git commit -q --allow-empty -m judged",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := w.command(ctx, "/bin/sh", "-c", script)
+		cmd.Dir = dir
+		cmd.Run()
+		cancel()
+	}
+}
+
+// pwned is what the payload recorded ("" when nothing ran it).
+func (w *world) pwned() string {
+	b, _ := os.ReadFile(w.mark)
+	return string(b)
+}
+
+const writeProject = `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
+
+// An attack is one shape of what a malicious command does, as steps
+// (each run by srt, or by the host shell for the control), and a judge
+// that says what got through ("" for nothing).
+type attack struct {
+	name  string
+	setup func(w *world)
+	// steps run in order; sandboxed says whether srt runs them.
+	steps func(w *world, sandboxed bool)
+	judge func(w *world) string
+	// noControl: the attack is on srt itself (its check), with nothing
+	// to show without it.
+	noControl bool
+}
+
+// inSandbox runs script with srt under settings (a file of the world),
+// or on the host for the control; it returns srt's standard error.
+func (w *world) inSandbox(sandboxed bool, settings, script string) string {
+	w.t.Helper()
+	if !sandboxed {
+		w.sh(script)
+		return ""
+	}
+	_, _, errOut := w.srt("--settings", settings, "-c", script)
+	return errOut
+}
+
+func gitRepo(w *world, dir string) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := w.command(ctx, "/bin/sh", "-c", "git init -q && git commit -q --allow-empty -m first")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		w.t.Fatalf("git init: %v %s", err, out)
+	}
+}
+
+var attacks = []attack{
+	{
+		name: "plan rewritten in a write root",
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if out, err := w.command(ctx, os.Getenv("SRTC"), "compile", "-o", "plan", "s.json").CombinedOutput(); err != nil {
+				w.t.Fatalf("srtc compile: %v %s", err, out)
+			}
+		},
+		steps: func(w *world, sandboxed bool) {
+			edit := `sed -i 's|^--ro-bind / /$|--bind / /|' plan/linux/bwrap.args && h=$(sha256sum plan/linux/bwrap.args | cut -d' ' -f1) && sed -i "s|\"linux/bwrap.args\": \"[0-9a-f]*\"|\"linux/bwrap.args\": \"$h\"|" plan/plan.json`
+			if sandboxed {
+				w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", edit)
+			} else {
+				w.sh(edit)
+			}
+			w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", "echo out > $BASE/escaped")
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(w.escaped); err == nil {
+				return "the next run of the plan wrote outside its write roots"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "settings file in a write root",
+		setup: func(w *world) { w.write(".srt-settings.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, ".srt-settings.json", `printf '%s' '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}' > .srt-settings.json`)
+			w.srt("--settings", ".srt-settings.json", "-c", "echo out > $BASE/escaped")
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(w.escaped); err == nil {
+				return "the next run wrote outside its write roots"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "default settings file created",
+		setup: func(w *world) { w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1)) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `printf '%s' '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}' > ~/.srt-settings.json`)
+			w.srt("-c", "echo out > $BASE/escaped")
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(w.escaped); err == nil {
+				return "the next run (default settings) wrote outside its write roots"
+			}
+			return ""
+		},
+	},
+	{
+		name: "quarantine read by a later sandbox",
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			w.srt("--settings", "s.json", "-c", "mkdir a && echo 'export TOKEN=SECRET-OF-AN-EARLIER-RUN' > a/.bashrc")
+			if _, err := os.Lstat(filepath.Join(w.proj, "a/.bashrc")); err == nil {
+				w.t.Fatal("setup: a/.bashrc was not quarantined")
+			}
+		},
+		steps: func(w *world, sandboxed bool) {
+			script := `cat "$XDG_STATE_HOME"/srt/quarantine/*/data > stolen 2>/dev/null; mkdir -p "$XDG_STATE_HOME/srt/quarantine/planted" 2>/dev/null && echo '{}' > "$XDG_STATE_HOME/srt/quarantine/planted/item.json"; true`
+			w.inSandbox(sandboxed, "s.json", script)
+		},
+		judge: func(w *world) string {
+			var out []string
+			if b, _ := os.ReadFile(filepath.Join(w.proj, "stolen")); bytes.Contains(b, []byte("SECRET")) {
+				out = append(out, "read the quarantine")
+			}
+			if _, err := os.Stat(filepath.Join(w.home, ".state/srt/quarantine/planted")); err == nil {
+				out = append(out, "planted an item")
+			}
+			return strings.Join(out, ", ")
+		},
+	},
+	{
+		name: "links out of the write roots",
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			gitRepo(w, w.proj)
+			w.write(filepath.Join(w.base, "elsewhere/precious"), "keep")
+			w.write(filepath.Join(w.home, ".gitconfig"), "[core]\n\thooksPath = "+w.proj+"/../../elsewhere\n")
+		},
+		steps: func(w *world, sandboxed bool) {
+			// While the command runs, the user changes files outside the
+			// project, which core.hooksPath and a link name.
+			script := `git init -q sub && ln -s $BASE/elsewhere sub/.git/modules && ln -s $BASE/elsewhere link && while [ ! -e go ]; do sleep 0.05; done`
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				w.inSandbox(sandboxed, "s.json", script)
+			}()
+			time.Sleep(500 * time.Millisecond)
+			w.write(filepath.Join(w.base, "elsewhere/precious"), "kept")
+			w.write(filepath.Join(w.base, "elsewhere/m/HEAD"), "ref: refs/heads/main\n")
+			w.write(filepath.Join(w.base, "elsewhere/m/hooks/update"), "user's")
+			w.write("go", "")
+			<-done
+		},
+		judge: func(w *world) string {
+			var out []string
+			for p, want := range map[string]string{"precious": "kept", "m/hooks/update": "user's"} {
+				if b, err := os.ReadFile(filepath.Join(w.base, "elsewhere", p)); err != nil || string(b) != want {
+					out = append(out, fmt.Sprintf("elsewhere/%s: %q, %v", p, b, err))
+				}
+			}
+			return strings.Join(out, ", ")
+		},
+		noControl: true,
+	},
+	{
+		name:  "agent commands through a link",
+		setup: func(w *world) { w.write("s.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `mkdir -p evil/commands sub && echo 'run the payload' > evil/commands/x.md && ln -s ../evil sub/.claude`)
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(filepath.Join(w.proj, "sub/.claude/commands/x.md")); err == nil {
+				return "sub/.claude/commands/x.md is there"
+			}
+			return ""
+		},
+	},
+	{
+		name:  "a FIFO, a device and a loop in a git directory",
+		setup: func(w *world) { w.write("s.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `git init -q f && rm f/.git/config && mkfifo f/.git/config && git init -q z && rm z/.git/config && ln -s /dev/zero z/.git/config && git init -q l && ln -s .. l/.git/modules && for i in 1 2 3 4 5 6 7 8; do mkdir -p l/.git/d$i && ln -s ../.. l/.git/d$i/up; done`)
+			// The next srt starts and ends.
+			w.srt("--settings", "s.json", "-c", "true")
+		},
+		judge: func(w *world) string {
+			var out []string
+			for _, p := range []string{"f/.git/config", "z/.git/config"} {
+				if fi, err := os.Lstat(filepath.Join(w.proj, p)); err == nil && !fi.Mode().IsRegular() {
+					out = append(out, p+" is a "+fi.Mode().Type().String())
+				}
+			}
+			return strings.Join(out, ", ")
+		},
+	},
+	{
+		name:  "a comment that hides a line from a reader that is not git",
+		setup: func(w *world) { w.write("s.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `git init -q sub && printf '# note \\\n\tfsmonitor = %s\n' "$P" >> sub/.git/config`)
+			w.hostGit(filepath.Join(w.proj, "sub"))
+		},
+		judge: func(w *world) string { return w.pwned() },
+	},
+	{
+		name: "a bare repository planted over an existing one",
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			gitRepo(w, w.proj)
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `printf invalid > .git/HEAD && printf 'ref: refs/heads/master\n' > HEAD && ln -s .git/objects objects && ln -s .git/refs refs && printf '[core]\n\tpager = %s\n\tfsmonitor = %s\n' "$P" "$P" > config`)
+			w.hostGit(w.proj)
+		},
+		judge: func(w *world) string { return w.pwned() },
+	},
+	{
+		name:  "a directory renamed into place as .git",
+		setup: func(w *world) { w.write("s.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `mkdir -p stash/hooks && printf '[core]\n\tfsmonitor = %s\n' "$P" > stash/config && cp "$P" stash/hooks/pre-commit`)
+			time.Sleep(1100 * time.Millisecond) // older than the next run, by any clock
+			w.inSandbox(sandboxed, "s.json", `mv stash .git && mkdir .git/objects .git/refs && echo 'ref: refs/heads/main' > .git/HEAD`)
+			w.hostGit(w.proj)
+		},
+		judge: func(w *world) string { return w.pwned() },
+	},
+	{
+		name:  "names that write to the terminal",
+		setup: func(w *world) { w.write("s.json", writeProject) },
+		steps: func(w *world, sandboxed bool) {
+			if !sandboxed {
+				return
+			}
+			errOut := w.inSandbox(true, "s.json", `d="$(printf 'x\033[2J\nsrt: all clear')" && mkdir -p "$d" && echo evil > "$d/.bashrc"`)
+			os.WriteFile(filepath.Join(w.base, "stderr"), []byte(errOut), 0o644)
+		},
+		judge: func(w *world) string {
+			b, _ := os.ReadFile(filepath.Join(w.base, "stderr"))
+			if bytes.ContainsAny(b, "\x1b") || bytes.Contains(b, []byte("\nsrt: all clear")) {
+				return fmt.Sprintf("srt printed a name raw: %q", b)
+			}
+			return ""
+		},
+		noControl: true,
+	},
+}
+
+// TestAttacks: each shape of attack on the policy and on the check after
+// the run fails under srt, while the same steps without srt (the control)
+// show the primitive works; git's verdict is the host's real git. As the
+// caller, and as nobody when the tests run as root.
+func TestAttacks(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "git", "script")
+	bin := testenv.PublicCopy(t, "srt")
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	for _, uid := range users {
+		for _, a := range attacks {
+			t.Run(a.name+"/uid="+strconv.Itoa(uid), func(t *testing.T) {
+				if !a.noControl {
+					w := newWorld(t, bin, uid)
+					a.setup(w)
+					a.steps(w, false)
+					if a.judge(w) == "" {
+						t.Fatal("control: without srt the attack does nothing; the test does not test")
+					}
+				}
+				w := newWorld(t, bin, uid)
+				a.setup(w)
+				a.steps(w, true)
+				if got := a.judge(w); got != "" {
+					t.Errorf("under srt: %s", got)
+				}
+			})
+		}
+	}
+}
