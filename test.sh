@@ -61,3 +61,5 @@ fuzz ./runtime/proxy FuzzParseAuthorization 150000x
 fuzz ./runtime/proxy/decider FuzzVerdict 300000x
 fuzz ./runtime/secrets FuzzMask 30000x
 fuzz ./schema FuzzPlain 3000x
+fuzz ./runtime/quarantine FuzzCheck 1500x
+fuzz ./runtime/quarantine FuzzReadSnapshot 20000x
