@@ -178,10 +178,14 @@ func (run *Run) Snapshot(s *quarantine.Snapshot) error {
 }
 
 // Checked records that the run's protected names were checked: a sweep
-// need not check them again.
-func (run *Run) Checked() error {
+// need not check them again. The run's snapshot becomes the tree cache's
+// entry keep (see TreeCache): what changed since is read again by the
+// next run, the rest is not; "" removes it.
+func (run *Run) Checked(keep string) error {
 	if c := run.rec.Check; c != nil && c.Snapshot != "" {
-		os.Remove(c.Snapshot)
+		if keep == "" || private.Dir(filepath.Dir(keep)) != nil || os.Rename(c.Snapshot, keep) != nil {
+			os.Remove(c.Snapshot)
+		}
 	}
 	run.rec.Check, run.rec.Quarantine = nil, ""
 	return run.write()

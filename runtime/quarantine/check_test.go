@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,7 +290,7 @@ func TestCheckCached(t *testing.T) {
 	if first.Hooks[filepath.Join(root, ".husky")] == "" {
 		t.Fatalf("hooks = %v: .husky missing", first.Hooks)
 	}
-	first.Taken -= int64(time.Hour) // everything is old to the cache
+	first.Taken += int64(time.Hour) // everything is old to the cache
 	cached, _ := Snap(spec, first)
 	write(t, filepath.Join(root, ".husky/pre-push"), "new")
 	write(t, filepath.Join(root, "a/b/.bashrc"), "changed")
@@ -334,5 +335,84 @@ func TestSnapshotFile(t *testing.T) {
 	os.WriteFile(f, a[:len(a)/2], 0o600)
 	if _, err := ReadSnapshot(f); err == nil {
 		t.Fatal("a snapshot cut in half was read")
+	}
+}
+
+// genTree makes a project of n empty files: a node_modules of n/50
+// directories of 50 files each, a repository's .git, a few protected
+// names.
+func genTree(tb testing.TB, root string, n int) {
+	tb.Helper()
+	write(tb, filepath.Join(root, ".git/HEAD"), "ref: refs/heads/main\n")
+	write(tb, filepath.Join(root, ".git/config"), "[core]\n\tbare = false\n")
+	write(tb, filepath.Join(root, ".git/hooks/pre-commit.sample"), "x")
+	os.MkdirAll(filepath.Join(root, ".git/objects"), 0o755)
+	os.MkdirAll(filepath.Join(root, ".git/refs"), 0o755)
+	write(tb, filepath.Join(root, ".vscode/settings.json"), "{}")
+	for d := 0; d < n/50; d++ {
+		dir := filepath.Join(root, "node_modules", "p"+strconv.Itoa(d/40), "d"+strconv.Itoa(d))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		for f := 0; f < 50; f++ {
+			fh, err := os.Create(filepath.Join(dir, "f"+strconv.Itoa(f)+".js"))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			fh.Close()
+		}
+	}
+}
+
+// treeRoot is a generated project shared by the benchmarks of one size
+// (SRT_BENCH_TREE_DIR keeps it between runs).
+func treeRoot(b *testing.B, n int) string {
+	base := os.Getenv("SRT_BENCH_TREE_DIR")
+	if base == "" {
+		base = b.TempDir()
+	}
+	root := filepath.Join(base, "tree-"+strconv.Itoa(n))
+	if _, err := os.Stat(filepath.Join(root, "done")); err != nil {
+		os.RemoveAll(root)
+		genTree(b, root, n)
+		write(b, filepath.Join(root, "done"), "")
+	}
+	return root
+}
+
+// BenchmarkCheck times, in a project of n files, what a run adds: the
+// snapshot before the command with no cache (the first run) and with the
+// cache of the last check (every later run), the check after it, and the
+// snapshot file written and read.
+func BenchmarkCheck(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		root := treeRoot(b, n)
+		spec := Spec{Roots: []string{root}, GitConfig: true, Home: b.TempDir()}
+		first, _ := Snap(spec, nil)
+		first.Taken += int64(time.Hour) // as the cache of a run long after the files were written
+		b.Run("snap-uncached/files="+strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Snap(spec, nil)
+			}
+		})
+		b.Run("snap-cached/files="+strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Snap(spec, first)
+			}
+		})
+		start, _ := Snap(spec, first)
+		start.Taken += int64(time.Hour)
+		b.Run("check/files="+strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				Check(spec, start)
+			}
+		})
+		f := filepath.Join(b.TempDir(), "snap")
+		b.Run("file/files="+strconv.Itoa(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				start.WriteFile(f)
+				ReadSnapshot(f)
+			}
+		})
 	}
 }

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -154,10 +157,14 @@ type walker struct {
 	out      *Snapshot
 	files    map[string]bool   // protected file names
 	hooks    map[string]string // hooks directories (real paths)
-	entries  int
 	deadline time.Time
-	notes    []string
-	found    []Finding
+	// par holds a token per goroutine walking besides the first.
+	par     chan struct{}
+	entries atomic.Int64
+	stopped atomic.Bool // a limit was reached
+	mu      sync.Mutex  // guards what follows
+	notes   []string
+	found   []Finding
 	// configs are the git configurations read at the start, for the
 	// hooks directories they name: path of the working tree -> values.
 	configs []configHooks
@@ -172,6 +179,7 @@ var errStop = errors.New("limit")
 
 func newWalker(spec Spec, ref *Snapshot, end bool) *walker {
 	w := &walker{spec: spec, ref: ref, end: end, files: map[string]bool{}, hooks: map[string]string{}}
+	w.par = make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0))
 	for _, f := range policy.MandatoryFiles {
 		w.files[f] = true
 	}
@@ -252,13 +260,15 @@ func (w *walker) root(path string) {
 }
 
 func (w *walker) note(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.notes = append(w.notes, fmt.Sprintf(format, args...))
 }
 
 // budget counts n entries and reports errStop past a limit.
 func (w *walker) budget(n int) error {
-	w.entries += n
-	if w.entries > MaxEntries || time.Now().After(w.deadline) {
+	if w.entries.Add(int64(n)) > MaxEntries || time.Now().After(w.deadline) {
+		w.stopped.Store(true)
 		return errStop
 	}
 	return nil
@@ -428,7 +438,15 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		// the run away, and git no longer sees one.
 		git = !w.unshape(fd, rs, p, ref)
 	}
-	var stop error
+	// Subdirectories are walked here, or by another goroutine when one
+	// is free (a walk is system calls: one per directory at least).
+	type sub struct {
+		name  string
+		child *node
+	}
+	var subs []*sub
+	var wg sync.WaitGroup
+	defer wg.Wait() // fd stays open until every subdirectory is walked
 	for _, e := range ents {
 		typ := entryType(fd, e)
 		if typ == unix.DT_DIR {
@@ -437,15 +455,29 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 			if ref != nil {
 				refChild = ref.dirs[e.name]
 			}
-			if stop != nil {
+			if w.stopped.Load() {
 				w.frontier(fd, rs, p, e.name, refChild)
 				continue
 			}
-			child, err := w.subdir(fd, p, e.name, refChild, refRoot, rs, cc, depth+1)
-			if child != nil {
-				n.dirs[e.name] = child
+			sb := &sub{name: e.name}
+			subs = append(subs, sb)
+			walk := func() {
+				child, err := w.subdir(fd, p, sb.name, refChild, refRoot, rs, cc, depth+1)
+				sb.child = child
+				if err != nil {
+					w.stopped.Store(true)
+				}
 			}
-			stop = err
+			select {
+			case w.par <- struct{}{}:
+				wg.Add(1)
+				go func() {
+					defer func() { <-w.par; wg.Done() }()
+					walk()
+				}()
+			default:
+				walk()
+			}
 			continue
 		}
 		if !w.matters(c, name, e.name) {
@@ -467,7 +499,9 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 				if c.git && name == ".git" {
 					top = filepath.Dir(p)
 				}
+				w.mu.Lock()
 				w.configs = append(w.configs, configHooks{top, l.hooks})
+				w.mu.Unlock()
 			}
 			continue
 		}
@@ -475,7 +509,16 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 			w.compare(fd, rs, p, e.name, l, refLeaf, refRoot, why)
 		}
 	}
-	return n, stop
+	wg.Wait()
+	for _, sb := range subs {
+		if sb.child != nil {
+			n.dirs[sb.name] = sb.child
+		}
+	}
+	if w.stopped.Load() {
+		return n, errStop
+	}
+	return n, nil
 }
 
 // refShaped reports whether a node of the snapshot compared with was a
@@ -504,9 +547,16 @@ func refShaped(ref *node) bool {
 // subdir opens and walks the subdirectory name of the directory fd (at
 // path p).
 func (w *walker) subdir(fd int, p, name string, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
-	cp := filepath.Join(p, name)
+	cp := p + "/" + name
 	if c.skip {
 		return &node{ctx: c}, nil
+	}
+	if ref != nil && ref.read && len(ref.dirs) == 0 && len(ref.leaves) == 0 && ref.ctx == c && w.hooks[cp] == "" {
+		// A directory that held nothing that matters: if it is unchanged,
+		// it still does, and one fstatat says so.
+		if id, err := lstatAt(fd, name); err == nil && ref.id.unchanged(id) && !recent(w.ref, refRoot, id.Ctime) {
+			return ref, w.budget(0)
+		}
 	}
 	cfd, err := openDirAt(fd, name)
 	if err != nil {
@@ -556,7 +606,9 @@ func (w *walker) unreadable(rs *rootSnap, p string, id ident, ref *node, err err
 // stopped it: a new one goes to the quarantine whole, one that existed at
 // the start is noted.
 func (w *walker) frontier(fd int, rs *rootSnap, p, name string, ref *node) {
+	w.mu.Lock()
 	rs.Partial = true
+	w.mu.Unlock()
 	if !w.end {
 		return
 	}
@@ -653,5 +705,7 @@ func (w *walker) find(rs *rootSnap, p, name string, id ident, why string) {
 	if err != nil || rel == "." || strings.HasPrefix(rel, "../") {
 		rel = "" // the root itself (a file write root)
 	}
+	w.mu.Lock()
 	w.found = append(w.found, Finding{Root: rs.Path, Rel: rel, id: id, Why: why})
+	w.mu.Unlock()
 }

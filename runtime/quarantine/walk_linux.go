@@ -5,6 +5,7 @@ package quarantine
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -50,6 +51,7 @@ func Snap(spec Spec, cache *Snapshot) (*Snapshot, []string) {
 			}
 		}
 	}
+	sort.Strings(w.notes)
 	if added {
 		notes := w.notes
 		w = walk(spec, w.out, false, hooks)
@@ -105,6 +107,9 @@ func (w *walker) watch() {
 func Check(spec Spec, start *Snapshot) (found []Finding, end *Snapshot, notes []string) {
 	w := walk(spec, start, true, start.Hooks)
 	w.out.Hooks = start.Hooks
+	// The walk's goroutines find in any order: the report has one.
+	sort.Slice(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
+	sort.Strings(w.notes)
 	return w.found, w.out, w.notes
 }
 

@@ -66,6 +66,9 @@ func Doctor(bwrap string) []Check {
 	} else {
 		add(Check{Name: "seccomp", Detail: err.Error(), Remedy: "use a kernel built with CONFIG_SECCOMP_FILTER"})
 	}
+	if c, ok := bareRepositoryCheck(); ok {
+		add(c)
+	}
 	// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
 	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, 1)
 	if errno == 0 {
@@ -97,4 +100,27 @@ func versionAtLeast(v string, major, minor int) bool {
 		return false
 	}
 	return a > major || (a == major && b >= minor)
+}
+
+// bareRepositoryCheck says whether the user's git refuses a bare
+// repository it was not pointed at (safe.bareRepository=explicit): a
+// command that plants HEAD, objects and refs in a project makes git take
+// the project for one, with the command's configuration. srt moves such a
+// HEAD away after the run; git's setting refuses it whatever wrote it.
+// ok is false when there is no git.
+func bareRepositoryCheck() (Check, bool) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return Check{}, false
+	}
+	out, _ := exec.Command(git, "config", "--get", "safe.bareRepository").Output()
+	v := strings.TrimSpace(string(out))
+	c := Check{Name: "git refuses bare repositories it was not pointed at", OK: true, Detail: "safe.bareRepository=" + v}
+	if v != "explicit" {
+		if v == "" {
+			c.Detail = "safe.bareRepository is not set (git's default: all)"
+		}
+		c.Note = "git config --global safe.bareRepository explicit: git then refuses a bare repository that a sandboxed command planted in a project (srt also moves such a HEAD to the quarantine after the run)"
+	}
+	return c, true
 }

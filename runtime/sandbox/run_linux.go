@@ -21,7 +21,6 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/placeholders"
-	"srt.dev/runtime/private"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
@@ -386,13 +385,11 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	// recorded, but the result holds those made while the command ran.
 	out.Violations = rec.entries()
 	if check != nil && r.snap != nil {
-		var end *quarantine.Snapshot
-		out.Quarantined, end = quarantineWritten(r.store, *check, r.snap, o)
+		out.Quarantined = quarantineWritten(r.store, *check, r.snap, o)
 		for _, it := range out.Quarantined {
 			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
 		}
-		run.Checked()
-		r.saveTrees(*check, end)
+		run.Checked(r.treeFile(*check))
 	}
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && (out.ExitCode == 0 || r.snap == nil && check != nil) {
@@ -557,18 +554,4 @@ func (r *linuxRun) treeFile(spec quarantine.Spec) string {
 	}
 	fmt.Fprintf(h, "\x00%s", spec.Home)
 	return filepath.Join(r.reg.TreeCache(), hex.EncodeToString(h.Sum(nil)[:16]))
-}
-
-// saveTrees keeps what the check saw for the next run of the same roots.
-func (r *linuxRun) saveTrees(spec quarantine.Spec, end *quarantine.Snapshot) {
-	if end == nil {
-		return
-	}
-	if err := private.Dir(r.reg.TreeCache()); err != nil {
-		r.o.debug("no tree cache: " + err.Error())
-		return
-	}
-	if err := end.WriteFile(r.treeFile(spec)); err != nil {
-		r.o.debug("no tree cache: " + err.Error())
-	}
 }

@@ -366,8 +366,8 @@ func closeInherited() error {
 // quarantineWritten moves the protected names the command wrote into the
 // store and says so on the command's standard error, loudly: they would
 // otherwise run on the host (a git hook, a shell start-up file).
-func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *quarantine.Snapshot, o Options) ([]quarantine.Item, *quarantine.Snapshot) {
-	found, end, notes := quarantine.Check(spec, start)
+func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *quarantine.Snapshot, o Options) []quarantine.Item {
+	found, _, notes := quarantine.Check(spec, start)
 	for _, n := range notes {
 		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", n)
 	}
@@ -386,5 +386,5 @@ func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *qua
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
 	}
-	return items, end
+	return items
 }
