@@ -254,9 +254,14 @@ func TestSettingsAndPlanAgree(t *testing.T) {
 		s = regexp.MustCompile(`/tmp/run-[0-9]+`).ReplaceAllString(s, "/tmp/run-N") // its TMPDIR
 		return regexp.MustCompile(`scratch-[0-9]+`).ReplaceAllString(s, "scratch-N")
 	}
-	fromSettings := argv("--settings", "s.json", "-c", "true")
+	// The one difference: the policy in use, read-only in the sandbox,
+	// is the settings file in one and the plan directory in the other.
+	fromSettings := strings.ReplaceAll(argv("--settings", "s.json", "-c", "true"), filepath.Join(dir, "s.json")+"\n", "POLICY\n")
 	plan := writePlan(t, dir, settings, artifact.Options{})
-	fromPlan := argv("run", "--plan", plan, "-c", "true")
+	fromPlan := strings.ReplaceAll(argv("run", "--plan", plan, "-c", "true"), plan+"\n", "POLICY\n")
+	if !strings.Contains(fromPlan, "--ro-bind\nPOLICY\nPOLICY\n") {
+		t.Errorf("the plan directory in use is not read-only in its sandbox:\n%s", fromPlan)
+	}
 	if fromSettings != fromPlan {
 		t.Errorf("bubblewrap argv differs:\n--settings:\n%s\nrun --plan:\n%s", fromSettings, fromPlan)
 	}

@@ -31,8 +31,16 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return 1
 		}
+		// Paths are quoted: the names were chosen by a sandboxed command.
 		for _, it := range items {
-			fmt.Fprintf(stdout, "%s  %s  %s\n    %s\n    content: %s\n", it.ID, it.Time.Local().Format("2006-01-02 15:04:05"), it.Path, it.Why, store.Data(it.ID))
+			content := fmt.Sprintf("content: %q", store.Data(it.ID))
+			switch {
+			case it.InPlace != "":
+				content = fmt.Sprintf("renamed in place to %q beside it", it.InPlace)
+			case it.Kind == "special":
+				content = "removed (a FIFO, socket or device holds no content)"
+			}
+			fmt.Fprintf(stdout, "%s  %s  %q\n    %s\n    %s\n", it.ID, it.Time.Local().Format("2006-01-02 15:04:05"), it.Path, it.Why, content)
 		}
 		return 0
 	}
@@ -48,7 +56,7 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) int {
 			code = 1
 			continue
 		}
-		fmt.Fprintf(stdout, "%s %s %s\n", id, verb, it.Path)
+		fmt.Fprintf(stdout, "%s %s %q\n", id, verb, it.Path)
 	}
 	return code
 }
