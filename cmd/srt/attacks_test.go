@@ -29,11 +29,18 @@ type world struct {
 	base, home, proj string
 	payload, mark    string
 	escaped          string // a file outside every write root
+	run              string // XDG_RUNTIME_DIR (srt's registry)
 }
 
 func newWorld(t *testing.T, bin string, uid int) *world {
+	return newWorldIn(t, "", bin, uid)
+}
+
+// newWorldIn makes a world in the directory parent ("" for the host's
+// temporary directory).
+func newWorldIn(t *testing.T, parent, bin string, uid int) *world {
 	t.Helper()
-	base, err := os.MkdirTemp("", "srt-attack-")
+	base, err := os.MkdirTemp(parent, "srt-attack-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +51,7 @@ func newWorld(t *testing.T, bin string, uid int) *world {
 	w.mark = filepath.Join(base, "mark")
 	w.payload = filepath.Join(base, "payload")
 	w.escaped = filepath.Join(base, "escaped")
+	w.run = filepath.Join(w.home, ".run")
 	os.MkdirAll(w.proj, 0o755)
 	os.WriteFile(w.payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+w.mark+"\n"), 0o755)
 	w.chown()
@@ -76,7 +84,7 @@ func (w *world) env() []string {
 	return []string{
 		"SRT_TEST_CLI=1", "HOME=" + w.home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp",
 		"SRTC=" + os.Getenv("SRTC"), "P=" + w.payload, "MARK=" + w.mark, "BASE=" + w.base,
-		"XDG_RUNTIME_DIR=" + filepath.Join(w.home, ".run"), "XDG_STATE_HOME=" + filepath.Join(w.home, ".state"),
+		"XDG_RUNTIME_DIR=" + w.run, "XDG_STATE_HOME=" + filepath.Join(w.home, ".state"),
 		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test",
 		"GIT_CONFIG_NOSYSTEM=1",
@@ -99,8 +107,9 @@ func (w *world) command(ctx context.Context, name string, args ...string) *exec.
 // within a minute.
 func (w *world) srt(args ...string) (code int, stdout, stderr string) {
 	w.t.Helper()
-	os.MkdirAll(filepath.Join(w.home, ".run"), 0o700)
+	os.MkdirAll(w.run, 0o700)
 	w.chown()
+	os.Lchown(w.run, w.uid, w.uid)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := w.command(ctx, w.bin, args...)
@@ -421,5 +430,61 @@ func TestAttacks(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSecondTimestamps: on a file system that stamps times to the second
+// (ext4 with 128-byte inodes), a protected file rewritten in the same
+// second it was written, with the same size, is found by its content; a
+// name written in the run's first second is found by being new.
+func TestSecondTimestamps(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a file system needs root; the other attack tests run as this user")
+	}
+	testenv.Require(t, "mkfs.ext4", "mount", "git")
+	img := filepath.Join(t.TempDir(), "fs.img")
+	mnt, err := os.MkdirTemp("", "srt-1s-") // where nobody can reach it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(mnt)
+	for _, c := range [][]string{{"truncate", "-s", "64M", img}, {"mkfs.ext4", "-q", "-I", "128", "-F", img}, {"mount", "-o", "loop", img, mnt}} {
+		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v %s", c, err, out)
+		}
+	}
+	defer exec.Command("umount", mnt).Run()
+	os.Chmod(mnt, 0o755)
+	bin := testenv.PublicCopy(t, "srt")
+	for _, uid := range []int{0, 65534} {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			w := newWorldIn(t, mnt, bin, uid)
+			// srt's registry where it usually is: a tmpfs or another file
+			// system with finer timestamps (/run/user/UID).
+			run, err := os.MkdirTemp("", "srt-run-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(run) })
+			os.Chown(run, uid, uid)
+			os.Chmod(run, 0o700)
+			w.run = run
+			w.write("s.json", writeProject)
+			probe := w.write("probe", "")
+			if fi, _ := os.Stat(probe); fi.ModTime().Nanosecond() != 0 {
+				t.Fatalf("%s stamps below the second", mnt)
+			}
+			w.write("a/b/c/d/.bashrc", "echo old")
+			code, _, errOut := w.srt("--settings", "s.json", "-c", `printf 'echo new' > a/b/c/d/.bashrc && mkdir -p e && cp "$P" e/.bashrc`)
+			if b, _ := os.ReadFile(filepath.Join(w.proj, "a/b/c/d/.bashrc")); string(b) == "echo old" {
+				t.Fatalf("the command did not run: exit %d\n%s", code, errOut)
+			}
+			for _, p := range []string{"a/b/c/d/.bashrc", "e/.bashrc"} {
+				if _, err := os.Lstat(filepath.Join(w.proj, p)); err == nil {
+					t.Errorf("%s is still in the tree:\n%s", p, errOut)
+				}
+			}
+		})
 	}
 }
