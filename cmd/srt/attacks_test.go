@@ -243,8 +243,10 @@ var attacks = []attack{
 		},
 	},
 	{
-		name:  "default settings file created",
-		setup: func(w *world) { w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1)) },
+		name: "default settings file created",
+		setup: func(w *world) {
+			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
+		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `printf '%s' '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}' > ~/.srt-settings.json`)
 			w.srt("-c", "echo out > $BASE/escaped")
