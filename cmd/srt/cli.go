@@ -199,6 +199,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
 	so.State = srtState(o)
+	if f := os.Getenv("SRT_STEP_TIMES"); f != "" {
+		steps := newStepTimes(f)
+		defer steps.write()
+		so.Step = steps.step
+	}
 	var p *policy.Policy
 	if plan {
 		if p, err = readPlan(o.plan, &so); err != nil {
@@ -222,6 +227,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 			return 1
 		}
+	}
+	if so.Step != nil {
+		so.Step("policy ready")
 	}
 	argv := o.argv
 	if o.shellCmd != "" {

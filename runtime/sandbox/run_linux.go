@@ -55,6 +55,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err != nil {
 		return nil, err
 	}
+	o.step("prepared")
 	if o.DryRun {
 		r.discard()
 		return r.out, nil
@@ -320,8 +321,12 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	if err != nil {
 		return nil, err
 	}
-	defer run.Release()
-	defer reaped()
+	defer func() {
+		reaped()
+		run.Release()
+		o.step("released")
+	}()
+	o.step("registered")
 
 	files, closeAll, err := childFiles(r.prog, r.self)
 	if err != nil {
@@ -339,6 +344,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting bubblewrap: %w", err)
 	}
+	o.step("bubblewrap started")
 	files.closeChildEnds()
 	// The sandbox's first process (our init role, PID 1 inside) as the
 	// host sees it: signals for the command go to it, and it forwards them.
@@ -355,7 +361,11 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	// command starts once it is on disk (see serve).
 	recorded := make(chan error, 1)
 	if check != nil {
-		go func() { recorded <- r.snapshot(run, *check) }()
+		go func() {
+			err := r.snapshot(run, *check)
+			o.step("recorded")
+			recorded <- err
+		}()
 	} else {
 		recorded <- nil
 	}
@@ -378,6 +388,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		init.kill()        // PID 1 of its namespace: all of it
 	})
 	stopResize()
+	o.step("command ended")
 	if r.tty != nil {
 		r.tty.finish()
 	}
@@ -390,6 +401,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
 		}
 		run.Checked(r.treeFile(*check))
+		o.step("checked")
 	}
 	out.ExitCode = exitCode(cmd.ProcessState)
 	if herr != nil && (out.ExitCode == 0 || r.snap == nil && check != nil) {
@@ -418,6 +430,7 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 		egress.Inject = inject
 	}
 	listeners, master, herr := receiveHandoff(hostEnd, r.tty != nil)
+	r.o.step("handed over")
 	if herr == nil {
 		// The command starts once its terminal is set up and the write
 		// roots are recorded (without this byte, the init step ends when
@@ -430,6 +443,7 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 		}
 		if herr == nil {
 			_, herr = hostEnd.Write([]byte{1})
+			r.o.step("command started")
 		}
 		if herr != nil {
 			listeners[0].Close()

@@ -72,6 +72,11 @@ type Options struct {
 	// Started, if set, is called once the command's sandbox is up and
 	// its proxies serve (the srt CLI starts reading --control-fd then).
 	Started func()
+	// Step, if set, is called as each step of a run ends, with its name:
+	// "prepared", "registered", "bubblewrap started", "handed over",
+	// "recorded", "command started", "command ended", "checked",
+	// "released" (Linux). The srt CLI times them (SRT_STEP_TIMES).
+	Step func(name string)
 	// State are srt's own files on this host, by kind
 	// (policy.SrtState): the settings file or plan directory in use, the
 	// programs, the policy cache, the audit log. Every sandbox keeps them

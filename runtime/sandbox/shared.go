@@ -104,3 +104,10 @@ func (o *Options) hostDefaults() error {
 	}
 	return nil
 }
+
+// step reports the end of a step of the run (Options.Step).
+func (o *Options) step(name string) {
+	if o.Step != nil {
+		o.Step(name)
+	}
+}

@@ -1,0 +1,215 @@
+// Command perf measures what srt costs, as ratios against the floor
+// measured in the same run: "true" started by raw bubblewrap against
+// "srt -c true" and "srt run --plan DIR -- true" (a warm policy cache and
+// tree cache), in an empty project and in generated projects of N files
+// (a node_modules of N/50 directories of 50 files), and the time each
+// step of a run ends (SRT_STEP_TIMES).
+//
+//	go run ./internal/perf                      # sizes 0 and 100000, 20 runs
+//	go run ./internal/perf -files 0,100000,1000000 -n 30 -keep /var/tmp/srt-perf
+//
+// Runs of the three commands alternate, so that a machine whose speed
+// drifts slows each alike; medians are quoted, ratios are taken pair by
+// pair. Nothing here is a pass or fail: it prints figures.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 20, "runs of each command per size")
+	sizes := flag.String("files", "0,100000", "project sizes, in files, comma-separated")
+	keep := flag.String("keep", "", "directory to keep generated projects in between calls (default: a temporary one)")
+	flag.Parse()
+	if err := run(*n, *sizes, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "perf:", err)
+		os.Exit(1)
+	}
+}
+
+func run(n int, sizes, keep string) error {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return fmt.Errorf("bubblewrap is needed: %w", err)
+	}
+	work, err := os.MkdirTemp("", "srt-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if keep == "" {
+		keep = filepath.Join(work, "trees")
+	}
+	bin := filepath.Join(work, "bin")
+	for _, c := range []string{"srt", "srtc"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c).CombinedOutput(); err != nil {
+			return fmt.Errorf("building %s: %v\n%s", c, err, out)
+		}
+	}
+	fmt.Printf("srt start-up, %d runs per command; medians; ratios pair by pair against raw bubblewrap\n", n)
+	fmt.Printf("floor: %s --ro-bind / / --dev /dev --proc /proc --unshare-net --unshare-pid --die-with-parent true\n\n", bwrap)
+	for _, f := range strings.Split(sizes, ",") {
+		files, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return fmt.Errorf("-files: %q is not a number", f)
+		}
+		if err := size(n, files, bwrap, bin, work, keep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// size measures one project size.
+func size(n, files int, bwrap, bin, work, keep string) error {
+	proj := filepath.Join(keep, "project-"+strconv.Itoa(files))
+	if err := generate(proj, files); err != nil {
+		return err
+	}
+	home := filepath.Join(work, "home-"+strconv.Itoa(files))
+	for _, d := range []string{home, filepath.Join(home, ".run")} {
+		os.MkdirAll(d, 0o700)
+	}
+	settings := filepath.Join(home, "s.json")
+	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	plan := filepath.Join(home, "plan")
+	env := append(os.Environ(), "HOME="+home, "XDG_RUNTIME_DIR="+filepath.Join(home, ".run"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "SRTC="+filepath.Join(bin, "srtc"))
+	steps := filepath.Join(home, "steps.jsonl")
+	cmds := []struct {
+		name string
+		argv []string
+	}{
+		{"raw bwrap", []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent", "true"}},
+		{"srt -c true", []string{filepath.Join(bin, "srt"), "--settings", settings, "-c", "true"}},
+		{"srt run --plan", []string{filepath.Join(bin, "srt"), "run", "--plan", plan, "--", "true"}},
+	}
+	timed := func(argv []string, stepFile string) (time.Duration, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = proj
+		cmd.Env = env
+		if stepFile != "" {
+			cmd.Env = append(cmd.Env, "SRT_STEP_TIMES="+stepFile)
+		}
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("%q: %v\n%s", argv, err, out)
+		}
+		return time.Since(start), nil
+	}
+	if out, err := exec.Command(filepath.Join(bin, "srtc"), "compile", "-o", plan, settings).CombinedOutput(); err != nil {
+		return fmt.Errorf("srtc compile: %v\n%s", err, out)
+	}
+	// Warm: the policy cache, the tree cache, the page cache.
+	for _, c := range cmds {
+		if _, err := timed(c.argv, ""); err != nil {
+			return err
+		}
+	}
+	times := make([][]time.Duration, len(cmds))
+	for i := 0; i < n; i++ {
+		for j, c := range cmds {
+			stepFile := ""
+			if j == 1 {
+				stepFile = steps
+			}
+			d, err := timed(c.argv, stepFile)
+			if err != nil {
+				return err
+			}
+			times[j] = append(times[j], d)
+		}
+	}
+	fmt.Printf("project of %d files\n", files)
+	for j, c := range cmds {
+		var ratios []float64
+		for i := range times[j] {
+			ratios = append(ratios, float64(times[j][i])/float64(times[0][i]))
+		}
+		fmt.Printf("  %-16s %7.1f ms   %5.2f× raw\n", c.name, ms(median(times[j])), medianF(ratios))
+	}
+	return printSteps(steps)
+}
+
+// printSteps prints the median time each step of "srt -c true" ended,
+// and its share (from the step before).
+func printSteps(file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var order []string
+	at := map[string][]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var steps []struct {
+			Step string
+			Ms   float64
+		}
+		if err := json.Unmarshal([]byte(line), &steps); err != nil {
+			return err
+		}
+		for _, s := range steps {
+			if _, ok := at[s.Step]; !ok {
+				order = append(order, s.Step)
+			}
+			at[s.Step] = append(at[s.Step], s.Ms)
+		}
+	}
+	fmt.Println("  steps of srt -c true (ms since the process started, median; the step's own time):")
+	prev := 0.0
+	for _, s := range order {
+		m := medianF(at[s])
+		fmt.Printf("    %-20s %7.2f  (+%.2f)\n", s, m, m-prev)
+		prev = m
+	}
+	fmt.Println()
+	return nil
+}
+
+// generate makes a project of n files once (a "done" file marks it).
+func generate(dir string, n int) error {
+	if _, err := os.Stat(filepath.Join(dir, ".done")); err == nil {
+		return nil
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for d := 0; d < n/50; d++ {
+		sub := filepath.Join(dir, "node_modules", "p"+strconv.Itoa(d/40), "d"+strconv.Itoa(d))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return err
+		}
+		for f := 0; f < 50; f++ {
+			if err := os.WriteFile(filepath.Join(sub, "f"+strconv.Itoa(f)+".js"), nil, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, ".done"), nil, 0o644)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+func median(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func medianF(fs []float64) float64 {
+	s := append([]float64(nil), fs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
