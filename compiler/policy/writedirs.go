@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // A WriteDir is one allowWrite entry the settings wrote (the defaults are
@@ -77,18 +79,30 @@ func whyNotCreate(fs *Filesystem, raw string, d WriteDir, expand func(string) st
 		which string
 	}{{fs.DenyWrite, "denyWrite"}, {fs.DenyRead, "denyRead"}} {
 		for _, r := range rs.list {
-			p := expand(r.Path)
-			if r.Pattern {
-				// The part before the first glob character: a pattern
-				// below it may match the directory.
-				p = path.Dir(p[:strings.IndexAny(p, "*?[")] + "x")
-			}
-			if p = path.Clean(p); p == d.Path || below(d.Path, p) {
+			if covers(r, expand(r.Path), d.Path) {
 				return "a " + rs.which + " entry (" + r.Origin.Key + ") covers it"
 			}
 		}
 	}
 	return ""
+}
+
+// covers reports whether rule r, its path expanded to rp, names p or an
+// ancestor of p.
+func covers(r PathRule, rp, p string) bool {
+	for a := p; ; a = path.Dir(a) {
+		if !r.Pattern && path.Clean(rp) == a {
+			return true
+		}
+		if r.Pattern {
+			if ok, err := doublestar.Match(Doublestar(rp), a); err == nil && ok {
+				return true
+			}
+		}
+		if a == "/" {
+			return false
+		}
+	}
 }
 
 // below reports whether p lies strictly below dir.

@@ -25,8 +25,9 @@ func TestWriteDirs(t *testing.T) {
 			{Path: Home + "/gen/a", Origin: o(10)},
 		},
 		DenyWrite: []PathRule{{Path: Home + "/ro", Origin: Origin{Key: "filesystem.denyWrite[0]"}},
-			{Path: Home + "/gen/*.tmp", Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
-		DenyRead: []PathRule{{Path: Home + "/.ssh", Origin: Origin{Key: "filesystem.denyRead[0]"}}},
+			{Path: Home + "/gen/*", Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
+		DenyRead: []PathRule{{Path: Home + "/.ssh", Origin: Origin{Key: "filesystem.denyRead[0]"}},
+			{Path: "/**/*.pem", Pattern: true, Origin: Origin{Key: "filesystem.denyRead[1]"}}},
 	}}
 	type row struct {
 		Key, Path, Root string
