@@ -74,3 +74,23 @@ func TestCwdHidden(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 }
+
+// TestSrtcMissing: SRTC naming no program is said in one line, without a
+// dangling ": " for an empty message.
+func TestSrtcMissing(t *testing.T) {
+	dir := project(t)
+	t.Setenv("SRTC", filepath.Join(dir, "missing"))
+	code, _, errOut := srt(t, dir, "", "-c", "true")
+	want := "Error: SRTC=" + filepath.Join(dir, "missing") + " is not an executable file: set SRTC to srtc's path, or unset it to use the srtc beside srt or on PATH\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	// An srtc that fails without a word.
+	silent := filepath.Join(dir, "silent")
+	os.WriteFile(silent, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	t.Setenv("SRTC", silent)
+	code, _, errOut = srt(t, dir, "", "-c", "true")
+	if code != 1 || strings.HasSuffix(strings.TrimRight(errOut, "\n"), ":") || !strings.Contains(errOut, "running "+silent+": exit status 3") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
