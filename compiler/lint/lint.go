@@ -180,16 +180,8 @@ func userRules(rs []policy.PathRule) []policy.PathRule {
 }
 
 // pathDirs are directories on a usual PATH and the shell start-up
-// directories: a file written there runs later, outside the sandbox.
-var pathDirs = []string{
-	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
-	"/etc/profile.d", "/etc/bash_completion.d",
-	policy.Home + "/bin", policy.Home + "/.local/bin", policy.Home + "/go/bin", policy.Home + "/.cargo/bin",
-	policy.Home + "/.npm-global/bin", policy.Home + "/.bun/bin", policy.Home + "/.deno/bin",
-	policy.Home + "/.config/fish", policy.Home + "/.oh-my-zsh", policy.Home + "/.bashrc.d", policy.Home + "/.zshrc.d",
-	policy.Home + "/.config/environment.d", policy.Home + "/.config/autostart", policy.Home + "/.config/systemd/user",
-	policy.Home + "/Library/LaunchAgents",
-}
+// directories (policy.ExecDirs).
+var pathDirs = policy.ExecDirs
 
 // writes: SRT101-103, and SRT160.
 func (l *linter) writes() {

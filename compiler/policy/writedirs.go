@@ -33,6 +33,20 @@ type WriteDir struct {
 	Why    string
 }
 
+// ExecDirs are directories on a usual PATH and the shell and session
+// start-up directories: a file written there runs later, outside the
+// sandbox. srtc lint reports an allowWrite of one (SRT103), and srt never
+// creates one.
+var ExecDirs = []string{
+	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
+	"/etc/profile.d", "/etc/bash_completion.d",
+	Home + "/bin", Home + "/.local/bin", Home + "/go/bin", Home + "/.cargo/bin",
+	Home + "/.npm-global/bin", Home + "/.bun/bin", Home + "/.deno/bin",
+	Home + "/.config/fish", Home + "/.oh-my-zsh", Home + "/.bashrc.d", Home + "/.zshrc.d",
+	Home + "/.config/environment.d", Home + "/.config/autostart", Home + "/.config/systemd/user",
+	Home + "/Library/LaunchAgents",
+}
+
 // WriteDirs lists the allowWrite entries the settings wrote, without
 // glob characters, for the home and working directories home and cwd
 // (absolute). Nothing is listed when the file-system policy is off.
@@ -68,6 +82,11 @@ func whyNotCreate(fs *Filesystem, raw string, d WriteDir, expand func(string) st
 	}
 	if d.Root == "" {
 		return "srt creates only directories below the home and working directories"
+	}
+	for _, e := range ExecDirs {
+		if e = path.Clean(expand(e)); d.Path == e || below(d.Path, e) {
+			return "programs there run outside the sandbox (" + e + "); create it yourself if that is meant"
+		}
 	}
 	for _, name := range append(append([]string{".git"}, MandatoryFiles...), MandatoryDirs...) {
 		if strings.Contains(strings.TrimPrefix(d.Path, d.Root)+"/", "/"+name+"/") {

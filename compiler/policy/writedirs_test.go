@@ -23,6 +23,8 @@ func TestWriteDirs(t *testing.T) {
 			{Path: Home + "/.ssh/x", Origin: o(8)},
 			{Path: Cwd + "/build/*", Pattern: true, Origin: o(9)},
 			{Path: Home + "/gen/a", Origin: o(10)},
+			{Path: Home + "/.local/bin/tools", Origin: o(11)},
+			{Path: Home + "/.config/autostart", Origin: o(12)},
 		},
 		DenyWrite: []PathRule{{Path: Home + "/ro", Origin: Origin{Key: "filesystem.denyWrite[0]"}},
 			{Path: Home + "/gen/*", Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
@@ -49,6 +51,8 @@ func TestWriteDirs(t *testing.T) {
 		{"filesystem.allowWrite[7]", "/home/me/ro/sub", "/home/me", false, "a denyWrite entry (filesystem.denyWrite[0]) covers it"},
 		{"filesystem.allowWrite[8]", "/home/me/.ssh/x", "/home/me", false, "a denyRead entry (filesystem.denyRead[0]) covers it"},
 		{"filesystem.allowWrite[10]", "/home/me/gen/a", "/home/me", false, "a denyWrite entry (filesystem.denyWrite[1]) covers it"},
+		{"filesystem.allowWrite[11]", "/home/me/.local/bin/tools", "/home/me", false, "programs there run outside the sandbox (/home/me/.local/bin); create it yourself if that is meant"},
+		{"filesystem.allowWrite[12]", "/home/me/.config/autostart", "/home/me", false, "programs there run outside the sandbox (/home/me/.config/autostart); create it yourself if that is meant"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("WriteDirs (-want +got):\n%s", diff)
