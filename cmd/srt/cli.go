@@ -43,6 +43,10 @@ Options (recognised before the first command word or "--"):
   --violations          after the command, print the connections the
                         sandbox refused as a <sandbox_violations> block on
                         stderr
+  --refusals WHEN       after the command, print one line per host the
+                        sandbox refused, with the rule that decided and
+                        the settings file to edit: auto (when stderr is a
+                        terminal; the default), always or never
   --audit-log FILE      append every network decision, allowed or refused,
                         to FILE as JSON lines
   -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
@@ -82,6 +86,7 @@ type options struct {
 	debug      bool
 	controlFD  int // 0: none
 	violations bool
+	refusals   string // --refusals: auto, always or never
 	auditLog   string
 	argv       []string
 	// srt run: the artifact directory, and --dry-run.
@@ -143,6 +148,14 @@ func parse(args []string, plan bool) (*options, error, bool) {
 			}
 		case a == "--violations":
 			o.violations = true
+		case a == "--refusals" || strings.HasPrefix(a, "--refusals="):
+			v, ok := strings.CutPrefix(a, "--refusals=")
+			if !ok {
+				v, err = value()
+			}
+			if err == nil {
+				o.refusals, err = parseRefusals(v)
+			}
 		case a == "--audit-log":
 			o.auditLog, err = value()
 		case strings.HasPrefix(a, "--audit-log="):
@@ -398,6 +411,9 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	if so.DryRun {
 		dryRun(stdout, res, len(argv))
 		return 0
+	}
+	if showRefusals(o.refusals, stderr) {
+		printRefusals(stderr, res.Violations)
 	}
 	if o.violations {
 		if block := violations.Block(res.Violations); block != "" {

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/private"
@@ -55,7 +56,10 @@ func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, 
 		stderr.Write(errOut.Bytes())
 		return nil, errInvalid
 	case err != nil:
-		return nil, fmt.Errorf("running %s: %v: %s", srtc, err, errOut.Bytes())
+		if msg := strings.TrimSpace(errOut.String()); msg != "" {
+			return nil, fmt.Errorf("running %s: %v: %s", srtc, err, msg)
+		}
+		return nil, fmt.Errorf("running %s: %v", srtc, err)
 	}
 	p, err := decodePolicy(out.Bytes())
 	if err != nil {
@@ -85,6 +89,9 @@ func decodePolicy(b []byte) (*policy.Policy, error) {
 // findSrtc returns $SRTC, or srtc beside this executable, or on PATH.
 func findSrtc() (string, error) {
 	if p := os.Getenv("SRTC"); p != "" {
+		if !isExecutable(p) {
+			return "", fmt.Errorf("SRTC=%s is not an executable file: set SRTC to srtc's path, or unset it to use the srtc beside srt or on PATH", p)
+		}
 		return p, nil
 	}
 	if self, err := os.Executable(); err == nil {

@@ -51,12 +51,12 @@ goes or breaks the protocol (or another failure), 2 for a usage error.
 `
 
 type proxyOptions struct {
-	listen                                        string
-	listenAny, plaintextHeaderSet, debug, version bool
-	listenFD, deciderFD, deciderIn, deciderOut    int
-	lifelineFD, caFD                              int
-	strip                                         []string
-	rssEvery                                      time.Duration
+	listen                                     string
+	listenAny, plaintextHeaderSet, debug       bool
+	listenFD, deciderFD, deciderIn, deciderOut int
+	lifelineFD, caFD                           int
+	strip                                      []string
+	rssEvery                                   time.Duration
 }
 
 // parseProxy reads srt proxy's flags; an error is a usage error.
@@ -117,17 +117,12 @@ func parseProxy(args []string, getenv func(string) string) (*proxyOptions, error
 			err = flag(&o.plaintextHeaderSet)
 		case name == "--debug":
 			err = flag(&o.debug)
-		case name == "--version":
-			err = flag(&o.version)
 		default:
 			err = fmt.Errorf("unknown argument %q", args[i])
 		}
 		if err != nil {
 			return nil, err
 		}
-	}
-	if o.version {
-		return o, nil
 	}
 	switch {
 	case (o.listen == "") == (o.listenFD < 0):
@@ -192,6 +187,14 @@ type usageError struct{ error }
 
 // proxyCmd runs srt proxy.
 func proxyCmd(args []string, stdout, stderr io.Writer) int {
+	// --version prints the version and does nothing else, whatever the
+	// other arguments are (docs/srt-proxy.md).
+	for _, a := range args {
+		if a == "--version" {
+			fmt.Fprintln(stdout, "srt-proxy "+buildversion.Version(version))
+			return 0
+		}
+	}
 	for _, a := range args {
 		if a == "-h" || a == "--help" {
 			fmt.Fprint(stdout, proxyUsage)
@@ -202,10 +205,6 @@ func proxyCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "srt proxy: %v (see srt proxy --help)\n", err)
 		return 2
-	}
-	if o.version {
-		fmt.Fprintln(stdout, "srt-proxy "+buildversion.Version(version))
-		return 0
 	}
 	if err := serveProxy(o, stderr); err != nil {
 		fmt.Fprintf(stderr, "srt-proxy: %v\n", err)

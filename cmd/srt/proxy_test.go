@@ -67,9 +67,22 @@ func TestProxyArgs(t *testing.T) {
 	if code != 1 || !strings.Contains(errb.String(), "warning: listening on 0.0.0.0:") || !strings.Contains(errb.String(), "--decider-fd 99 is not a socket") {
 		t.Errorf("--listen-any-interface with a closed decider fd = exit %d, %q", code, errb.String())
 	}
-	out.Reset()
-	if code := run([]string{"proxy", "--version"}, nil, &out, &errb); code != 0 || out.String() != "srt-proxy "+buildversion.Version(version)+"\n" {
-		t.Errorf("srt proxy --version = %d %q", code, out.String())
+	// --version prints the version and does nothing else, whatever else
+	// the command line holds.
+	for _, args := range [][]string{
+		{"--version"},
+		{"--version", "--bogus"},
+		{"--listen", "0.0.0.0:0", "--decider-fd", "99", "--version"},
+		{"--debug=yes", "--version"},
+		{"--listen-fd", "x", "--version", "--help"},
+		{"--help", "--version"},
+	} {
+		out.Reset()
+		errb.Reset()
+		code := run(append([]string{"proxy"}, args...), nil, &out, &errb)
+		if code != 0 || out.String() != "srt-proxy "+buildversion.Version(version)+"\n" || errb.Len() != 0 {
+			t.Errorf("srt proxy %q = %d %q %q", args, code, out.String(), errb.String())
+		}
 	}
 }
 

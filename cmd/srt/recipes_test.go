@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,12 +75,21 @@ func readRecipes(t *testing.T) []recipe {
 	return withSteps
 }
 
+// recipesRun are the recipes docs/recipes.md must hold, by title: each is
+// a job users bring to srt.
+var recipesRun = []string{"An MCP server over stdio", "npm install from a registry on this machine", "go build",
+	"A Go module with a dependency", "Python: pip install from an index on this machine", "Node over HTTPS", "git commit"}
+
 // TestRecipes runs every recipe of docs/recipes.md as written, with srt
 // and srtc built and on PATH, each in an empty directory with its own
-// home. The shell blocks of a recipe run in one shell, in order.
+// home, as on a fresh machine: no caches (no GOCACHE, GOMODCACHE or
+// GOPATH from this environment), no configuration. The shell blocks of a
+// recipe run in one shell, in order; whatever they leave running (a
+// stand-in server of a recipe that failed) is killed with the shell's
+// process group.
 func TestRecipes(t *testing.T) {
 	requireSandbox(t)
-	tools := testenv.Require(t, "python3", "git", "go", "npm", "node")
+	tools := testenv.Require(t, "python3", "git", "go", "npm", "node", "curl", "openssl")
 	bin := t.TempDir()
 	for _, c := range []string{"srt", "srtc"} {
 		if out, err := exec.Command(tools[2], "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c).CombinedOutput(); err != nil {
@@ -87,8 +97,14 @@ func TestRecipes(t *testing.T) {
 		}
 	}
 	recipes := readRecipes(t)
-	if len(recipes) < 4 {
-		t.Fatalf("%d recipes with shell blocks in docs/recipes.md, want at least 4", len(recipes))
+	have := map[string]bool{}
+	for _, r := range recipes {
+		have[r.title] = true
+	}
+	for _, title := range recipesRun {
+		if !have[title] {
+			t.Errorf("docs/recipes.md has no recipe %q with shell blocks", title)
+		}
 	}
 	for _, r := range recipes {
 		t.Run(r.title, func(t *testing.T) {
@@ -102,7 +118,7 @@ func TestRecipes(t *testing.T) {
 			var env []string
 			for _, kv := range tmpEnv(t, home, os.TempDir()) {
 				switch {
-				case kv == "SRT_TEST_CLI=1", strings.HasPrefix(kv, "SRTC="):
+				case kv == "SRT_TEST_CLI=1", strings.HasPrefix(kv, "SRTC="), strings.HasPrefix(kv, "GOCACHE="):
 				case strings.HasPrefix(kv, "PATH="):
 					env = append(env, "PATH="+bin+":"+strings.TrimPrefix(kv, "PATH="))
 				default:
@@ -118,16 +134,13 @@ func TestRecipes(t *testing.T) {
 			cmd := exec.Command("bash", "-c", script.String())
 			cmd.Dir = work
 			cmd.Env = env
-			done := make(chan struct{})
-			time.AfterFunc(3*time.Minute, func() {
-				select {
-				case <-done:
-				default:
-					cmd.Process.Kill()
-				}
-			})
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			timer := time.AfterFunc(4*time.Minute, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 			out, err := cmd.CombinedOutput()
-			close(done)
+			timer.Stop()
+			if cmd.Process != nil {
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			}
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
 			}

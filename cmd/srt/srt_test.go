@@ -416,9 +416,7 @@ for line in sys.stdin:
 // TestTTY: a command run from a terminal sees one.
 func TestTTY(t *testing.T) {
 	requireSandbox(t)
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script (util-linux) not found")
-	}
+	testenv.Require(t, "script")
 	dir := project(t)
 	self, _ := os.Executable()
 	cmd := exec.Command("script", "-qec", self+" -c 'test -t 0 && test -t 1 && echo on-a-tty'", "/dev/null")

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/compiler/policytest"
 	"srt.dev/compiler/query"
 )
@@ -51,6 +53,7 @@ func (c *explainCmd) Run(s streams) error {
 		return err
 	}
 	e := src.Evaluator(c.Home, c.Cwd)
+	notes := c.hostNotes(src.Policy)
 	var qs []question
 	for _, q := range []struct {
 		verb string
@@ -84,12 +87,14 @@ func (c *explainCmd) Run(s streams) error {
 			Summary   []query.Line `json:"summary,omitempty"`
 			Symbolic  bool         `json:"symbolic"`
 			Unchecked []string     `json:"unverifiedTargets"`
-		}{File: name, Queries: qs, Symbolic: c.Home == "" && c.Cwd == "", Unchecked: []string{"macos", "windows"}}
+			Host      []string     `json:"hostNotes,omitempty"`
+		}{File: name, Queries: qs, Symbolic: c.Home == "" && c.Cwd == "", Unchecked: []string{"macos", "windows"}, Host: notes}
 		if len(qs) == 0 {
 			out.Summary = e.Summary(c.targets())
 		}
 		return enc.Encode(out)
 	}
+	defer writeHostNotes(s.stdout, notes)
 	if len(qs) > 0 {
 		writeQuestions(s.stdout, qs)
 		return nil
@@ -101,6 +106,48 @@ func (c *explainCmd) Run(s streams) error {
 	fmt.Fprintln(s.stdout)
 	writeSummary(s.stdout, e.Summary(c.targets()))
 	return nil
+}
+
+// hostNotes say what srt does on this host (the --home and --cwd given,
+// else srtc's own) about the policy's directories: an allowWrite
+// directory that does not exist yet, which srt creates before the run or
+// leaves unwritable, and a working directory a denyRead hides.
+func (c *explainCmd) hostNotes(p *policy.Policy) []string {
+	home, cwd := c.Home, c.Cwd
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if home == "" || cwd == "" {
+		return nil
+	}
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	var out []string
+	if d, ok := policy.CwdHidden(p, home, cwd); ok {
+		out = append(out, fmt.Sprintf("%s: hides the working directory %s: srt cannot start a command there", query.FormatOrigin(d.Origin), cwd))
+	}
+	for _, d := range policy.WriteDirs(p, home, cwd) {
+		switch {
+		case exists(d.Path), d.Root != "" && !exists(d.Root):
+		case d.Create:
+			out = append(out, fmt.Sprintf("%s: %s does not exist: srt creates it (a directory) before the run", query.FormatOrigin(d.Rule.Origin), d.Path))
+		default:
+			out = append(out, fmt.Sprintf("%s: %s does not exist, and srt does not create it (%s): not writable", query.FormatOrigin(d.Rule.Origin), d.Path, d.Why))
+		}
+	}
+	return out
+}
+
+func writeHostNotes(w io.Writer, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nOn this host:")
+	for _, n := range notes {
+		fmt.Fprintln(w, "  "+n)
+	}
 }
 
 func writeQuestions(w io.Writer, qs []question) {

@@ -53,6 +53,7 @@ func (c *lintCmd) Run(s streams) error {
 		lo := lint.Options{ProjectLocal: c.projectLocal(f, name)}
 		lo.Cwd, _ = os.Getwd()
 		lo.Home, _ = os.UserHomeDir()
+		lo.Exists = func(p string) bool { _, err := os.Lstat(p); return err == nil }
 		fs := lint.Lint(src, lo)
 		if fs == nil {
 			fs = []lint.Finding{}

@@ -118,3 +118,41 @@ func TestLintSARIFSchema(t *testing.T) {
 		t.Error("a SARIF log with level \"info\" validates: the schema check proves nothing")
 	}
 }
+
+// TestDocsCISnippet runs the srtc commands of docs/review.md's CI snippet
+// as written, in a copy of a project (cmd/srtc/testdata/agent-project,
+// with its artifacts compiled) whose user has no settings of their own:
+// each must succeed there.
+func TestDocsCISnippet(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "review.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ci, ok := strings.Cut(string(doc), "\n## CI\n")
+	if !ok {
+		t.Fatal("docs/review.md has no CI section")
+	}
+	var cmds [][]string
+	for _, line := range strings.Split(ci, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "- run: srtc "); ok {
+			cmds = append(cmds, strings.Fields(rest))
+		}
+	}
+	if len(cmds) < 3 {
+		t.Fatalf("%d srtc commands in the CI snippet: %q", len(cmds), cmds)
+	}
+	proj := t.TempDir()
+	if err := copyDir(filepath.Join("testdata", "agent-project"), proj); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Chdir(proj)
+	if code, _, errs := srtc("compile", "-o", "srt-plan", ".srt-settings.json"); code != 0 {
+		t.Fatalf("compile: %d %s", code, errs)
+	}
+	for _, c := range cmds {
+		if code, out, errs := srtc(c...); code != 0 {
+			t.Errorf("srtc %s: exit %d\n%s%s", strings.Join(c, " "), code, out, errs)
+		}
+	}
+}

@@ -34,6 +34,9 @@ var Rules = []Rule{
 	{"SRT102", "write-root", Error, "allowWrite grants / : the command can write everywhere the user can"},
 	{"SRT103", "write-path-dir", Error, "allowWrite grants a directory on PATH or a shell start-up directory: a program put there runs outside the sandbox later"},
 	{"SRT104", "write-cwd-is-home", Warning, "allowWrite grants the working directory, and srtc runs in the home directory: srt started here lets the command write the whole home directory"},
+	{"SRT105", "write-dir-created", Note, "an allowWrite directory does not exist on this host yet: srt creates it before the run (below the home or working directory)"},
+	{"SRT106", "write-dir-missing", Warning, "an allowWrite directory does not exist on this host, and srt does not create it (outside the home and working directories, spelled with .., or a name srt protects): the command cannot write it"},
+	{"SRT107", "cwd-hidden", Warning, "a denyRead hides the directory srtc runs in: srt cannot start a command there"},
 	{"SRT110", "dangerous-unix-socket", Error, "allowUnixSockets lists a socket that hands out more than the sandbox allows (docker, containerd, podman: root on the host; ssh or gpg agents: the user's keys)"},
 	{"SRT111", "all-unix-sockets", Warning, "allowAllUnixSockets: every unix socket, including docker.sock and agent sockets, is reachable"},
 	{"SRT120", "weakening-switch-in-project", Error, "a project-local settings file turns on a switch that weakens the sandbox; put it in the user's own settings if it is really needed"},
@@ -99,8 +102,14 @@ type Options struct {
 	ProjectLocal bool
 	// Cwd and Home are the directory srtc runs in and the user's home
 	// directory; when they are the same, an allowWrite of "." grants the
-	// home directory (SRT104). "" turns the rule off.
+	// home directory (SRT104). "" turns the rule off, and the host
+	// rules below.
 	Cwd, Home string
+	// Exists reports whether a path exists on the host srtc runs on
+	// (lint itself touches no file): with it, allowWrite directories
+	// that do not exist yet are reported (SRT105, SRT106). nil turns
+	// these rules off.
+	Exists func(path string) bool
 }
 
 // Lint checks a compiled settings file. Findings are sorted by position,
@@ -111,6 +120,7 @@ func Lint(src *query.Source, opts Options) []Finding {
 	if r, ok := policy.WritesCwdAtHome(l.p, opts.Cwd, opts.Home); ok {
 		l.add("SRT104", r.Origin, "allowWrite %q is the working directory, and the working directory (%s) is the home directory: run srt in the project's directory, or name the directories to write", ".", opts.Cwd)
 	}
+	l.host()
 	l.sockets()
 	l.switches()
 	l.wildcards()
@@ -170,16 +180,8 @@ func userRules(rs []policy.PathRule) []policy.PathRule {
 }
 
 // pathDirs are directories on a usual PATH and the shell start-up
-// directories: a file written there runs later, outside the sandbox.
-var pathDirs = []string{
-	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
-	"/etc/profile.d", "/etc/bash_completion.d",
-	policy.Home + "/bin", policy.Home + "/.local/bin", policy.Home + "/go/bin", policy.Home + "/.cargo/bin",
-	policy.Home + "/.npm-global/bin", policy.Home + "/.bun/bin", policy.Home + "/.deno/bin",
-	policy.Home + "/.config/fish", policy.Home + "/.oh-my-zsh", policy.Home + "/.bashrc.d", policy.Home + "/.zshrc.d",
-	policy.Home + "/.config/environment.d", policy.Home + "/.config/autostart", policy.Home + "/.config/systemd/user",
-	policy.Home + "/Library/LaunchAgents",
-}
+// directories (policy.ExecDirs).
+var pathDirs = policy.ExecDirs
 
 // writes: SRT101-103, and SRT160.
 func (l *linter) writes() {

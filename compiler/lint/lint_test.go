@@ -114,3 +114,28 @@ func TestCodesAreUnique(t *testing.T) {
 		seen[r.Code], seen[r.Name] = true, true
 	}
 }
+
+// TestHostRules: with the host's home and working directories and what
+// exists there, allowWrite directories not there yet and a hidden working
+// directory are reported.
+func TestHostRules(t *testing.T) {
+	src := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["~/.ssh"], "allowRead": [], "allowWrite": [".", "~/.npm", "~/go/pkg", "/opt/cache", "~/.ssh/x"], "denyWrite": []}}`)
+	exists := func(p string) bool { return p == "/home/me" || p == "/home/me/proj" || p == "/home/me/go/pkg" }
+	got := Lint(src, Options{Home: "/home/me", Cwd: "/home/me/proj", Exists: exists})
+	want := []string{"SRT105 filesystem.allowWrite[1]", "SRT106 filesystem.allowWrite[3]", "SRT106 filesystem.allowWrite[4]"}
+	if diff := cmp.Diff(want, codes(got)); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	for _, f := range got {
+		t.Log(f)
+	}
+	if got := Lint(src, Options{Home: "/home/me", Cwd: "/home/me/proj"}); len(got) != 0 {
+		t.Errorf("without Exists: %v", got)
+	}
+	hidden := load(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["~"], "allowWrite": [], "denyWrite": []}}`)
+	if got := codes(Lint(hidden, Options{Home: "/home/me", Cwd: "/home/me/proj"})); len(got) != 1 || got[0] != "SRT107 filesystem.denyRead[0]" {
+		t.Errorf("hidden working directory: %v", got)
+	}
+}

@@ -28,6 +28,32 @@ var dangerousSockets = []struct{ needle, what string }{
 	{"dbus", "D-Bus (the desktop's services)"},
 }
 
+// host: SRT105, SRT106 (with Options.Exists), SRT107, for the home and
+// working directories of Options.
+func (l *linter) host() {
+	if l.opts.Home == "" || l.opts.Cwd == "" {
+		return
+	}
+	if d, ok := policy.CwdHidden(l.p, l.opts.Home, l.opts.Cwd); ok {
+		l.add("SRT107", d.Origin, "hides the working directory %s: srt cannot start a command there; run it from another directory, or open this one again with allowRead", l.opts.Cwd)
+	}
+	if l.opts.Exists == nil {
+		return
+	}
+	for _, d := range policy.WriteDirs(l.p, l.opts.Home, l.opts.Cwd) {
+		switch {
+		case l.opts.Exists(d.Path):
+		case d.Root != "" && !l.opts.Exists(d.Root):
+			// A home or working directory that is not there (a test
+			// fixture, another machine's paths): nothing to say.
+		case d.Create:
+			l.add("SRT105", d.Rule.Origin, "%s does not exist on this host; srt creates it (a directory) before the run", d.Path)
+		default:
+			l.add("SRT106", d.Rule.Origin, "%s does not exist on this host, and srt does not create it (%s): the command cannot write it; create it, or remove the entry", d.Path, d.Why)
+		}
+	}
+}
+
 // sockets: SRT110, SRT111.
 func (l *linter) sockets() {
 	n := &l.p.Network

@@ -51,13 +51,13 @@ func main() {
 	log.SetPrefix("decider: ")
 	log.SetFlags(0)
 
-	set := map[string]string{}
+	set := map[string][]string{}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, "=")
 		if !ok {
 			log.Fatalf("-header %q: want name=value", h)
 		}
-		set[strings.ToLower(name)] = value
+		set[strings.ToLower(name)] = append(set[strings.ToLower(name)], value)
 	}
 
 	// fds[0] is ours, fds[1] becomes the proxy's descriptor 3.

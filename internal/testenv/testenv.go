@@ -13,22 +13,53 @@ import (
 )
 
 // Require returns the paths of the named programs, or skips the test when
-// one is missing, unless SRT_REQUIRE_SANDBOX=1 (as in CI), where a missing
-// program fails it: a sandbox test skipped in CI is not a test.
+// one is missing, saying so and how to install it, unless
+// SRT_REQUIRE_SANDBOX=1 (as in CI), where a missing program fails it with
+// the install command: a sandbox test skipped in CI is not a test.
 func Require(t testing.TB, programs ...string) []string {
 	t.Helper()
 	var paths []string
 	for _, p := range programs {
 		path, err := exec.LookPath(p)
 		if err != nil {
-			if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
-				t.Fatalf("%s not found and SRT_REQUIRE_SANDBOX=1: %v", p, err)
-			}
-			t.Skipf("%s not found: %v", p, err)
+			Missing(t, p, Install(p))
+			return nil
 		}
 		paths = append(paths, path)
 	}
 	return paths
+}
+
+// Missing fails the test when SRT_REQUIRE_SANDBOX=1, and otherwise skips
+// it, saying that what is not found and the command that installs it.
+func Missing(t testing.TB, what, install string) {
+	t.Helper()
+	if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
+		t.Fatalf("%s not found, and SRT_REQUIRE_SANDBOX=1 makes that a failure: install it (%s)", what, install)
+	} else {
+		t.Skipf("skipped: %s not found (install it: %s; with SRT_REQUIRE_SANDBOX=1 this is a failure)", what, install)
+	}
+}
+
+// packages are the Debian and Ubuntu packages of the programs the tests
+// drive (.ci/run installs them).
+var packages = map[string]string{
+	"bwrap": "bubblewrap", "curl": "curl", "git": "git", "node": "nodejs", "npm": "npm",
+	"python3": "python3", "tinyproxy": "tinyproxy", "unshare": "util-linux", "script": "util-linux",
+	"stty": "coreutils", "bash": "bash", "openssl": "openssl",
+}
+
+// Install is the command that installs program on Debian or Ubuntu.
+func Install(program string) string {
+	switch program {
+	case "go":
+		return "Go 1.26 from https://go.dev/dl/, on PATH"
+	}
+	pkg := packages[program]
+	if pkg == "" {
+		pkg = program
+	}
+	return "apt-get install -y " + pkg
 }
 
 // PublicCopy copies the running test binary into a new directory that any

@@ -342,9 +342,11 @@ func applyVerdict(h http.Header, v decider.Verdict, host string) {
 	for _, name := range v.RemoveHeaders {
 		delFolded(h, name)
 	}
-	for name, value := range v.SetHeaders {
+	for name, values := range v.SetHeaders {
 		delFolded(h, name)
-		h.Set(name, value)
+		for _, value := range values {
+			h.Add(name, value)
+		}
 	}
 	if v.Cred != "" {
 		for _, name := range []string{"authorization", "proxy-authorization", "cookie", "x-api-key"} {

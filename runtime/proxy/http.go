@@ -48,6 +48,10 @@ type Event struct {
 	// CommandID is the command's attribution key, base64 as in the proxy
 	// user name "srt.<id>"; "" when none.
 	CommandID string
+	// Why explains a refusal in one line: what was refused, which rule
+	// decided and what to change in which settings file
+	// (netpolicy.Explain); "" when allowed or not known.
+	Why string
 }
 
 // Line is a refusal as the reference writes it in its violation store.
@@ -204,6 +208,9 @@ func (e *Egress) connectVia(ctx context.Context, proxy, rawHost string, port int
 // (the only place a SOCKS client's refusal can be explained).
 func (e *Egress) record(v Event, why string) {
 	v.Time = time.Now()
+	if !v.Allow {
+		v.Why = why
+	}
 	if e.OnDecision != nil {
 		e.OnDecision(v)
 	}

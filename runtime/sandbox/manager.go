@@ -335,6 +335,7 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 			if !kept {
 				return
 			}
+			e.Why = ev.Why
 			if m.o.OnViolation != nil {
 				m.o.OnViolation(e)
 			}

@@ -85,7 +85,7 @@ for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\0' '\n' < "$f"; echo
 	if !strings.Contains(out, "github.com:\n    oauth_token: fake_value_") || !strings.Contains(out, "\n    user: me\n") {
 		t.Errorf("hosts.yml as the command sees it:\n%s", out)
 	}
-	if w := field("whole="); !strings.HasPrefix(w, "fake_value_") || len(w) != len(whole) {
+	if w := field("whole="); !strings.HasPrefix(w, "fake_value_") || len(w) != max(len(whole), 47) {
 		t.Errorf("whole file: %q", w)
 	}
 	if c := field("config="); !strings.HasPrefix(c, "user=me;key=fake_value_") {

@@ -118,6 +118,12 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 	if err := r.credentials(m); err != nil {
 		return nil, err
 	}
+	if err := checkCwd(p, o.Home, o.Cwd); err != nil {
+		return nil, err
+	}
+	if !o.DryRun {
+		createWriteDirs(p, o.Home, o.Cwd, o.Stderr)
+	}
 	lp := o.LinuxPlan
 	if lp == nil {
 		if lp, err = compiledPlan(p); err != nil {

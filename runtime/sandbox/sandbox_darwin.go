@@ -120,7 +120,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		socksPort = n.SOCKSProxyPort
 	}
 	env := darwinEnv(o.Env, p, externalEnv(proxyEnv(token, key, self, httpPort, socksPort), p.Network, httpPort, socksPort),
-		func(string) string { v, _ := randomHex(16); return "fake_value_" + v })
+		func(name string) string { v, _ := sentinel(envValue(o.Env, name)); return v })
 	full, err := seatbeltArgv(profile, p, host, argv)
 	if err != nil {
 		return nil, err

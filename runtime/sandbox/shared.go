@@ -39,6 +39,10 @@ func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 	env := []string{
 		"SANDBOX_RUNTIME=1",
+		// Node reads HTTP_PROXY and HTTPS_PROXY only with this (22.21
+		// and later, 24.5 and later); the reference sets it only on
+		// Windows (docs/srt.md#where-srt-differs-from-the-reference-cli).
+		"NODE_USE_ENV_PROXY=1",
 		"NO_PROXY=" + noProxy, "no_proxy=" + noProxy,
 		"HTTP_PROXY=" + httpURL, "HTTPS_PROXY=" + httpURL, "http_proxy=" + httpURL, "https_proxy=" + httpURL,
 		"GIT_CONFIG_PARAMETERS='http.proxyAuthMethod=basic'",

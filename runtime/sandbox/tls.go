@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"os"
@@ -202,27 +203,38 @@ func pemCertificates(path string) []byte {
 	return out.Bytes()
 }
 
-// sentinelAlphabet is what a sentinel's random part is made of.
-const sentinelAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+// sentinelPad is what a sentinel is padded with.
+const sentinelPad = "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
-// minSentinel is the length below which a sentinel is not shortened to
-// its value's: shorter ones would be too easy to meet by chance in a
-// request.
-const minSentinel = 24
-
-// sentinel returns the stand-in for a masked value: "fake_value_" and
-// random letters and digits, as long as the value (at least minSentinel
-// bytes), so that lengths in requests stay right.
+// sentinel returns the stand-in for a masked value, as the reference
+// makes it: "fake_value_" and a random (version 4) UUID, padded with
+// random [a-z0-9_-] to the value's length when the value is longer, so
+// that lengths in requests stay right. The UUID's 122 random bits keep
+// every stand-in unique and unguessable, whatever the value's length;
+// the proxy finds a stand-in in traffic by its exact bytes.
 func sentinel(real string) (string, error) {
-	n := max(len(real), minSentinel)
-	b := make([]byte, n-len("fake_value_"))
-	if _, err := rand.Read(b); err != nil {
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
 		return "", err
 	}
-	for i := range b {
-		b[i] = sentinelAlphabet[int(b[i])%len(sentinelAlphabet)]
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	h := hex.EncodeToString(u[:])
+	out := []byte("fake_value_" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
+	for len(out) < len(real) {
+		var b [64]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		for _, c := range b {
+			// Uniform over the alphabet: bytes past the last whole
+			// multiple of its size are drawn again.
+			if int(c) < 256/len(sentinelPad)*len(sentinelPad) && len(out) < len(real) {
+				out = append(out, sentinelPad[int(c)%len(sentinelPad)])
+			}
+		}
 	}
-	return "fake_value_" + string(b), nil
+	return string(out), nil
 }
 
 // lookupEnv is the value of the last NAME= entry of env.

@@ -17,8 +17,8 @@
 //     claim is masked except the times (exp, nbf, iat), which clients read
 //     to decide when to refresh.
 //
-// A stand-in comes from the caller (the sandbox uses "fake_value_" and
-// random letters, as long as the secret); the same secret gets the same
+// A stand-in comes from the caller (the sandbox uses "fake_value_" and a
+// random UUID, padded to the secret's length); the same secret gets the same
 // stand-in wherever it appears. The package does no I/O.
 package secrets
 

@@ -34,6 +34,10 @@ type Entry struct {
 	Key     string    `json:"key,omitempty"`
 	Command string    `json:"command,omitempty"`
 	Time    time.Time `json:"time"`
+	// Why explains a network refusal in one line: what was refused,
+	// which rule decided and which settings file to edit. Set on the
+	// entries of a run's Result (not kept by a Store).
+	Why string `json:"why,omitempty"`
 }
 
 // A Store holds the refusals of a sandbox manager; it is safe for

@@ -19,6 +19,14 @@ func TestParseVerdict(t *testing.T) {
 	}{
 		{"allow", `{"t":"verdict","id":1,"action":"allow"}`, true},
 		{"allow edits", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-a":"1\tb"},"removeHeaders":["cookie"],"cred":"github","credential":"tok"}`, true},
+		{"setHeaders list", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":["v1","v2"],"x-b":"1"}}`, true},
+		{"setHeaders list of one", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":["v1"]}}`, true},
+		{"setHeaders empty list", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":[]}}`, false},
+		{"setHeaders list with a number", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":["v1",2]}}`, false},
+		{"setHeaders list with a list", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":[["v1"]]}}`, false},
+		{"setHeaders number", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":1}}`, false},
+		{"setHeaders list control char", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":["ok","a\r\nb: c"]}}`, false},
+		{"setHeaders list null", `{"t":"verdict","id":2,"action":"allow","setHeaders":{"x-added":["ok",null]}}`, false},
 		{"deny", `{"t":"verdict","id":1,"action":"deny","status":451,"reason":"not here"}`, true},
 		{"need_body", `{"t":"verdict","id":1,"action":"need_body","max":10}`, true},
 		{"null", `{"t":"verdict","id":1,"action":"allow","setHeaders":null}`, false},
@@ -67,7 +75,12 @@ func TestParseHello(t *testing.T) {
 		{`{"t":"hello","proto":1,"allowedDomains":[],"deniedDomains":["*","*:22"]}`, true},
 		{`{"t":"hello","proto":2,"allowedDomains":[]}`, false},
 		{`{"t":"hello","proto":1}`, false},
-		{`{"t":"hello","proto":1,"allowedDomains":[],"deniedDomains":[]}`, false},
+		{`{"t":"hello","proto":1,"allowedDomains":[],"deniedDomains":[]}`, true},
+		{`{"t":"hello","proto":1,"allowedDomains":["example.com"],"deniedDomains":[]}`, true},
+		{`{"t":"hello","proto":1,"allowedDomains":["example.com"],"deniedDomains":{}}`, false},
+		{`{"t":"hello","proto":1,"allowedDomains":["example.com"],"deniedDomains":null}`, false},
+		{`{"t":"hello","proto":1,"allowedDomains":["example.com"],"deniedDomains":[""]}`, false},
+		{`{"t":"hello","proto":1,"deniedDomains":[]}`, false},
 		{`{"t":"hello","proto":1,"allowedDomains":["*"]}`, false},
 		{`{"t":"hello","proto":1,"allowedDomains":["*.com"]}`, false},
 		{`{"t":"hello","proto":1,"allowedDomains":["vm"]}`, false},
@@ -78,6 +91,29 @@ func TestParseHello(t *testing.T) {
 		if _, err := ParseHello([]byte(tc.in)); (err == nil) != tc.ok {
 			t.Errorf("ParseHello(%s) = %v, want ok=%v", tc.in, err, tc.ok)
 		}
+	}
+}
+
+// TestFramesWritten: what a Go decider sends is what the protocol
+// shows, both lists in the hello, a header's one value as a string.
+func TestFramesWritten(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{
+		{Hello{AllowedDomains: []string{"example.com"}}, `{"t":"hello","proto":1,"allowedDomains":["example.com"],"deniedDomains":[]}`},
+		{Hello{DeniedDomains: []string{"*"}}, `{"t":"hello","proto":1,"allowedDomains":[],"deniedDomains":["*"]}`},
+		{Verdict{ID: 4, Action: ActionAllow, SetHeaders: map[string][]string{"x-a": {"1"}, "x-b": {"1", "2"}}},
+			`{"t":"verdict","id":4,"action":"allow","setHeaders":{"x-a":"1","x-b":["1","2"]}}`},
+	} {
+		b, err := json.Marshal(tc.v)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("json.Marshal(%+v) = %s, %v; want %s", tc.v, b, err, tc.want)
+		}
+	}
+	v, err := ParseVerdict([]byte(`{"t":"verdict","id":4,"action":"allow","setHeaders":{"x-a":"1","x-b":["1","2"]}}`))
+	if err != nil || len(v.SetHeaders) != 2 || strings.Join(v.SetHeaders["x-a"], ",") != "1" || strings.Join(v.SetHeaders["x-b"], ",") != "1,2" {
+		t.Errorf("ParseVerdict = %+v, %v", v, err)
 	}
 }
 

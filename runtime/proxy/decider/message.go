@@ -25,26 +25,33 @@ type Hello struct {
 	DeniedDomains  []string
 }
 
-// MarshalJSON writes the decider's hello frame.
+// MarshalJSON writes the decider's hello frame, with both lists (an
+// empty one as []), as the protocol shows it.
 func (h Hello) MarshalJSON() ([]byte, error) {
 	type wire struct {
 		T       string   `json:"t"`
 		Proto   int      `json:"proto"`
 		Allowed []string `json:"allowedDomains"`
-		Denied  []string `json:"deniedDomains,omitempty"`
+		Denied  []string `json:"deniedDomains"`
 	}
-	allowed := h.AllowedDomains
+	allowed, denied := h.AllowedDomains, h.DeniedDomains
 	if allowed == nil {
 		allowed = []string{}
 	}
-	return json.Marshal(wire{"hello", Proto, allowed, h.DeniedDomains})
+	if denied == nil {
+		denied = []string{}
+	}
+	return json.Marshal(wire{"hello", Proto, allowed, denied})
 }
 
 // ProxyHello is the proxy's first frame.
 var ProxyHello = []byte(`{"t":"hello","proto":1}`)
 
 // ParseHello parses the decider's hello: proto 1, allowedDomains
-// (required, may be empty) and deniedDomains (optional, never empty).
+// (required) and deniedDomains (may be left out); either list may be
+// empty, as the protocol shows both lists in the hello and an empty list
+// is a list (a decider written for the reference sends
+// "deniedDomains":[]).
 func ParseHello(b []byte) (Hello, error) {
 	m, err := object(b, []string{"t", "proto", "allowedDomains"}, []string{"deniedDomains"})
 	if err != nil {
@@ -66,9 +73,6 @@ func ParseHello(b []byte) (Hello, error) {
 	}
 	if err := field(m, "deniedDomains", &h.DeniedDomains); err != nil {
 		return Hello{}, err
-	}
-	if _, ok := m["deniedDomains"]; ok && len(h.DeniedDomains) == 0 {
-		return Hello{}, violation(`"deniedDomains" is empty (leave it out)`)
 	}
 	for i, e := range h.AllowedDomains {
 		if err := ValidEntry(e, false); err != nil {
@@ -178,32 +182,73 @@ func ParseBody(b []byte) (Body, error) {
 
 // A Verdict answers a req (or the body a need_body verdict asked for).
 //
-// allow may edit the request: SetHeaders replaces headers (name →
-// value), RemoveHeaders drops them, and Cred with Credential places a
+// allow may edit the request: SetHeaders replaces headers (name → its
+// values: on the wire a string, or a non-empty list of strings, the shape
+// of a req's headers), RemoveHeaders drops them, and Cred with Credential places a
 // credential (after removing the client's authorization,
 // proxy-authorization, cookie and x-api-key). deny answers the client
 // with Status (400-599) and Reason. need_body asks for up to Max bytes
 // of the body, once per request.
 type Verdict struct {
-	ID            uint64            `json:"id"`
-	Action        string            `json:"action"`
-	SetHeaders    map[string]string `json:"setHeaders,omitempty"`
-	RemoveHeaders []string          `json:"removeHeaders,omitempty"`
-	Cred          string            `json:"cred,omitempty"`
-	Credential    string            `json:"credential,omitempty"`
-	Status        int               `json:"status,omitempty"`
-	Reason        string            `json:"reason,omitempty"`
-	Max           int               `json:"max,omitempty"`
+	ID            uint64              `json:"id"`
+	Action        string              `json:"action"`
+	SetHeaders    map[string][]string `json:"setHeaders,omitempty"`
+	RemoveHeaders []string            `json:"removeHeaders,omitempty"`
+	Cred          string              `json:"cred,omitempty"`
+	Credential    string              `json:"credential,omitempty"`
+	Status        int                 `json:"status,omitempty"`
+	Reason        string              `json:"reason,omitempty"`
+	Max           int                 `json:"max,omitempty"`
 }
 
-// MarshalJSON writes the verdict frame.
+// MarshalJSON writes the verdict frame; a header with one value is
+// written as a string.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict
 	type wire struct {
 		T string `json:"t"`
 		plain
+		SetHeaders map[string]any `json:"setHeaders,omitempty"`
 	}
-	return json.Marshal(wire{"verdict", plain(v)})
+	w := wire{T: "verdict", plain: plain(v)}
+	w.plain.SetHeaders = nil
+	if len(v.SetHeaders) > 0 {
+		w.SetHeaders = make(map[string]any, len(v.SetHeaders))
+		for name, values := range v.SetHeaders {
+			if len(values) == 1 {
+				w.SetHeaders[name] = values[0]
+			} else {
+				w.SetHeaders[name] = values
+			}
+		}
+	}
+	return json.Marshal(w)
+}
+
+// headerValues decodes setHeaders: each value a string, or a non-empty
+// list of strings.
+func headerValues(raw json.RawMessage) (map[string][]string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, violation(`"setHeaders" must be an object of header names`)
+	}
+	out := make(map[string][]string, len(m))
+	for name, v := range m {
+		var one string
+		if err := json.Unmarshal(v, &one); err == nil {
+			out[name] = []string{one}
+			continue
+		}
+		var list []string
+		if err := json.Unmarshal(v, &list); err != nil {
+			return nil, violation("setHeaders %q: the value must be a string or a list of strings", name)
+		}
+		if len(list) == 0 {
+			return nil, violation("setHeaders %q: the list of values is empty (name the header in removeHeaders to remove it)", name)
+		}
+		out[name] = list
+	}
+	return out, nil
 }
 
 // fields of each action.
@@ -223,7 +268,12 @@ func ParseVerdict(b []byte) (Verdict, error) {
 		return Verdict{}, err
 	}
 	var v Verdict
-	for name, p := range map[string]any{"id": &v.ID, "action": &v.Action, "setHeaders": &v.SetHeaders,
+	if raw, ok := m["setHeaders"]; ok {
+		if v.SetHeaders, err = headerValues(raw); err != nil {
+			return Verdict{}, err
+		}
+	}
+	for name, p := range map[string]any{"id": &v.ID, "action": &v.Action,
 		"removeHeaders": &v.RemoveHeaders, "cred": &v.Cred, "credential": &v.Credential,
 		"status": &v.Status, "reason": &v.Reason, "max": &v.Max} {
 		if err := field(m, name, p); err != nil {
@@ -252,12 +302,14 @@ func (v Verdict) check(m map[string]json.RawMessage) error {
 		if present("setHeaders") && len(v.SetHeaders) == 0 {
 			return violation(`"setHeaders" is empty (leave it out)`)
 		}
-		for name, value := range v.SetHeaders {
+		for name, values := range v.SetHeaders {
 			if err := editableHeader(name); err != nil {
 				return violation("setHeaders %q: %v", name, err)
 			}
-			if !textOK(value) {
-				return violation("setHeaders %q: the value holds a control character", name)
+			for _, value := range values {
+				if !textOK(value) {
+					return violation("setHeaders %q: the value holds a control character", name)
+				}
 			}
 		}
 		if present("removeHeaders") && len(v.RemoveHeaders) == 0 {

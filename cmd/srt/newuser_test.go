@@ -1,0 +1,96 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAllowWriteMissing: an allowWrite directory that does not exist yet
+// under the home directory (npm's cache on a fresh machine) is created
+// before the run, and srt says so on stderr without --debug; one that srt
+// does not create (outside the home and working directories) is named on
+// stderr as not writable.
+func TestAllowWriteMissing(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	elsewhere := filepath.Join(t.TempDir(), "absent", "cache")
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": [], "allowWrite": [".", "~/.npm", "./out/logs", "`+elsewhere+`"], "denyWrite": []}}`), 0o644)
+	code, out, errOut := srt(t, dir, "", "-s", "s.json", "-c", `mkdir -p ~/.npm/_cacache && echo cached > ~/.npm/_cacache/x && echo log > out/logs/l && echo ok; touch `+elsewhere+`/f || echo "not writable"`)
+	if code != 0 || !strings.Contains(out, "ok\n") || !strings.Contains(out, "not writable") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, ".npm", "_cacache", "x")); err != nil || string(b) != "cached\n" {
+		t.Errorf("~/.npm/_cacache/x on the host: %q %v", b, err)
+	}
+	for _, want := range []string{
+		"srt: created " + filepath.Join(dir, ".npm") + " for filesystem.allowWrite[1] (s.json:2:",
+		"srt: created " + filepath.Join(dir, "out", "logs") + " for filesystem.allowWrite[2]",
+		"srt: filesystem.allowWrite[3] (s.json:2:",
+		elsewhere + " does not exist, so the command cannot write it (srt creates only directories below the home and working directories)",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	// The next run finds them: nothing more to say.
+	code, _, errOut = srt(t, dir, "", "-s", "s.json", "-c", "true")
+	if code != 0 || strings.Contains(errOut, "created") {
+		t.Errorf("second run: exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestAllowWriteMissingThroughLink: srt does not create a directory
+// through a symbolic link in the project.
+func TestAllowWriteMissingThroughLink(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	target := t.TempDir()
+	os.Symlink(target, filepath.Join(dir, "link"))
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": [], "allowWrite": ["./link/made"], "denyWrite": []}}`), 0o644)
+	code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "true")
+	if code != 0 || !strings.Contains(errOut, filepath.Join(dir, "link")+" is a symbolic link or not a directory") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(target, "made")); err == nil {
+		t.Errorf("srt made a directory through the link")
+	}
+}
+
+// TestCwdHidden: a working directory that a denyRead hides is refused
+// with what happened and what to do, not bubblewrap's "Can't chdir".
+func TestCwdHidden(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": ["~"], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "true")
+	if code == 0 || !strings.Contains(errOut, "the working directory "+dir+" is hidden by filesystem.denyRead[0] (s.json:2:") || strings.Contains(errOut, "chdir") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestSrtcMissing: SRTC naming no program is said in one line, without a
+// dangling ": " for an empty message.
+func TestSrtcMissing(t *testing.T) {
+	dir := project(t)
+	t.Setenv("SRTC", filepath.Join(dir, "missing"))
+	code, _, errOut := srt(t, dir, "", "-c", "true")
+	want := "Error: SRTC=" + filepath.Join(dir, "missing") + " is not an executable file: set SRTC to srtc's path, or unset it to use the srtc beside srt or on PATH\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	// An srtc that fails without a word.
+	silent := filepath.Join(dir, "silent")
+	os.WriteFile(silent, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	t.Setenv("SRTC", silent)
+	code, _, errOut = srt(t, dir, "", "-c", "true")
+	if code != 1 || strings.HasSuffix(strings.TrimRight(errOut, "\n"), ":") || !strings.Contains(errOut, "running "+silent+": exit status 3") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"srt.dev/runtime/violations"
+)
+
+// maxRefusalLines bounds the lines printed after a command; --violations
+// lists every refusal.
+const maxRefusalLines = 10
+
+// refusalLines are the lines srt prints after a command the sandbox
+// refused something: one per refused host (and port), in the order first
+// refused, each saying what was refused, which rule decided and which
+// settings file to edit. They come from the record of the run's
+// refusals, made while it ran: nothing is looked up after it.
+func refusalLines(entries []violations.Entry) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if e.Why == "" || seen[e.Why] {
+			continue
+		}
+		seen[e.Why] = true
+		out = append(out, e.Why)
+	}
+	if n := len(out); n > maxRefusalLines {
+		out = append(out[:maxRefusalLines], fmt.Sprintf("srt sandbox refused %d more hosts (--violations lists every refusal).", n-maxRefusalLines))
+	}
+	return out
+}
+
+// showRefusals decides whether the refusal lines are printed: "always",
+// "never", or "auto" (the default): when stderr is a terminal, where a
+// person reads it (a client that got a refused CONNECT shows only
+// "CONNECT tunnel failed, response 403", never srt's explanation).
+func showRefusals(when string, stderr io.Writer) bool {
+	switch when {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	// A terminal is a character device (so is /dev/null, where the
+	// lines are lost, as anything else written there).
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// parseRefusals checks the value of --refusals.
+func parseRefusals(v string) (string, error) {
+	switch v {
+	case "auto", "always", "never":
+		return v, nil
+	}
+	return "", fmt.Errorf("--refusals must be auto, always or never, not %q", v)
+}
+
+// printRefusals writes the refusal lines, each on its own line.
+func printRefusals(w io.Writer, entries []violations.Entry) {
+	if lines := refusalLines(entries); len(lines) > 0 {
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}

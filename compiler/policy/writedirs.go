@@ -1,0 +1,174 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// A WriteDir is one allowWrite entry the settings wrote (the defaults are
+// not listed), read for one host: the directory it names, and whether srt
+// creates that directory when it does not exist.
+//
+// On Linux an allowWrite entry is a bind mount, and bubblewrap cannot
+// mount what does not exist: without the directory, the command could not
+// write it, nor create it (its parent is read-only). A user who allowed
+// ~/.npm on a machine without one yet expects npm to be able to create
+// and write it, so srt creates it, as the user, before the run, under the
+// home or the working directory, where nothing the policy protects lies
+// in the way.
+type WriteDir struct {
+	Rule PathRule
+	// Path is the entry with HOME and CWD filled in, clean.
+	Path string
+	// Root is the home or working directory Path lies strictly below,
+	// where srt starts creating it (the deeper of the two when both hold
+	// it); "" when Path lies below neither.
+	Root string
+	// Create says that srt creates Path (a directory, and its missing
+	// parents below Root) when it does not exist; otherwise Why says why
+	// not.
+	Create bool
+	Why    string
+}
+
+// ExecDirs are directories on a usual PATH and the shell and session
+// start-up directories: a file written there runs later, outside the
+// sandbox. srtc lint reports an allowWrite of one (SRT103), and srt never
+// creates one.
+var ExecDirs = []string{
+	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
+	"/etc/profile.d", "/etc/bash_completion.d",
+	Home + "/bin", Home + "/.local/bin", Home + "/go/bin", Home + "/.cargo/bin",
+	Home + "/.npm-global/bin", Home + "/.bun/bin", Home + "/.deno/bin",
+	Home + "/.config/fish", Home + "/.oh-my-zsh", Home + "/.bashrc.d", Home + "/.zshrc.d",
+	Home + "/.config/environment.d", Home + "/.config/autostart", Home + "/.config/systemd/user",
+	Home + "/Library/LaunchAgents",
+}
+
+// WriteDirs lists the allowWrite entries the settings wrote, without
+// glob characters, for the home and working directories home and cwd
+// (absolute). Nothing is listed when the file-system policy is off.
+func WriteDirs(p *Policy, home, cwd string) []WriteDir {
+	fs := &p.Filesystem
+	if fs.Disabled || home == "" || cwd == "" {
+		return nil
+	}
+	expand := expander(home, cwd)
+	var out []WriteDir
+	for _, r := range fs.AllowWrite {
+		if r.Origin == Default || r.Origin == Mandatory || r.Pattern {
+			continue
+		}
+		raw := expand(r.Path)
+		d := WriteDir{Rule: r, Path: path.Clean(raw)}
+		for _, root := range []string{cwd, home} {
+			if below(d.Path, path.Clean(root)) && len(root) > len(d.Root) {
+				d.Root = path.Clean(root)
+			}
+		}
+		d.Why = whyNotCreate(fs, raw, d, expand)
+		d.Create = d.Why == ""
+		out = append(out, d)
+	}
+	return out
+}
+
+// whyNotCreate says why srt does not create d, or "".
+func whyNotCreate(fs *Filesystem, raw string, d WriteDir, expand func(string) string) string {
+	if strings.Contains("/"+raw+"/", "/../") {
+		return "it is spelled with .."
+	}
+	if d.Root == "" {
+		return "srt creates only directories below the home and working directories"
+	}
+	for _, e := range ExecDirs {
+		if e = path.Clean(expand(e)); d.Path == e || below(d.Path, e) {
+			return "programs there run outside the sandbox (" + e + "); create it yourself if that is meant"
+		}
+	}
+	for _, name := range append(append([]string{".git"}, MandatoryFiles...), MandatoryDirs...) {
+		if strings.Contains(strings.TrimPrefix(d.Path, d.Root)+"/", "/"+name+"/") {
+			return "its name is one srt protects (" + name + ")"
+		}
+	}
+	for _, rs := range []struct {
+		list  []PathRule
+		which string
+	}{{fs.DenyWrite, "denyWrite"}, {fs.DenyRead, "denyRead"}} {
+		for _, r := range rs.list {
+			if covers(r, expand(r.Path), d.Path) {
+				return "a " + rs.which + " entry (" + r.Origin.Key + ") covers it"
+			}
+		}
+	}
+	return ""
+}
+
+// covers reports whether rule r, its path expanded to rp, names p or an
+// ancestor of p.
+func covers(r PathRule, rp, p string) bool {
+	for a := p; ; a = path.Dir(a) {
+		if !r.Pattern && path.Clean(rp) == a {
+			return true
+		}
+		if r.Pattern {
+			if ok, err := doublestar.Match(Doublestar(rp), a); err == nil && ok {
+				return true
+			}
+		}
+		if a == "/" {
+			return false
+		}
+	}
+}
+
+// below reports whether p lies strictly below dir.
+func below(p, dir string) bool {
+	return dir == "/" && p != "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// CwdHidden returns the denyRead entry that hides the working directory
+// cwd (bubblewrap then cannot enter it, and the command cannot start), if
+// one does: an entry at or above cwd that no allowRead entry at or below
+// it opens again (a glob-free entry; globs are expanded on the host). ok
+// is false when cwd stays readable, or the file-system policy is off.
+func CwdHidden(p *Policy, home, cwd string) (deny PathRule, ok bool) {
+	fs := &p.Filesystem
+	if fs.Disabled || home == "" || cwd == "" {
+		return PathRule{}, false
+	}
+	expand := func(s string) string { return path.Clean(expander(home, cwd)(s)) }
+	cwd = path.Clean(cwd)
+	atOrBelow := func(p, dir string) bool { return p == dir || below(p, dir) }
+	for _, d := range fs.DenyRead {
+		dp := expand(d.Path)
+		if d.Pattern || !atOrBelow(cwd, dp) {
+			continue
+		}
+		opened := false
+		for _, a := range fs.AllowRead {
+			if ap := expand(a.Path); !a.Pattern && atOrBelow(cwd, ap) && atOrBelow(ap, dp) {
+				opened = true
+			}
+		}
+		if !opened {
+			return d, true
+		}
+	}
+	return PathRule{}, false
+}
+
+// expander fills in the symbolic roots of a rule's path.
+func expander(home, cwd string) func(string) string {
+	return func(s string) string {
+		switch {
+		case s == Home || strings.HasPrefix(s, Home+"/"):
+			s = home + strings.TrimPrefix(s, Home)
+		case s == Cwd || strings.HasPrefix(s, Cwd+"/"):
+			s = cwd + strings.TrimPrefix(s, Cwd)
+		}
+		return s
+	}
+}

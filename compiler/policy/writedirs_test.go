@@ -1,0 +1,87 @@
+package policy
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestWriteDirs(t *testing.T) {
+	o := func(i int) Origin { return Origin{Key: fmt.Sprintf("filesystem.allowWrite[%d]", i)} }
+	p := &Policy{Filesystem: Filesystem{
+		AllowWrite: []PathRule{
+			{Path: Home + "/.npm/_logs", Convenience: true, Origin: Default},
+			{Path: Home + "/.npm", Origin: o(0)},
+			{Path: Cwd, Origin: o(1)},
+			{Path: Cwd + "/out/logs", Origin: o(2)},
+			{Path: "/opt/cache", Origin: o(3)},
+			{Path: Home + "/../other", Origin: o(4)},
+			{Path: Cwd + "/.git/x", Origin: o(5)},
+			{Path: Home + "/.vscode/ext", Origin: o(6)},
+			{Path: Home + "/ro/sub", Origin: o(7)},
+			{Path: Home + "/.ssh/x", Origin: o(8)},
+			{Path: Cwd + "/build/*", Pattern: true, Origin: o(9)},
+			{Path: Home + "/gen/a", Origin: o(10)},
+			{Path: Home + "/.local/bin/tools", Origin: o(11)},
+			{Path: Home + "/.config/autostart", Origin: o(12)},
+		},
+		DenyWrite: []PathRule{{Path: Home + "/ro", Origin: Origin{Key: "filesystem.denyWrite[0]"}},
+			{Path: Home + "/gen/*", Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
+		DenyRead: []PathRule{{Path: Home + "/.ssh", Origin: Origin{Key: "filesystem.denyRead[0]"}},
+			{Path: "/**/*.pem", Pattern: true, Origin: Origin{Key: "filesystem.denyRead[1]"}}},
+	}}
+	type row struct {
+		Key, Path, Root string
+		Create          bool
+		Why             string
+	}
+	var got []row
+	for _, d := range WriteDirs(p, "/home/me", "/home/me/proj") {
+		got = append(got, row{d.Rule.Origin.Key, d.Path, d.Root, d.Create, d.Why})
+	}
+	want := []row{
+		{"filesystem.allowWrite[0]", "/home/me/.npm", "/home/me", true, ""},
+		{"filesystem.allowWrite[1]", "/home/me/proj", "/home/me", true, ""},
+		{"filesystem.allowWrite[2]", "/home/me/proj/out/logs", "/home/me/proj", true, ""},
+		{"filesystem.allowWrite[3]", "/opt/cache", "", false, "srt creates only directories below the home and working directories"},
+		{"filesystem.allowWrite[4]", "/home/other", "", false, "it is spelled with .."},
+		{"filesystem.allowWrite[5]", "/home/me/proj/.git/x", "/home/me/proj", false, "its name is one srt protects (.git)"},
+		{"filesystem.allowWrite[6]", "/home/me/.vscode/ext", "/home/me", false, "its name is one srt protects (.vscode)"},
+		{"filesystem.allowWrite[7]", "/home/me/ro/sub", "/home/me", false, "a denyWrite entry (filesystem.denyWrite[0]) covers it"},
+		{"filesystem.allowWrite[8]", "/home/me/.ssh/x", "/home/me", false, "a denyRead entry (filesystem.denyRead[0]) covers it"},
+		{"filesystem.allowWrite[10]", "/home/me/gen/a", "/home/me", false, "a denyWrite entry (filesystem.denyWrite[1]) covers it"},
+		{"filesystem.allowWrite[11]", "/home/me/.local/bin/tools", "/home/me", false, "programs there run outside the sandbox (/home/me/.local/bin); create it yourself if that is meant"},
+		{"filesystem.allowWrite[12]", "/home/me/.config/autostart", "/home/me", false, "programs there run outside the sandbox (/home/me/.config/autostart); create it yourself if that is meant"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("WriteDirs (-want +got):\n%s", diff)
+	}
+	p.Filesystem.Disabled = true
+	if d := WriteDirs(p, "/home/me", "/home/me/proj"); d != nil {
+		t.Errorf("WriteDirs with the file-system policy off = %v", d)
+	}
+}
+
+func TestCwdHidden(t *testing.T) {
+	rule := func(p, key string) PathRule { return PathRule{Path: p, Origin: Origin{Key: key}} }
+	for _, tc := range []struct {
+		name        string
+		deny, allow []PathRule
+		want        string
+	}{
+		{"nothing denied", nil, nil, ""},
+		{"a deny elsewhere", []PathRule{rule(Home+"/.ssh", "d0")}, nil, ""},
+		{"a deny above", []PathRule{rule(Home, "d0")}, nil, "d0"},
+		{"the cwd itself", []PathRule{rule(Cwd, "d0")}, nil, "d0"},
+		{"opened again", []PathRule{rule(Home, "d0")}, []PathRule{rule(Home+"/proj", "a0")}, ""},
+		{"opened above the deny", []PathRule{rule(Home+"/proj", "d0")}, []PathRule{rule(Home, "a0")}, "d0"},
+		{"a deny below", []PathRule{rule(Cwd+"/secret", "d0")}, nil, ""},
+	} {
+		p := &Policy{Filesystem: Filesystem{DenyRead: tc.deny, AllowRead: tc.allow}}
+		d, ok := CwdHidden(p, "/home/me", "/home/me/proj")
+		if got := map[bool]string{true: d.Origin.Key}[ok]; got != tc.want {
+			t.Errorf("%s: CwdHidden = %q, %v; want %q", tc.name, d.Origin.Key, ok, tc.want)
+		}
+	}
+}
