@@ -284,7 +284,7 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 		}
 		for _, s := range d.rec.Scratch {
 			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
-				errs = append(errs, os.RemoveAll(s))
+				errs = append(errs, private.RemoveAll(s))
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"srt.dev/runtime/private"
 	"strconv"
 	"strings"
 	"syscall"
@@ -269,7 +270,7 @@ func tmpMountPoint(dir string) error {
 // registered.
 func removeTmp(dir string) {
 	if dir != "" {
-		os.RemoveAll(dir)
+		private.RemoveAll(dir) // what the command wrote: read-only modules too
 	}
 }
 
