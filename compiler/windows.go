@@ -69,6 +69,7 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 		switch root {
 		case policy.Home, policy.HomeDrive, policy.HomeDrive + policy.HomePath, policy.HomePath:
 		default:
+			//lint:ignore ST1005 the message ends with the variable to write
 			return WindowsPath{}, fmt.Errorf("%q starts with %%VAR%% roots that name no directory together: write %%USERPROFILE%%\\..., %%HOMEDRIVE%%\\... or %%HOMEDRIVE%%%%HOMEPATH%%\\...", spelling)
 		}
 		if root == policy.HomePath {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
 	cueerrors "cuelang.org/go/cue/errors"
 )
 
@@ -93,7 +94,9 @@ func structBranch(s cue.Value) (cue.Value, bool) {
 	if s.IncompleteKind() == cue.StructKind {
 		return s, true
 	}
-	u := s.Unify(s.Context().CompileString("{}"))
+	// Values of different contexts may be unified: a one-off context
+	// for the empty struct.
+	u := s.Unify(cuecontext.New().CompileString("{}"))
 	if u.Err() != nil {
 		return s, false
 	}

@@ -464,6 +464,7 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 		}
 		return builtin.SettingsName, []byte(builtin.SettingsJSON), nil
 	case errors.Is(err, fs.ErrNotExist):
+		//lint:ignore ST1005 the reference CLI's words, which its clients match
 		return path, nil, fmt.Errorf("%s does not exist.", path)
 	default:
 		var pe *fs.PathError

@@ -586,7 +586,6 @@ type denyGroup struct {
 	dir    string
 	names  []string
 	leaves []string
-	origin policy.Origin
 }
 
 // groupBudget bounds a group regex, as the reference's 900 bytes do.

@@ -305,7 +305,10 @@ func plainLine(line string) bool {
 		}
 		if hasSub {
 			inner, ok := strings.CutPrefix(sub, "\"")
-			if inner, ok = strings.CutSuffix(inner, "\""); !ok || len(sub) < 2 || strings.ContainsAny(inner, "\"") {
+			if ok {
+				inner, ok = strings.CutSuffix(inner, "\"")
+			}
+			if !ok || strings.ContainsAny(inner, "\"") {
 				return false
 			}
 		}

@@ -10,7 +10,6 @@ package quarantine
 // open), and reading at most a fixed size.
 
 import (
-	"crypto/sha256"
 	"errors"
 	"io"
 	"os"
@@ -119,16 +118,6 @@ func readAt(parent int, name string, want ident, limit int64) ([]byte, error) {
 }
 
 var errTooLarge = errors.New("too large to read")
-
-// hashAt is the SHA-256 of the regular file name in parent (see readAt);
-// ok is false when it cannot be read.
-func hashAt(parent int, name string, want ident) (sum [32]byte, ok bool) {
-	b, err := readAt(parent, name, want, maxRead)
-	if err != nil {
-		return sum, false
-	}
-	return sha256.Sum256(b), true
-}
 
 // readLinkAt is the target of the link name in parent.
 func readLinkAt(parent int, name string) (string, error) {
