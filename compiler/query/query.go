@@ -89,6 +89,10 @@ type Evaluator struct {
 	p    *policy.Policy
 	opts Options
 	net  *lazyRules
+	idx  *indexes
+	// linear makes every rule a candidate for every question: the
+	// reading before the indexes, which the tests compare them with.
+	linear bool
 }
 
 // lazyRules are the network rules of the policy, made on first use (with
@@ -100,7 +104,7 @@ type lazyRules struct {
 
 // New returns an evaluator of p. p must not change while it is used.
 func New(p *policy.Policy, opts Options) *Evaluator {
-	return &Evaluator{p: p, opts: opts, net: &lazyRules{}}
+	return &Evaluator{p: p, opts: opts, net: &lazyRules{}, idx: &indexes{}}
 }
 
 // rules are the rules the proxies would enforce.
