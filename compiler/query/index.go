@@ -237,6 +237,8 @@ type indexes struct {
 	byID map[indexID]*ruleIndex
 	// derived lists, made once (see Evaluator.derived).
 	lists map[string][]policy.PathRule
+	// scopes are the indexed inject scopes (see Evaluator.injectScope).
+	scopes map[scopeID]scope
 }
 
 type indexID struct {
