@@ -111,14 +111,15 @@ func Generate(seed uint64, s Sizes) []byte {
 	return append(data, '\n')
 }
 
-// Fit returns the largest multiple k of shape (shape.Times(k)) whose file
-// is at most maxBytes, and that file; k is 0 and the file nil when even
-// shape itself is larger.
-func Fit(seed uint64, shape Sizes, maxBytes int) (int, []byte) {
+// Fit returns the largest n whose file of shape(n) is at most maxBytes,
+// and that file; n is 0 and the file nil when even shape(1) is larger.
+// With Scale as the shape, it writes the largest realistic file a size
+// allows (4 MiB, the limit of a settings file).
+func Fit(seed uint64, shape func(n int) Sizes, maxBytes int) (int, []byte) {
 	lo, hi := 0, 1
 	var best []byte
 	for {
-		data := Generate(seed, shape.Times(hi))
+		data := Generate(seed, shape(hi))
 		if len(data) > maxBytes {
 			break
 		}
@@ -126,7 +127,7 @@ func Fit(seed uint64, shape Sizes, maxBytes int) (int, []byte) {
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if data := Generate(seed, shape.Times(mid)); len(data) <= maxBytes {
+		if data := Generate(seed, shape(mid)); len(data) <= maxBytes {
 			lo, best = mid, data
 		} else {
 			hi = mid

@@ -86,11 +86,11 @@ func TestSizes(t *testing.T) {
 // TestFit checks that Fit returns the largest file within the bound.
 func TestFit(t *testing.T) {
 	const limit = 200 << 10
-	k, data := Fit(5, Scale(64), limit)
-	if k == 0 || len(data) > limit {
-		t.Fatalf("Fit: k=%d, %d bytes, want k>0 and at most %d", k, len(data), limit)
+	n, data := Fit(5, Scale, limit)
+	if n == 0 || len(data) > limit {
+		t.Fatalf("Fit: n=%d, %d bytes, want n>0 and at most %d", n, len(data), limit)
 	}
-	if next := Generate(5, Scale(64).Times(k+1)); len(next) <= limit {
-		t.Errorf("Fit: k=%d, but k+1 gives %d bytes, within %d", k, len(next), limit)
+	if next := Generate(5, Scale(n+1)); len(next) <= limit {
+		t.Errorf("Fit: n=%d, but n+1 gives %d bytes, within %d", n, len(next), limit)
 	}
 }

@@ -20,7 +20,7 @@ import (
 func main() {
 	seed := flag.Uint64("seed", 1, "seed of the generator: the same seed and sizes give the same bytes")
 	n := flag.Int("n", 1000, "allowed domains; the other lists follow settingsgen.Scale(n)")
-	fit := flag.String("fit", "", "instead of -n, the largest Scale(64) multiple within this size (4MiB, 500KiB, 100000)")
+	fit := flag.String("fit", "", "instead of -n, the largest n whose Scale(n) file is within this size (4MiB, 500KiB, 100000)")
 	tests := flag.Bool("tests", false, "write the policy test file of these settings instead")
 	var sets []string
 	flag.Func("set", "LIST=COUNT: set one list's size (repeatable); lists: "+strings.Join(settingsgen.Names(), ", "), func(s string) error {
@@ -34,8 +34,8 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		k, _ := settingsgen.Fit(*seed, settingsgen.Scale(64), limit)
-		sizes = settingsgen.Scale(64).Times(k)
+		n, _ := settingsgen.Fit(*seed, settingsgen.Scale, limit)
+		sizes = settingsgen.Scale(n)
 	}
 	for _, s := range sets {
 		name, count, ok := strings.Cut(s, "=")
