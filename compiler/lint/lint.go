@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,9 +133,15 @@ func Lint(src *query.Source, opts Options) []Finding {
 	l.masks()
 	l.credentials()
 	l.notGranted()
+	keys := make(map[string]string, len(l.out))
+	for _, f := range l.out {
+		if _, ok := keys[f.Origin.Pos]; !ok {
+			keys[f.Origin.Pos] = posKey(f.Origin.Pos)
+		}
+	}
 	sort.SliceStable(l.out, func(i, j int) bool {
 		a, b := l.out[i], l.out[j]
-		if ka, kb := posKey(a.Origin.Pos), posKey(b.Origin.Pos); ka != kb {
+		if ka, kb := keys[a.Origin.Pos], keys[b.Origin.Pos]; ka != kb {
 			return ka < kb
 		}
 		return a.Code < b.Code
@@ -157,6 +165,10 @@ type linter struct {
 	e    *query.Evaluator
 	opts Options
 	out  []Finding
+	// reopeners are the allowRead rules and the write roots the settings
+	// wrote, indexed, for reopenedBetween.
+	reopeners   []policy.PathRule
+	reopenersAt coverIndex
 }
 
 func (l *linter) add(code string, o policy.Origin, format string, args ...any) {
@@ -205,12 +217,22 @@ func (l *linter) writes() {
 			}
 		}
 	}
-	for _, d := range userRules(fs.DenyWrite) {
-		for _, a := range userRules(fs.AllowWrite) {
-			if compiler.Covers(d, a.Path) {
-				l.add("SRT160", d.Origin, "denyWrite %q is at or above allowWrite %q (%s): all of that root is read-only; drop the allowWrite, or deny something inside it", d.Path, a.Path, a.Origin.Key)
+	// Each pair of a denyWrite and a write root it covers, in the order of
+	// the denies, then of the roots.
+	dw, aw := userRules(fs.DenyWrite), userRules(fs.AllowWrite)
+	dwAt := indexCovers(dw)
+	var pairs [][2]int
+	for j, a := range aw {
+		for _, i := range dwAt.candidates(a.Path) {
+			if compiler.Covers(dw[i], a.Path) {
+				pairs = append(pairs, [2]int{i, j})
 			}
 		}
+	}
+	slices.SortFunc(pairs, func(x, y [2]int) int { return cmp.Or(cmp.Compare(x[0], y[0]), cmp.Compare(x[1], y[1])) })
+	for _, pr := range pairs {
+		d, a := dw[pr[0]], aw[pr[1]]
+		l.add("SRT160", d.Origin, "denyWrite %q is at or above allowWrite %q (%s): all of that root is read-only; drop the allowWrite, or deny something inside it", d.Path, a.Path, a.Origin.Key)
 	}
 }
 

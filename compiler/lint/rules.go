@@ -140,18 +140,13 @@ func (l *linter) wildcards() {
 func (l *linter) shadows() {
 	fs := &l.p.Filesystem
 	// An allowRead reopens only inside a denyRead.
-	denyAt := indexPaths(fs.DenyRead)
-	var denyPatterns []policy.PathRule
-	for _, d := range fs.DenyRead {
-		if d.Pattern {
-			denyPatterns = append(denyPatterns, d)
-		}
-	}
+	denyAt := indexCovers(fs.DenyRead)
 	for _, a := range userRules(fs.AllowRead) {
-		inside := len(denyAt.covering(a.Path)) > 0
-		for _, d := range denyPatterns {
-			if compiler.Covers(d, a.Path) {
+		inside := false
+		for _, i := range denyAt.candidates(a.Path) {
+			if compiler.Covers(fs.DenyRead[i], a.Path) {
 				inside = true
+				break
 			}
 		}
 		if !inside {
@@ -171,6 +166,8 @@ func (l *linter) shadows() {
 	}
 	dr := userRules(fs.DenyRead)
 	drAt := indexPaths(dr)
+	l.reopeners = append(append([]policy.PathRule{}, fs.AllowRead...), userRules(fs.AllowWrite)...)
+	l.reopenersAt = indexCovers(l.reopeners)
 	for i, a := range dr {
 		for _, j := range drAt.covering(a.Path) {
 			if b := dr[j]; i != j && a.Path != b.Path && !l.reopenedBetween(b, a) {
@@ -212,8 +209,8 @@ func (l *linter) shadows() {
 // reopenedBetween reports whether an allow lies between outer deny b and
 // inner deny a (then a is not redundant: it re-denies inside the allow).
 func (l *linter) reopenedBetween(b, a policy.PathRule) bool {
-	for _, r := range append(append([]policy.PathRule{}, l.p.Filesystem.AllowRead...), userRules(l.p.Filesystem.AllowWrite)...) {
-		if compiler.Covers(b, r.Path) && compiler.Covers(r, a.Path) {
+	for _, i := range l.reopenersAt.candidates(a.Path) {
+		if r := l.reopeners[i]; compiler.Covers(b, r.Path) && compiler.Covers(r, a.Path) {
 			return true
 		}
 	}
@@ -483,6 +480,47 @@ func (x pathIndex) covering(p string) []int {
 		}
 		a = a[:i]
 	}
+	sort.Ints(out)
+	return out
+}
+
+// A coverIndex finds the rules of a list, globs included, that may cover
+// a path (compiler.Covers): the literal ones as pathIndex does, and each
+// glob under the directory its text before the first wildcard ends in,
+// which is an ancestor of every path it matches. The candidates are a
+// superset, in list order: ask compiler.Covers of each.
+type coverIndex struct {
+	literal pathIndex
+	globs   pathIndex // by base directory
+	always  []int     // globs with no base directory
+}
+
+func indexCovers(rs []policy.PathRule) coverIndex {
+	x := coverIndex{literal: indexPaths(rs), globs: pathIndex{}}
+	for i, r := range rs {
+		if !r.Pattern {
+			continue
+		}
+		static := r.Path
+		if j := strings.IndexAny(static, "*?["); j >= 0 {
+			static = static[:j]
+		}
+		switch j := strings.LastIndexByte(static, '/'); {
+		case j < 0:
+			x.always = append(x.always, i)
+		case j == 0:
+			x.globs["/"] = append(x.globs["/"], i)
+		default:
+			x.globs[static[:j]] = append(x.globs[static[:j]], i)
+		}
+	}
+	return x
+}
+
+// candidates returns, in list order, the rules that may cover p.
+func (x coverIndex) candidates(p string) []int {
+	out := append(x.literal.covering(p), x.always...)
+	out = append(out, x.globs.covering(p)...)
 	sort.Ints(out)
 	return out
 }

@@ -53,10 +53,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 		knobs := map[string][2]*query.Decision{}
 		var names []string
 		for i, e := range []*query.Evaluator{eo, en} {
-			for _, l := range e.Summary([]query.Target{t}) {
-				if l.Kind != "process" {
-					continue
-				}
+			for _, l := range e.ProcessLines(t) {
 				k := knobs[l.Subject]
 				if k[0] == nil && k[1] == nil {
 					names = append(names, l.Subject)

@@ -32,13 +32,15 @@ func strictlyInside(a, dir string) bool {
 
 // userWriteRoots are the allowWrite rules the settings wrote.
 func (e *Evaluator) userWriteRoots() []policy.PathRule {
-	var out []policy.PathRule
-	for _, r := range e.p.Filesystem.AllowWrite {
-		if r.Origin != policy.Default {
-			out = append(out, r)
+	return e.derived("userWriteRoots", func() []policy.PathRule {
+		var out []policy.PathRule
+		for _, r := range e.p.Filesystem.AllowWrite {
+			if r.Origin != policy.Default {
+				out = append(out, r)
+			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // Write answers whether the command can change the host's file at p (a

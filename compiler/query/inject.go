@@ -38,7 +38,7 @@ func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Deci
 	if m.InjectHosts != nil {
 		from = "injectHosts"
 	}
-	scope, err := m.InjectScope(e.p.Network.Allowed)
+	scope, err := e.injectScope(m)
 	if err != nil {
 		return Decision{Rule: o, Why: "injectHosts does not parse: " + err.Error()}
 	}
@@ -46,4 +46,48 @@ func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Deci
 		return Decision{Allow: true, Rule: o, Why: "the real value is sent to " + host + ": " + from + " lists " + r.Entry}
 	}
 	return Decision{Rule: o, Why: host + " receives the stand-in: " + from + " does not list it"}
+}
+
+// injectScope is m.InjectScope(allowed), indexed, made once per list of
+// inject hosts (diff asks about every host of both policies).
+func (e *Evaluator) injectScope(m policy.Masking) (*policy.HostIndex, error) {
+	var key *string // the allowed hosts, or the first of m's inject hosts
+	if len(m.InjectHosts) > 0 {
+		key = &m.InjectHosts[0]
+	}
+	make := func() (*policy.HostIndex, error) {
+		scope, err := m.InjectScope(e.p.Network.Allowed)
+		if err != nil {
+			return nil, err
+		}
+		return scope.Index(), nil
+	}
+	x := e.idx
+	if x == nil || m.InjectHosts != nil && key == nil {
+		return make() // an empty injectHosts list
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	id := scopeID{key, len(m.InjectHosts)}
+	if s, ok := x.scopes[id]; ok {
+		return s.index, s.err
+	}
+	index, err := make()
+	if x.scopes == nil {
+		x.scopes = map[scopeID]scope{}
+	}
+	x.scopes[id] = scope{index, err}
+	return index, err
+}
+
+// A scopeID names a list of inject hosts: its first element and length
+// (nil for the allowed hosts), as the policy holds it.
+type scopeID struct {
+	first *string
+	n     int
+}
+
+type scope struct {
+	index *policy.HostIndex
+	err   error
 }

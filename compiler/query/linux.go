@@ -16,6 +16,49 @@ import (
 // write roots bound read-write; globs expanded when srt starts.
 type linux struct{ *Evaluator }
 
+func (l linux) target() Target { return Linux }
+
+// linuxRoots are the symbolic roots whose patterns linux.covers compares
+// in the symbolic form when the options name their directory (group 1 and
+// 2 of the index; group 0 is the question as asked).
+func (l linux) linuxRoots() [2]struct{ sym, dir string } {
+	return [2]struct{ sym, dir string }{{policy.Home, l.opts.Home}, {policy.Cwd, l.opts.Cwd}}
+}
+
+// keys files a literal rule under its path with the roots filled in, a
+// pattern under its base directory in the form covers compares it in.
+func (l linux) keys(r policy.PathRule, _ bool) ([]keyed, bool) {
+	if !r.Pattern {
+		return []keyed{{key: l.expand(r.Path)}}, true
+	}
+	for i, root := range l.linuxRoots() {
+		if root.dir != "" && strings.HasPrefix(r.Path, root.sym+"/") {
+			return patternKey(i+1, r.Path, 0)
+		}
+	}
+	return patternKey(0, l.expand(r.Path), 0)
+}
+
+// forms: the question as asked, and in the symbolic form of each root
+// whose directory holds it (see covers).
+func (l linux) forms(p string) []string {
+	out := []string{p, "", ""}
+	for i, root := range l.linuxRoots() {
+		if root.dir == "" {
+			continue
+		}
+		dir := path.Clean(root.dir)
+		rel, ok := strings.CutPrefix(p, dir)
+		if dir == "/" {
+			rel, ok = p, true
+		}
+		if ok && (rel == "" || rel[0] == '/') {
+			out[i+1] = root.sym + rel
+		}
+	}
+	return out
+}
+
 func (l linux) covers(r policy.PathRule, p string) bool {
 	if r.Pattern {
 		// The directory behind ${HOME} or ${CWD} is a name, whatever its
@@ -88,8 +131,9 @@ func (l linux) restores(a policy.PathRule, p, unit string) bool {
 // lifter returns the allowRead that names the unit itself, which lifts
 // the deny entirely (nothing is mounted over it).
 func (l linux) lifter(unit string) (policy.PathRule, bool) {
-	for _, a := range l.p.Filesystem.AllowRead {
-		if l.names(a, unit) {
+	allows := l.p.Filesystem.AllowRead
+	for _, i := range covering(l, allows, unit, false) {
+		if a := allows[i]; l.names(a, unit) {
 			return a, true
 		}
 	}

@@ -281,7 +281,8 @@ func (e *Evaluator) macMatches(r policy.PathRule, p string) bool {
 // p but does not hold on this host (see macGate), for a deny's answer; ""
 // when there is none.
 func (e *Evaluator) macNotHeld(rules []policy.PathRule, p string, l macList) string {
-	for _, r := range rules {
+	for _, i := range covering(macOS{e}, rules, p, true) {
+		r := rules[i]
 		if e.macApplies(r, l) || !e.macMatches(r, p) {
 			continue
 		}
@@ -307,21 +308,23 @@ func (e *Evaluator) macSample(r policy.PathRule) string {
 // itself stays readable.
 func (e *Evaluator) readMac(p string) Decision {
 	fs := &e.p.Filesystem
-	var covering []policy.PathRule
-	for _, d := range fs.DenyRead {
-		if e.macCovers(d, p) {
-			covering = append(covering, d)
+	mac := macOS{e}
+	var covers []policy.PathRule
+	for _, i := range covering(mac, fs.DenyRead, p, false) {
+		if d := fs.DenyRead[i]; e.macCovers(d, p) {
+			covers = append(covers, d)
 		}
 	}
-	if len(covering) == 0 {
+	if len(covers) == 0 {
 		return Decision{Allow: true, Rule: policy.Default, Why: "everything is readable unless a read deny hides it"}
 	}
 	if macPath(p) == "/" {
-		return Decision{Allow: true, Rule: covering[0].Origin, Why: "the root directory itself stays readable (dyld needs it); what is below it stays denied"}
+		return Decision{Allow: true, Rule: covers[0].Origin, Why: "the root directory itself stays readable (dyld needs it); what is below it stays denied"}
 	}
+	allows := covering(mac, fs.AllowRead, p, true) // a superset of the allows that match p
 	var allow *policy.PathRule
-	for _, a := range fs.AllowRead {
-		if e.macAllows(a, p, macReads) {
+	for _, i := range allows {
+		if a := fs.AllowRead[i]; e.macAllows(a, p, macReads) {
 			if allow == nil || e.macGateWhy(*allow, macReads) != "" {
 				allow = &a // one that holds whatever exists wins
 			}
@@ -330,7 +333,7 @@ func (e *Evaluator) readMac(p string) Decision {
 	// The deny that decides: a credential deny, or one the late block
 	// repeats after the allows; else, with no allow, the most specific.
 	var hiding *policy.PathRule
-	for _, d := range covering {
+	for _, d := range covers {
 		late := allow == nil || isCredential(d)
 		// A pattern covering p only through the reading of its bracket
 		// set as a name ("./build[1]") is a literal deny here.
@@ -347,20 +350,22 @@ func (e *Evaluator) readMac(p string) Decision {
 		}
 		if !late && glob {
 			late = true
-			for _, a := range fs.AllowRead {
+			for _, i := range allows {
 				// As the reference decides it, with this host's
 				// directories: an allow written from another root
 				// (${HOME}, ${CWD}, "/") than the deny is carved out
 				// where the deny covers it here.
-				if e.macCovers(d, e.macSample(a)) && e.macAllows(a, p, macReads) {
+				if a := fs.AllowRead[i]; e.macCovers(d, e.macSample(a)) && e.macAllows(a, p, macReads) {
 					late = false // carved out: (require-not allow)
 					break
 				}
 			}
 		} else if !late {
-			for _, a := range fs.AllowRead {
-				for _, l := range lits {
-					if (!a.Pattern || a.Literal) && strictlyInside(l, e.macEntries(a, true)[0].lit) {
+			for _, l := range lits {
+				// A literal allow l lies strictly inside is filed under
+				// one of l's ancestors.
+				for _, i := range covering(mac, fs.AllowRead, l, true) {
+					if a := fs.AllowRead[i]; (!a.Pattern || a.Literal) && strictlyInside(l, e.macEntries(a, true)[0].lit) {
 						late = true // re-emitted whole after the allows
 					}
 				}
@@ -397,6 +402,32 @@ func rootOf(p string) string {
 // top of this file.
 type macOS struct{ *Evaluator }
 
+func (m macOS) target() Target { return MacOS }
+
+// keys files each spelling of r on macOS (macEntries, as a deny or an
+// allow): a literal one under its text, a glob under the directory its
+// text before the first wildcard ends in (the root's text is literal).
+func (m macOS) keys(r policy.PathRule, allow bool) ([]keyed, bool) {
+	var out []keyed
+	for _, x := range m.macEntries(r, allow) {
+		if x.pat == "" {
+			if x.lit == "" || x.lit != "/" && strings.HasSuffix(x.lit, "/") {
+				return nil, false
+			}
+			out = append(out, keyed{key: x.lit})
+			continue
+		}
+		k, ok := patternKey(0, x.lit+x.pat, len(x.lit))
+		if !ok {
+			return nil, false
+		}
+		out = append(out, k...)
+	}
+	return out, true
+}
+
+func (m macOS) forms(p string) []string { return []string{macPath(p)} }
+
 func (m macOS) covers(r policy.PathRule, p string) bool { return m.macCovers(r, p) }
 
 func (m macOS) credentialRead(c policy.PathRule) Decision {
@@ -417,7 +448,8 @@ func (m macOS) write(p string) Decision {
 		return d
 	}
 	var root *policy.PathRule
-	for _, a := range fs.AllowWrite {
+	for _, i := range covering(m, fs.AllowWrite, p, true) {
+		a := fs.AllowWrite[i]
 		if m.macDropped(a) || !m.macAllows(a, p, macWrites) {
 			continue
 		}
@@ -488,10 +520,9 @@ func (m macOS) unixSocket(p string) Decision {
 		return Decision{Allow: true, Rule: m.switchOrigin("network.allowAllUnixSockets"), Why: "every unix socket path is allowed"}
 	}
 	var first *Decision
-	for _, r := range n.AllowUnixSockets {
-		// Always a subpath, never a glob (docs/reference.md#macos-network).
-		r.Pattern = false
-		if m.macApplies(r, macSockets) && m.covers(r, p) {
+	socks := m.macSockets()
+	for _, i := range covering(m, socks, p, false) {
+		if r := socks[i]; m.macApplies(r, macSockets) && m.covers(r, p) {
 			d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + m.macGateWhy(r, macSockets)}
 			if d.Why == "allowed by subpath in the Seatbelt profile" {
 				return d
@@ -504,12 +535,20 @@ func (m macOS) unixSocket(p string) Decision {
 	if first != nil {
 		return *first
 	}
-	var socks []policy.PathRule
-	for _, r := range n.AllowUnixSockets {
-		r.Pattern = false
-		socks = append(socks, r)
-	}
 	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeld(socks, p, macSockets)}
+}
+
+// macSockets are the allowUnixSockets rules as macOS reads them: always a
+// subpath, never a glob (docs/reference.md#macos-network).
+func (m macOS) macSockets() []policy.PathRule {
+	return m.derived("macSockets", func() []policy.PathRule {
+		var socks []policy.PathRule
+		for _, r := range m.p.Network.AllowUnixSockets {
+			r.Pattern = false
+			socks = append(socks, r)
+		}
+		return socks
+	})
 }
 
 func (m macOS) trailingSeparator() string {

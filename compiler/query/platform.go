@@ -14,6 +14,11 @@ import (
 // share. Adding a target means adding a file with a platform, a case in
 // on and the target in Targets.
 type platform interface {
+	indexer
+	// target is the platform's target; evaluator the evaluator it
+	// answers for.
+	target() Target
+	evaluator() *Evaluator
 	// covers reports whether rule r covers p: p is r's path or below
 	// it, or, for a pattern, p or an ancestor matches.
 	covers(r policy.PathRule, p string) bool
@@ -61,9 +66,9 @@ func (e *Evaluator) on(t Target) platform {
 
 // firstCovering returns the first rule of l that covers p on pl.
 func firstCovering(pl platform, l []policy.PathRule, p string) (policy.PathRule, bool) {
-	for _, r := range l {
-		if pl.covers(r, p) {
-			return r, true
+	for _, i := range covering(pl, l, p, false) {
+		if pl.covers(l[i], p) {
+			return l[i], true
 		}
 	}
 	return policy.PathRule{}, false
@@ -98,7 +103,9 @@ type layered interface {
 func (e *Evaluator) readLayered(pl layered, p string) Decision {
 	var reopened *policy.PathRule
 	var hiding *policy.PathRule
-	for _, d := range e.p.Filesystem.DenyRead {
+	denies := e.p.Filesystem.DenyRead
+	for _, i := range covering(pl, denies, p, false) {
+		d := denies[i]
 		if !pl.covers(d, p) {
 			continue
 		}
@@ -141,8 +148,8 @@ func (e *Evaluator) reopener(pl layered, d policy.PathRule, p string) (policy.Pa
 		return a, true
 	}
 	for _, l := range [][]policy.PathRule{e.p.Filesystem.AllowRead, e.userWriteRoots()} {
-		for _, a := range l {
-			if pl.covers(a, p) && pl.restores(a, p, unit) {
+		for _, i := range covering(pl, l, p, false) {
+			if a := l[i]; pl.covers(a, p) && pl.restores(a, p, unit) {
 				return a, true
 			}
 		}
@@ -156,7 +163,9 @@ func (e *Evaluator) reopener(pl layered, d policy.PathRule, p string) (policy.Pa
 // inside its unit restores (a sealed deny stays whatever is inside it).
 func (e *Evaluator) hiddenFromWrite(pl layered, p string) *policy.PathRule {
 	var hiding *policy.PathRule
-	for _, d := range e.p.Filesystem.DenyRead {
+	denies, roots := e.p.Filesystem.DenyRead, e.userWriteRoots()
+	for _, i := range covering(pl, denies, p, false) {
+		d := denies[i]
 		if !pl.covers(d, p) {
 			continue
 		}
@@ -165,8 +174,8 @@ func (e *Evaluator) hiddenFromWrite(pl layered, p string) *policy.PathRule {
 		if _, ok := pl.lifter(unit); ok {
 			restored = true // nothing is mounted over it
 		}
-		for _, a := range e.userWriteRoots() {
-			if pl.covers(a, p) && pl.restores(a, p, unit) {
+		for _, j := range covering(pl, roots, p, false) {
+			if a := roots[j]; pl.covers(a, p) && pl.restores(a, p, unit) {
 				restored = true
 			}
 		}

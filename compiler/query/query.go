@@ -89,6 +89,10 @@ type Evaluator struct {
 	p    *policy.Policy
 	opts Options
 	net  *lazyRules
+	idx  *indexes
+	// linear makes every rule a candidate for every question: the
+	// reading before the indexes, which the tests compare them with.
+	linear bool
 }
 
 // lazyRules are the network rules of the policy, made on first use (with
@@ -96,11 +100,42 @@ type Evaluator struct {
 type lazyRules struct {
 	once sync.Once
 	r    *netpolicy.Rules
+
+	routes      sync.Once
+	mitmDomains *mitmIndex
+	noProxy     policy.NoProxy
+}
+
+// mitm and noProxy are the mitmProxy domains and the parent proxy's
+// noProxy list, read once for every question.
+func (e *Evaluator) mitm() *mitmIndex {
+	e.readRoutes()
+	return e.net.mitmDomains
+}
+
+func (e *Evaluator) noProxy() policy.NoProxy {
+	e.readRoutes()
+	return e.net.noProxy
+}
+
+func (e *Evaluator) readRoutes() {
+	if e.net == nil {
+		e.net = &lazyRules{}
+	}
+	e.net.routes.Do(func() {
+		n := &e.p.Network
+		if n.MitmProxy != nil {
+			e.net.mitmDomains = newMitmIndex(n.MitmProxy)
+		}
+		if n.ParentProxy != nil {
+			e.net.noProxy = policy.ParseNoProxy(n.ParentProxy.NoProxy)
+		}
+	})
 }
 
 // New returns an evaluator of p. p must not change while it is used.
 func New(p *policy.Policy, opts Options) *Evaluator {
-	return &Evaluator{p: p, opts: opts, net: &lazyRules{}}
+	return &Evaluator{p: p, opts: opts, net: &lazyRules{}, idx: &indexes{}}
 }
 
 // rules are the rules the proxies would enforce.
@@ -173,7 +208,7 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 	d := netpolicy.Decide(context.Background(), r, host, port, "")
 	switch {
 	case d.Rule != nil && d.Allow:
-		return Decision{Allow: true, Rule: d.Rule.Origin, Why: "allowed by the allow list; " + routeWhy(n, d.Host, port) + externalWhy(n)}
+		return Decision{Allow: true, Rule: d.Rule.Origin, Why: "allowed by the allow list; " + e.routeWhy(d.Host, port) + externalWhy(n)}
 	case d.Rule != nil:
 		return Decision{Rule: d.Rule.Origin, Why: d.Reason + externalWhy(n)}
 	case d.Reason == netpolicy.ReasonMalformed:
@@ -186,11 +221,12 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 // the mitmProxy socket, through the parent proxy the settings name, or
 // directly (dialWhy). A parent proxy srt finds in its own environment at
 // run time (HTTP_PROXY, HTTPS_PROXY) is not known here.
-func routeWhy(n *policy.Network, host string, port int) string {
-	if m := n.MitmProxy; m != nil && m.Match(host) {
+func (e *Evaluator) routeWhy(host string, port int) string {
+	n := &e.p.Network
+	if m := n.MitmProxy; m != nil && e.mitm().match(host) {
 		return "sent to the mitmProxy on " + m.SocketPath + ", which resolves and connects itself (no resolved-address guard), with no other route when that socket fails"
 	}
-	if pp := n.ParentProxy; pp != nil && (pp.HTTP != "" || pp.HTTPS != "") && !policy.IsLoopbackHost(host) && !policy.ParseNoProxy(pp.NoProxy).Match(host) {
+	if pp := n.ParentProxy; pp != nil && (pp.HTTP != "" || pp.HTTPS != "") && !policy.IsLoopbackHost(host) && !e.noProxy().Match(host) {
 		return "sent through network.parentProxy, which resolves and connects itself (no resolved-address guard)"
 	}
 	return dialWhy(host, port)

@@ -200,13 +200,19 @@ func (e *Evaluator) inWriteRoot(p string) bool {
 // macWriteRoots are the write roots of the profile on this host: the
 // allowWrite rules without the convenience roots a read deny hides here.
 func (e *Evaluator) macWriteRoots() []policy.PathRule {
-	var out []policy.PathRule
-	for _, a := range e.p.Filesystem.AllowWrite {
-		if !e.macDropped(a) {
-			out = append(out, a)
+	roots := func() []policy.PathRule {
+		var out []policy.PathRule
+		for _, a := range e.p.Filesystem.AllowWrite {
+			if !e.macDropped(a) {
+				out = append(out, a)
+			}
 		}
+		return out
 	}
-	return out
+	if e.opts.Exists != nil {
+		return roots() // what exists may change between questions
+	}
+	return e.derived("macWriteRoots", roots)
 }
 
 // macDropped reports whether a is a default convenience write root
@@ -221,12 +227,15 @@ func (e *Evaluator) macDropped(a policy.PathRule) bool {
 	}
 	p := e.expand(a.Path)
 	fs := &e.p.Filesystem
-	for _, d := range fs.DenyRead {
+	mac := macOS{e}
+	for _, i := range covering(mac, fs.DenyRead, p, false) {
+		d := fs.DenyRead[i]
 		if !e.macCovers(d, p) {
 			continue
 		}
 		reopened := false
-		for _, r := range fs.AllowRead {
+		for _, j := range covering(mac, fs.AllowRead, p, false) {
+			r := fs.AllowRead[j]
 			if r.Pattern && !r.Literal || r.TrailingSeparator {
 				continue // only a literal allow reopens it
 			}

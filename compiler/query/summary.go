@@ -97,9 +97,17 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
 		}
 		add("unix-socket", "any other path", e.UnixSocket("/nonexistent/srt-probe.sock", t))
-		for _, k := range e.knobs(pl) {
-			add("process", k.name, k.d)
-		}
+		out = append(out, e.ProcessLines(t)...)
+	}
+	return out
+}
+
+// ProcessLines are the process lines of the summary of target t (the
+// switches, the environment and the credentials), without the rest.
+func (e *Evaluator) ProcessLines(t Target) []Line {
+	var out []Line
+	for _, k := range e.knobs(e.on(t)) {
+		out = append(out, Line{Target: t, Kind: "process", Subject: k.name, Decision: k.d})
 	}
 	return out
 }

@@ -28,6 +28,29 @@ import (
 // and WFP filters for the network.
 type windows struct{ *Evaluator }
 
+func (w windows) target() Target { return Windows }
+
+// keys files a rule as covers compares it: case folded, a drive root
+// under its drive ("c:"), a literal entry with * or ? nowhere (it covers
+// nothing).
+func (w windows) keys(r policy.PathRule, _ bool) ([]keyed, bool) {
+	p := w.expand(r.Path)
+	has := strings.ContainsAny(p, "*?")
+	if r.Literal && has {
+		return nil, true
+	}
+	p = strings.ToLower(p)
+	if !(r.Pattern && has) {
+		if len(p) == 3 && strings.HasSuffix(p, ":/") {
+			p = p[:2]
+		}
+		return []keyed{{key: p}}, true
+	}
+	return patternKey(0, p, 0)
+}
+
+func (w windows) forms(p string) []string { return []string{strings.ToLower(p)} }
+
 func (w windows) covers(r policy.PathRule, p string) bool {
 	r.Path = w.expand(r.Path)
 	// Only * and ? make a pattern; [ and ] are then a set, otherwise
@@ -231,7 +254,8 @@ func (w windows) write(p string) Decision {
 		return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
 	}
 	var root *policy.PathRule
-	for _, a := range fs.AllowWrite {
+	for _, i := range covering(w, fs.AllowWrite, p, false) {
+		a := fs.AllowWrite[i]
 		if a.Origin == policy.Default {
 			continue // the default write paths are /dev and /tmp names
 		}
@@ -264,13 +288,15 @@ func (w windows) write(p string) Decision {
 // portable file explained with the POSIX reading must answer for Windows
 // as its Windows plan enforces (emit/wfp's TestAgreePortable checks it).
 func (w windows) callerWriteDenies() []policy.PathRule {
-	var out []policy.PathRule
-	for _, r := range w.p.Filesystem.DenyWrite {
-		if r.Origin != policy.Mandatory {
-			out = append(out, r)
+	return w.derived("callerWriteDenies", func() []policy.PathRule {
+		var out []policy.PathRule
+		for _, r := range w.p.Filesystem.DenyWrite {
+			if r.Origin != policy.Mandatory {
+				out = append(out, r)
+			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 func (w windows) remove(p string) Decision { return w.write(p) }

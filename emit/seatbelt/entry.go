@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"srt.dev/compiler/policy"
 )
@@ -399,11 +400,33 @@ func (e entry) goRegexp(deny bool) *regexp.Regexp {
 	case e.dirs:
 		re += "/"
 	}
-	r, err := regexp.Compile(re + "$")
+	r, err := compileOnce(re + "$")
 	if err != nil {
 		return regexp.MustCompile(`^\x00$`) // matches no path; GlobRegex output always compiles (tested)
 	}
 	return r
+}
+
+// compiled caches the regular expressions the emitter compares entries
+// with: it compares each deny with every other entry, and compiling the
+// deny's expression for each pair cost most of the time of a large
+// profile.
+var compiled sync.Map // string -> compiledRE
+
+type compiledRE struct {
+	r   *regexp.Regexp
+	err error
+}
+
+// compileOnce is regexp.Compile(re), compiled once per process.
+func compileOnce(re string) (*regexp.Regexp, error) {
+	if v, ok := compiled.Load(re); ok {
+		c := v.(compiledRE)
+		return c.r, c.err
+	}
+	r, err := regexp.Compile(re)
+	compiled.Store(re, compiledRE{r, err})
+	return r, err
 }
 
 // body is the regex of a glob without its anchors.

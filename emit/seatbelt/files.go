@@ -1,7 +1,6 @@
 package seatbelt
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 
@@ -181,7 +180,7 @@ func mayCover(d, o entry) bool {
 	} else {
 		re += "/.+$" // strictly inside a literal deny
 	}
-	r, err := regexp.Compile(re)
+	r, err := compileOnce(re)
 	return err != nil || r.MatchString(o.sample())
 }
 
