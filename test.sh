@@ -10,6 +10,22 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+# go.mod and go.sum say exactly what the code imports.
+if ! go mod tidy -diff >/dev/null 2>&1; then
+	echo "go.mod or go.sum is not tidy: run go mod tidy" >&2
+	go mod tidy -diff >&2 || true
+	exit 1
+fi
+# staticcheck, when installed (.ci/run installs it; go install
+# honnef.co/go/tools/cmd/staticcheck@v0.8.2 does here).
+staticcheck=$(command -v staticcheck || true)
+[ -z "$staticcheck" ] && [ -x "$(go env GOPATH)/bin/staticcheck" ] && staticcheck="$(go env GOPATH)/bin/staticcheck"
+if [ -n "$staticcheck" ]; then
+	"$staticcheck" ./...
+elif [ "${SRT_REQUIRE_SANDBOX:-}" = 1 ]; then
+	echo "staticcheck is not installed: go install honnef.co/go/tools/cmd/staticcheck@v0.8.2" >&2
+	exit 1
+fi
 
 # The pure packages (schema/, compiler/, emit/ and what they import of this
 # module) neither import runtime/ nor touch the host: no files, processes,
