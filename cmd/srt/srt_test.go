@@ -47,6 +47,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("SRTC", srtc)
+	// The go commands the tests run (srt, the example decider) keep the
+	// build cache the user has, which XDG_CACHE_HOME below would move.
+	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil && os.Getenv("GOCACHE") == "" {
+		os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
+	}
 	cache, _ := os.MkdirTemp("", "srt-test-cache-")
 	os.Setenv("XDG_CACHE_HOME", cache)
 	os.Setenv("XDG_STATE_HOME", cache)

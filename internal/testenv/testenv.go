@@ -13,11 +13,15 @@ import (
 )
 
 // Require returns the paths of the named programs, or skips the test when
-// one is missing, saying so and how to install it, unless
+// one is missing, or under go test -short (a live test: -short runs only
+// the tests that need no sandbox, no network peer and no tool), saying so and how to install it, unless
 // SRT_REQUIRE_SANDBOX=1 (as in CI), where a missing program fails it with
 // the install command: a sandbox test skipped in CI is not a test.
 func Require(t testing.TB, programs ...string) []string {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("a live test (it needs %s): go test -short skips it", strings.Join(programs, ", "))
+	}
 	var paths []string
 	for _, p := range programs {
 		path, err := exec.LookPath(p)

@@ -19,6 +19,9 @@ func (r *recorder) Skipf(format string, args ...any)  { r.skip = fmt.Sprintf(for
 // TestRequireMissing: a missing program fails the test with the install
 // command under SRT_REQUIRE_SANDBOX=1, and otherwise skips it saying so.
 func TestRequireMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("under -short, Require skips every live test first")
+	}
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("SRT_REQUIRE_SANDBOX", "1")
 	r := &recorder{TB: t}
