@@ -173,24 +173,73 @@ func parse(args []string, plan bool) (*options, error, bool) {
 	return o, nil, false
 }
 
+// run is srt: it returns the exit status, and prints every error of srt's
+// own in one place and one style (report).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, err := runCmd(args, stdin, stdout, stderr)
+	return report(stderr, code, err)
+}
+
+// A failure is an error of srt itself: report prints "Error: " and its
+// message, then each line of more, and srt exits with code (1 when 0).
+type failure struct {
+	msg  string
+	more []string
+	code int
+}
+
+func (f *failure) Error() string { return f.msg }
+
+// fail makes a failure.
+func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
+
+// also adds lines said after the message.
+func (f *failure) also(lines ...string) *failure {
+	f.more = append(f.more, lines...)
+	return f
+}
+
+// report prints err, if any, and returns the exit status: code when
+// there is no error, else the failure's (1 by default).
+func report(stderr io.Writer, code int, err error) int {
+	if err == nil {
+		return code
+	}
+	f, ok := err.(*failure)
+	if !ok {
+		f = &failure{msg: err.Error()}
+	}
+	if f.msg != "" {
+		fmt.Fprintf(stderr, "Error: %s\n", f.msg)
+	}
+	for _, l := range f.more {
+		fmt.Fprintln(stderr, l)
+	}
+	if f.code == 0 {
+		return 1
+	}
+	return f.code
+}
+
+// runCmd parses the command line and runs what it asks for: a
+// subcommand, or a command in the sandbox (its exit status).
+func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	plan := false
 	if len(args) > 0 {
 		switch args[0] {
 		case "doctor":
 			switch {
 			case len(args) == 1:
-				return doctor(stdout)
+				return doctor(stdout), nil
 			case args[1] == "-h" || args[1] == "--help":
 				fmt.Fprint(stdout, doctorUsage)
-				return 0
+				return 0, nil
 			}
-			fmt.Fprintf(stderr, "Error: srt doctor takes no arguments (got %q)\n%s", args[1], doctorUsage)
-			return 1
+			return 0, fail("srt doctor takes no arguments (got %q)", args[1]).also(strings.TrimSuffix(doctorUsage, "\n"))
 		case "quarantine":
-			return quarantineCmd(args[1:], stdout, stderr)
+			return quarantineCmd(args[1:], stdout, stderr), nil
 		case "proxy":
-			return proxyCmd(args[1:], stdout, stderr)
+			return proxyCmd(args[1:], stdout, stderr), nil
 		case "run":
 			plan, args = true, args[1:]
 		}
@@ -200,11 +249,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if o != nil {
 			fmt.Fprint(stdout, usage)
 		}
-		return 0
+		return 0, nil
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return 0, err
 	}
 	var log *slog.Logger
 	if o.debug {
@@ -217,29 +265,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer steps.write()
 		so.Step = steps.step
 	}
-	var p *policy.Policy
-	if plan {
-		if p, err = readPlan(o.plan, &so); err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return 1
-		}
-	} else {
-		name, data, err := loadSettings(o.settings, log)
-		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.\n", name)
-			return 1
-		}
-		p, err = compilePolicy(name, data, stderr)
-		if errors.Is(err, errInvalid) {
-			fmt.Fprintf(stderr, "Error: %s does not hold a valid config (above).\n", name)
-			fmt.Fprintf(stderr, "srt refuses to fall back to the built-in defaults, which would drop the rules of %s.\n", name)
-			return 1
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return 1
-		}
+	p, err := loadPolicy(o, plan, &so, stderr)
+	if err != nil {
+		return 0, err
 	}
 	if so.Step != nil {
 		so.Step("policy ready")
@@ -249,18 +277,33 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		argv = []string{"/bin/sh", "-c", o.shellCmd}
 	}
 	if len(argv) == 0 {
-		fmt.Fprintln(stderr, "Error: No command specified. Use -c <command> or provide command arguments.")
-		return 1
+		return 0, fail("No command specified. Use -c <command> or provide command arguments.")
 	}
 	if p.Process.BwrapPath != "" {
 		so.Bwrap = p.Process.BwrapPath
 		if _, err := os.Stat(so.Bwrap); err != nil {
-			fmt.Fprintf(stderr, "Error: bubblewrap (bwrap) not executable at %s\n", so.Bwrap)
-			return 1
+			return 0, fail("bubblewrap (bwrap) not executable at %s", so.Bwrap)
 		}
 	}
 	warnWritesHome(p, stderr)
 	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// loadPolicy reads the policy of the run: a compiled plan (run --plan),
+// or a settings file compiled by srtc (whose diagnostics it prints).
+func loadPolicy(o *options, plan bool, so *sandbox.Options, stderr io.Writer) (*policy.Policy, error) {
+	if plan {
+		return readPlan(o.plan, so)
+	}
+	name, data, err := loadSettings(o.settings, so.Log)
+	if err != nil {
+		return nil, fail("%v", err).also(fmt.Sprintf("srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.", name))
+	}
+	p, err := compilePolicy(name, data, stderr)
+	if errors.Is(err, errInvalid) {
+		return nil, fail("%s does not hold a valid config (above).", name).also(fmt.Sprintf("srt refuses to fall back to the built-in defaults, which would drop the rules of %s.", name))
+	}
+	return p, err
 }
 
 // srtState are srt's own files on this host that no sandbox may change
@@ -350,14 +393,13 @@ func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox
 
 // execute runs argv under p with the options that concern the run: the
 // control descriptor, the audit log, the violations block, a dry run.
-func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) int {
+func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) (int, error) {
 	log := so.Log
 	var control *os.File
 	var err error
 	if o.controlFD != 0 {
 		if control, err = openControl(o.controlFD); err != nil {
-			fmt.Fprintf(stderr, "Error: --control-fd %d is not usable: %v. Refusing to run the command without the control channel it asks for.\n", o.controlFD, err)
-			return 1
+			return 0, fail("--control-fd %d is not usable: %v. Refusing to run the command without the control channel it asks for.", o.controlFD, err)
 		}
 	}
 	mo := sandbox.ManagerOptions{Log: log}
@@ -365,21 +407,18 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	if o.auditLog != "" {
 		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: --audit-log: %v\n", err)
-			return 1
+			return 0, fail("--audit-log: %v", err)
 		}
 		defer f.Close()
 		audit = &auditLog{w: f, run: newRunRecord(p, argv)}
 		mo.Audit = audit
 		if err := audit.event("start", nil); err != nil {
-			fmt.Fprintf(stderr, "Error: --audit-log %s: %v. Refusing to run the command without the audit log it asks for.\n", o.auditLog, err)
-			return 1
+			return 0, fail("--audit-log %s: %v. Refusing to run the command without the audit log it asks for.", o.auditLog, err)
 		}
 	}
 	m, err := sandbox.NewManager(p, mo)
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return 0, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -405,12 +444,11 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return 0, err
 	}
 	if so.DryRun {
 		dryRun(stdout, res, len(argv))
-		return 0
+		return 0, nil
 	}
 	if showRefusals(o.refusals, stderr) {
 		printRefusals(stderr, res.Violations)
@@ -426,17 +464,16 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		aerr = audit.event("exit", &code)
 	}
 	if aerr != nil {
-		fmt.Fprintf(stderr, "Error: the audit log %s is incomplete: %v\n", o.auditLog, aerr)
-		if code == 0 {
-			code = 1
-		}
+		f := fail("the audit log %s is incomplete: %v", o.auditLog, aerr)
+		f.code = max(code, 1)
+		return 0, f
 	}
 	select {
 	case <-controlFailed:
-		return 1
+		return 0, &failure{} // the controller said why
 	default:
 	}
-	return code
+	return code, nil
 }
 
 // loadSettings reads the settings file (docs/reference.md#settings-loading): an explicit path
