@@ -58,7 +58,8 @@ done
 # The darwin-only files (the macOS runtime) are vetted too: no Mac runs them here.
 GOOS=darwin GOARCH=arm64 go vet ./...
 
-go test -count=1 ./...
+# The live tests of cmd/srt take minutes (the recipes build from empty caches).
+go test -count=1 -timeout 30m ./...
 
 # Each fuzz target runs a fixed number of inputs (about 10-20 s each here):
 # a count, not a duration, because a duration can end with the fuzzing
