@@ -406,6 +406,7 @@ var attacks = []attack{
 // show the primitive works; git's verdict is the host's real git. As the
 // caller, and as nobody when the tests run as root.
 func TestAttacks(t *testing.T) {
+	t.Parallel() // long, and independent of the rest: overlaps the other long tests
 	requireSandbox(t)
 	testenv.Require(t, "git", "script")
 	bin := testenv.PublicCopy(t, "srt")

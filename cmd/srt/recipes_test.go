@@ -88,6 +88,7 @@ var recipesRun = []string{"An MCP server over stdio", "npm install from a regist
 // stand-in server of a recipe that failed) is killed with the shell's
 // process group.
 func TestRecipes(t *testing.T) {
+	t.Parallel() // long, and independent of the rest: overlaps the other long tests
 	requireSandbox(t)
 	tools := testenv.Require(t, "python3", "git", "go", "npm", "node", "curl", "openssl")
 	bin := t.TempDir()
