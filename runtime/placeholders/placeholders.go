@@ -127,11 +127,22 @@ func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
 // when it ends (quarantine.Check, items moved to the store in dir),
 // however it ends, once its snapshot is recorded (see Snapshot).
 func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir string, scratch ...string) (*Run, error) {
-	for _, s := range scratch {
-		if !r.ownsScratch(s) {
-			return nil, fmt.Errorf("scratch directory %s is not in the registry", s)
-		}
+	run, err := r.Begin()
+	if err != nil {
+		return nil, err
 	}
+	if err := run.Set(paths, check, dir, scratch...); err != nil {
+		run.file.Close()
+		os.Remove(run.file.Name())
+		return nil, err
+	}
+	return run, nil
+}
+
+// Begin registers a run before it looks at the tree (its record locked,
+// still empty; Set fills it in): from then on, no sweep removes a
+// placeholder that the run may find and rely on.
+func (r *Registry) Begin() (*Run, error) {
 	f, err := os.CreateTemp(r.Dir, "run-*.json")
 	if err != nil {
 		return nil, err
@@ -141,13 +152,26 @@ func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir s
 		os.Remove(f.Name())
 		return nil, err
 	}
-	run := &Run{r: r, file: f, paths: paths, rec: record{Placeholders: paths, Scratch: scratch, Check: check, Quarantine: dir}}
+	run := &Run{r: r, file: f}
 	if err := run.write(); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
 	return run, nil
+}
+
+// Set records the placeholders, the check and the scratch directories of
+// a run that Begin registered, before its sandbox starts.
+func (run *Run) Set(paths []string, check *quarantine.Spec, dir string, scratch ...string) error {
+	for _, s := range scratch {
+		if !run.r.ownsScratch(s) {
+			return fmt.Errorf("scratch directory %s is not in the registry", s)
+		}
+	}
+	run.paths = paths
+	run.rec = record{Placeholders: paths, Scratch: scratch, Check: check, Quarantine: dir}
+	return run.write()
 }
 
 func (run *Run) write() error {
@@ -269,8 +293,10 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 			rec = record{} // a record cut short by a crash: nothing to trust
 		}
 		if rec.Check != nil && !checks {
+			// Left whole for a sweep that checks; its sandbox is gone, so
+			// it holds no one else's placeholders back.
 			f.Close()
-			pending, alive = true, true // its placeholders wait with it
+			pending = true
 			continue
 		}
 		dead = append(dead, ended{f, rec})

@@ -256,3 +256,31 @@ func TestTmpGoesWithItsRun(t *testing.T) {
 		t.Error("registered a temporary directory outside TmpDir")
 	}
 }
+
+// TestBeginHoldsPlaceholders: a run that has begun (registered before it
+// looks at the tree, its record still empty) keeps an ended run's
+// placeholders in place: it may have found them and bound them.
+func TestBeginHoldsPlaceholders(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	first, err := r.Register(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := r.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(paths[0]) {
+		t.Fatal("a placeholder was removed while a begun run may rely on it")
+	}
+	if err := second.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(paths[0]) {
+		t.Error("left behind after the last run ended")
+	}
+}

@@ -81,6 +81,7 @@ type linuxRun struct {
 	reg              *placeholders.Registry
 	res              *resolve.Result
 	store            *quarantine.Store // nil when nothing is quarantined
+	run              *placeholders.Run // the run's record, from prepare on
 	// snap is what the write roots held before the command started.
 	snap *quarantine.Snapshot
 	// Scratch space of the run ("" when not made): the source of
@@ -89,8 +90,12 @@ type linuxRun struct {
 	empty, tmp, tlsDir, maskDir string
 }
 
-// discard removes the scratch space of a run that does not start.
+// discard removes the scratch space of a run that does not start, and
+// its record.
 func (r *linuxRun) discard() {
+	if r.run != nil {
+		r.run.Release()
+	}
 	if r.empty != "" {
 		os.Remove(r.empty)
 	}
@@ -148,7 +153,13 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 		// does it, off this run's way.
 		startChecker(r.self, r.reg, o.debug)
 	}
+	// Registered before it looks at the tree: a placeholder this run
+	// finds is not removed under it by another run's clean-up.
+	if r.run, err = r.reg.Begin(); err != nil {
+		return nil, err
+	}
 	if r.empty, err = r.reg.Scratch(); err != nil {
+		r.discard()
 		return nil, err
 	}
 	if err := r.prepareHost(&steps); err != nil {
@@ -500,11 +511,9 @@ func (r *linuxRun) register() (run *placeholders.Run, check *quarantine.Spec, re
 		}
 		storeDir = r.store.Dir
 	}
-	run, err = r.reg.RegisterChecked(r.res.Placeholders, check, storeDir, scratch...)
-	if err != nil {
-		for _, s := range scratch {
-			os.RemoveAll(s)
-		}
+	run = r.run
+	if err = run.Set(r.res.Placeholders, check, storeDir, scratch...); err != nil {
+		r.discard()
 		return nil, nil, nil, err
 	}
 	reaper := make(chan func(), 1)
