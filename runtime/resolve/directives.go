@@ -49,6 +49,7 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
 	bwrap.MandatoryScan: {},
 	bwrap.SrtState:      {},
+	bwrap.Landlock:      {},
 }
 
 // checkSteps refuses a plan with a step this runtime does not know.

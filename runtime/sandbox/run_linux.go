@@ -300,13 +300,23 @@ func (r *linuxRun) commandLine(steps []bwrap.Step, argv []string) *Result {
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
 	}
+	ll, why := landlockInitArgs(res.Landlock, landlockABI())
+	if why != "" {
+		o.debug(why)
+	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
 		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
 	full = append(full, initArgs...)
+	lines := append([]int{0}, res.Lines...)
+	lines = append(lines, make([]int, len(full)-len(lines))...)
+	// The init step's options of the second layer come from @landlock.
+	for range ll {
+		lines = append(lines, res.Landlock.Line)
+	}
+	full = append(full, ll...)
 	full = append(full, "--")
 	full = append(full, argv...)
-	lines := append([]int{0}, res.Lines...)
 	lines = append(lines, make([]int, len(full)-len(lines))...)
 	return &Result{Argv: full, ArgvLines: lines}
 }
