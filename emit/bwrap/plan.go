@@ -81,6 +81,9 @@ const (
 	// paths of its grant parameter, and keeps the scopes of its scope
 	// parameter, as far as the host's kernel offers them.
 	Landlock Directive = "landlock"
+	// Limit is one resource limit of the sandbox: its operand is
+	// KIND=VALUE (policy.LimitKinds).
+	Limit Directive = "limit"
 	// Seccomp installs the seccomp program of the host's architecture.
 	Seccomp Directive = "seccomp"
 )
@@ -227,6 +230,10 @@ func Emit(p *policy.Policy) Plan {
 		}
 		op := "grant=" + strings.Join(paths, ",") + " scope=" + strings.Join(policy.LandlockScopes, ",")
 		pl.Steps = append(pl.Steps, Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
+	}
+	for i := range p.Process.Limits {
+		l := &p.Process.Limits[i]
+		pl.Steps = append(pl.Steps, Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
 	}
 	if len(p.Process.Seccomp) > 0 {
 		dir(Seccomp, strings.Join(p.Process.Seccomp, "+"), nil)

@@ -93,6 +93,8 @@ type Result struct {
 	WriteRoots []string
 	// Landlock is the plan's second layer, nil when it has none.
 	Landlock *Landlock
+	// Limits are the plan's resource limits, in its order.
+	Limits []Limit
 }
 
 // Resolve resolves a plan for h.

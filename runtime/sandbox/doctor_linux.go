@@ -70,6 +70,7 @@ func Doctor(bwrap string) []Check {
 		add(c)
 	}
 	add(landlockDoctor())
+	add(limitsDoctor())
 	return checks
 }
 

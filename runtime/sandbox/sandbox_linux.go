@@ -150,14 +150,16 @@ func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error
 
 // Init is the init role: it runs as the first process in the sandbox
 // (PID 1; argv: InitArg [--tty=FDS] [--landlock=SCOPES
-// [--landlock-write=PATH]...] -- command...), under the seccomp
+// [--landlock-write=PATH]...] [--rlimit=NAME=SOFT:HARD]... -- command...),
+// under the seccomp
 // program already. It opens the proxy listeners in the sandbox's network
 // namespace and, with --tty, a pseudo-terminal for the standard
 // descriptors FDS; hands them (the terminal's master side) to the host
 // process; closes everything the command must not inherit; runs the
 // command as its child, in a process group of its own (a session of its
 // own, on the terminal, with --tty), restricted by the second layer with
-// --landlock (landlock_linux.go); forwards signals to that group; and
+// --landlock (landlock_linux.go), with the rlimits of --rlimit
+// (limits_linux.go); forwards signals to that group; and
 // exits with the command's status. It returns only on failure.
 func Init(args []string) error {
 	// PID 1 ignores signals it has no handler for, so the command runs as
@@ -167,6 +169,7 @@ func Init(args []string) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	var ttyFDs []int
 	var ll *landlockSpec
+	var rlimits []string
 	for len(args) > 0 && args[0] != "--" && strings.HasPrefix(args[0], "--") {
 		a := args[0]
 		args = args[1:]
@@ -174,6 +177,10 @@ func Init(args []string) error {
 			if err != nil {
 				return err
 			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, rlimitArg); ok {
+			rlimits = append(rlimits, v)
 			continue
 		}
 		if !strings.HasPrefix(a, ttyArg) {
@@ -238,6 +245,11 @@ func Init(args []string) error {
 	}
 	if err := closeInherited(); err != nil {
 		return err
+	}
+	for _, v := range rlimits {
+		if err := applyRlimit(v); err != nil {
+			return err
+		}
 	}
 	if rules != nil {
 		// From here on this goroutine stays on a thread restricted by the

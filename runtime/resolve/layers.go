@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -73,4 +74,30 @@ func (r *resolver) landlock(steps []bwrap.Step) error {
 		r.res.Landlock = l
 	}
 	return nil
+}
+
+// A Limit is one resource limit of the plan (@limit), resolved.
+type Limit struct {
+	Kind  policy.LimitKind
+	Value int64
+	// Line is the line of linux/bwrap.args the step came from.
+	Line int
+}
+
+// limitStep parses the operand of @limit: "KIND=VALUE", a known kind and a
+// positive whole number.
+func limitStep(s bwrap.Step) (Limit, error) {
+	k, v, _ := strings.Cut(s.Operand, "=")
+	known := false
+	for _, lk := range policy.LimitKinds {
+		known = known || string(lk.Kind) == k
+	}
+	if !known {
+		return Limit{}, fmt.Errorf("@%s: unknown limit %q (a plan from a newer srtc?)", bwrap.Limit, s.Operand)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return Limit{}, fmt.Errorf("@%s %s: the value must be a positive whole number", bwrap.Limit, s.Operand)
+	}
+	return Limit{Kind: policy.LimitKind(k), Value: n, Line: s.Line}, nil
 }
