@@ -139,34 +139,29 @@ func srtAs(t *testing.T, bin string, uid int, root, dir string, args ...string) 
 	return code, string(out)
 }
 
-// limitsBomb forks as fast as it can for 2 s, every child sleeping until
-// then, and prints how many children were alive at most and whether a
-// fork was refused.
+// limitsBomb forks until the kernel refuses (for at most 10 s), every
+// child waiting for the end of a pipe the parent closes then, and prints
+// how many children were alive at once and whether a fork was refused.
 const limitsBomb = `
 import os, time
-deadline = time.time() + 2
-alive, most, refused = 0, 0, False
+r, w = os.pipe()
+deadline = time.time() + 10
+alive, refused = 0, False
 while time.time() < deadline:
     try:
         pid = os.fork()
     except OSError:
         refused = True
-        time.sleep(0.01)
-        continue
+        break
     if pid == 0:
-        time.sleep(max(0, deadline - time.time()) + 0.3)
+        os.close(w)
+        os.read(r, 1)
         os._exit(0)
     alive += 1
-    most = max(most, alive)
-    while True:
-        try:
-            p, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if p == 0:
-            break
-        alive -= 1
-print("most", most, "refused", refused, flush=True)
+os.close(w)
+for _ in range(alive):
+    os.wait()
+print("most", alive, "refused", refused, flush=True)
 `
 
 // limitsHog asks for 512 MiB, a MiB at a time, touching each.
