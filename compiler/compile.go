@@ -339,6 +339,17 @@ func (c *compiler) process() policy.Process {
 	if s.BwrapPath != nil {
 		p.BwrapPath = *s.BwrapPath
 	}
+	if l := s.Limits; l != nil {
+		for _, k := range []struct {
+			kind policy.LimitKind
+			name string
+			v    *int
+		}{{policy.LimitMemory, "memoryMiB", l.MemoryMiB}, {policy.LimitProcesses, "processes", l.Processes}, {policy.LimitCPU, "cpuSeconds", l.CPUSeconds}, {policy.LimitOpenFiles, "openFiles", l.OpenFiles}} {
+			if k.v != nil {
+				p.Limits = append(p.Limits, policy.Limit{Kind: k.kind, Value: int64(*k.v), Origin: c.origin("limits", k.name)})
+			}
+		}
+	}
 	// The keyring rules apply in every sandbox: no setting turns them off.
 	p.Seccomp = append(p.Seccomp, "keyring")
 	if !is(s.Network.AllowAllUnixSockets) {

@@ -150,6 +150,15 @@ func TestVerdicts(t *testing.T) {
 		{"sandboxUser long", "", `{"windows":{"sandboxUser":"abcdefghijklmnopqrstu"}}`, []string{"windows.sandboxUser"}},
 		{"ripgrep empty command", "", `{"ripgrep":{"command":""}}`, nil},
 		{"ripgrep no command", "", `{"ripgrep":{"args":[]}}`, []string{"ripgrep.command"}},
+
+		// srt's resource limits: whole numbers in range, no other key.
+		{"limits", "", `{"limits":{"memoryMiB":16,"processes":8,"cpuSeconds":1,"openFiles":16}}`, nil},
+		{"limits max", "", `{"limits":{"memoryMiB":16777216,"processes":4194304,"cpuSeconds":31536000,"openFiles":1048576}}`, nil},
+		{"limits empty", "", `{"limits":{}}`, nil},
+		{"limits low", "", `{"limits":{"memoryMiB":15,"processes":7,"cpuSeconds":0,"openFiles":15}}`, []string{"limits.cpuSeconds", "limits.memoryMiB", "limits.openFiles", "limits.processes"}},
+		{"limits high", "", `{"limits":{"memoryMiB":16777217,"processes":4194305,"cpuSeconds":31536001,"openFiles":1048577}}`, []string{"limits.cpuSeconds", "limits.memoryMiB", "limits.openFiles", "limits.processes"}},
+		{"limits types", "", `{"limits":{"memoryMiB":"2G","processes":2.5,"cpuSeconds":null,"openFiles":true}}`, []string{"limits.cpuSeconds", "limits.memoryMiB", "limits.openFiles", "limits.processes"}},
+		{"limits unknown", "", `{"limits":{"memory":1024}}`, []string{"limits.memory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

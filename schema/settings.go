@@ -31,6 +31,7 @@ type Settings struct {
 	JavaAgentJarPath             *string             `json:"javaAgentJarPath,omitempty"`
 	Windows                      *Windows            `json:"windows,omitempty"`
 	Git                          *Git                `json:"git,omitempty"`
+	Limits                       *Limits             `json:"limits,omitempty"`
 
 	src *source // where each value was written; nil for settings built in Go
 }
@@ -232,6 +233,15 @@ type Seccomp struct {
 // Git is "git" (docs/reference.md#settings-keys).
 type Git struct {
 	SafeDirectories []string `json:"safeDirectories,omitempty"`
+}
+
+// Limits is "limits": srt's resource limits of one sandbox
+// (docs/layers.md#resource-limits).
+type Limits struct {
+	MemoryMiB  *int `json:"memoryMiB,omitempty"`
+	Processes  *int `json:"processes,omitempty"`
+	CPUSeconds *int `json:"cpuSeconds,omitempty"`
+	OpenFiles  *int `json:"openFiles,omitempty"`
 }
 
 // Windows is "windows" (docs/reference.md#settings-keys).

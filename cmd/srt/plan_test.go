@@ -44,7 +44,7 @@ func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 
 // editPlan replaces (or with nil, removes) a file of the plan and updates
 // its checksum in plan.json, as a reviewed change would.
-func editPlan(t *testing.T, plan, name string, b []byte) {
+func editPlan(t testing.TB, plan, name string, b []byte) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(plan, "plan.json"))
 	if err != nil {

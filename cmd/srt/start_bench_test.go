@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,4 +62,65 @@ func BenchmarkStart(b *testing.B) {
 	b.ReportMetric(ms(tPlan)-ms(tRaw), "plan-minus-raw-ms")
 	b.ReportMetric(float64(tPlan)/float64(tRaw), "plan/raw")
 	b.ReportMetric(float64(tPlan)/float64(tSettings), "plan/settings")
+}
+
+// BenchmarkLayers measures what each layer costs "srt run --plan DIR -c
+// true": the plan without @landlock (the mounts alone), as compiled (with
+// Landlock), and with limits (memory, processes, CPU time, open files:
+// cgroups where srt may make them, rlimits), interleaved in each
+// iteration. It reports each in ms/op and the ratios to the plan without
+// the layer.
+//
+//	go test ./cmd/srt -run '^$' -bench BenchmarkLayers -benchtime 100x
+func BenchmarkLayers(b *testing.B) {
+	testenv.Require(b, "bwrap")
+	bin := b.TempDir()
+	srtBin := filepath.Join(bin, "srt")
+	if out, err := exec.Command("go", "build", "-o", srtBin, "srt.dev/cmd/srt").CombinedOutput(); err != nil {
+		b.Fatalf("building srt: %v\n%s", err, out)
+	}
+	dir := b.TempDir()
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}`
+	withLandlock := writePlan(b, filepath.Join(dir, "landlock"), settings+"}", artifact.Options{})
+	without := writePlan(b, filepath.Join(dir, "none"), settings+"}", artifact.Options{})
+	args, err := os.ReadFile(filepath.Join(without, "linux", "bwrap.args"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kept []string
+	for _, l := range strings.Split(string(args), "\n") {
+		if !strings.HasPrefix(l, "@landlock") {
+			kept = append(kept, l)
+		}
+	}
+	editPlan(b, without, "linux/bwrap.args", []byte(strings.Join(kept, "\n")))
+	limits := writePlan(b, filepath.Join(dir, "limits"), settings+`, "limits": {"memoryMiB": 4096, "processes": 4096, "cpuSeconds": 3600, "openFiles": 4096}}`, artifact.Options{})
+	env := append(os.Environ(), "HOME="+dir)
+	run := func(plan string) time.Duration {
+		cmd := exec.Command(srtBin, "run", "--plan", plan, "-c", "true")
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", plan, err, out)
+		}
+		return time.Since(start)
+	}
+	for _, p := range []string{without, withLandlock, limits} {
+		run(p) // warm up
+	}
+	var tNone, tLandlock, tLimits time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tNone += run(without)
+		tLandlock += run(withLandlock)
+		tLimits += run(limits)
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(b.N) / 1e6 }
+	b.ReportMetric(ms(tNone), "mounts-only-ms")
+	b.ReportMetric(ms(tLandlock), "landlock-ms")
+	b.ReportMetric(ms(tLimits), "landlock+limits-ms")
+	b.ReportMetric(ms(tLandlock)-ms(tNone), "landlock-cost-ms")
+	b.ReportMetric(ms(tLimits)-ms(tLandlock), "limits-cost-ms")
+	b.ReportMetric(float64(tLandlock)/float64(tNone), "landlock/none")
+	b.ReportMetric(float64(tLimits)/float64(tLandlock), "limits/landlock")
 }

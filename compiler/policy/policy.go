@@ -255,6 +255,9 @@ type Process struct {
 	AllowPty                     bool     `json:"allowPty,omitempty"`
 	// BwrapPath is the bubblewrap binary to use; "" means bwrap on PATH.
 	BwrapPath string `json:"bwrapPath,omitempty"`
+	// Limits are the resource limits of each sandbox (limits), in the
+	// order of LimitKinds; none when the settings set none.
+	Limits []Limit `json:"limits,omitempty"`
 }
 
 // Env is what the sandbox does to the command's environment, beyond the

@@ -289,7 +289,25 @@ func (l linux) knobs() []knob {
 		l.sw("weaker nested sandbox", "enableWeakerNestedSandbox", pr.EnableWeakerNestedSandbox, "bubblewrap runs without a fresh /proc (for running inside a container)", "a fresh /proc"),
 		{localBindingName, Decision{Allow: true, Rule: policy.Default, Why: "always, on the sandbox's own loopback (private network namespace; allowLocalBinding is ignored on Linux); " + l.hostLoopbackWhy()}},
 	}
+	out = append(out, l.landlockKnob())
 	return append(out, linuxKernelKnobs()...)
+}
+
+// landlockKnob is the line of the second layer (policy.Landlock).
+func (l linux) landlockKnob() knob {
+	const name = "second layer (Landlock)"
+	grants := l.p.Landlock()
+	if grants == nil {
+		return knob{name, Decision{Allow: true, Rule: l.switchOrigin("filesystem.disabled"), Why: "none: the file system policy is disabled, everything is writable"}}
+	}
+	var paths []string
+	for _, g := range grants {
+		paths = append(paths, g.Path)
+	}
+	return knob{name, Decision{Rule: policy.Mandatory, Why: "where the kernel has Landlock (srt doctor), the command can write only below its write roots, its TMPDIR, " +
+		strings.Join(paths, " ") + " and the files its standard output and error are open on, whatever the mounts allow; " +
+		"Landlock cannot carve an exception out of a grant, so the write denies inside the write roots rest on the mounts alone; " +
+		"abstract Unix sockets and signals stay inside the sandbox (" + strings.Join(policy.LandlockScopes, ", ") + " scopes, Landlock ABI 6)"}}
 }
 
 // linuxKernelKnobs are the protections of the host kernel that every Linux

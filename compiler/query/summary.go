@@ -146,6 +146,7 @@ const localBindingName = "local binding (listen on localhost)"
 // environment and credential lines, the same on every target.
 func (e *Evaluator) knobs(pl platform) []knob {
 	out := pl.knobs()
+	out = append(out, e.limitKnobs(pl)...)
 	if len(e.p.Env.Mask)+len(e.p.Filesystem.CredentialMasks) > 0 {
 		// srt (Linux) swaps masked values in on terminated TLS, or on
 		// plain HTTP when allowed.
@@ -297,4 +298,33 @@ func stateWhy() string {
 	}
 	return "always read-only, however the settings read, a path absent at the start never created: " + strings.Join(ro, "; ") +
 		"; always hidden: " + strings.Join(hidden, "; ") + " (" + policy.StateWhy + ")"
+}
+
+// limitKnobs are the lines of the resource limits (limits.*): how pl
+// enforces each (a deny: the sandbox cannot take more), or that it does
+// not (an allow).
+func (e *Evaluator) limitKnobs(pl platform) []knob {
+	var out []knob
+	for _, l := range e.p.Process.Limits {
+		d := Decision{Rule: l.Origin}
+		switch pl.(type) {
+		case linux:
+			d.Why = linuxLimitWhy[l.Kind]
+		case macOS:
+			d.Allow, d.Why = true, "not enforced: Seatbelt has no resource limits, and srt sets none on macOS"
+		default:
+			d.Allow, d.Why = true, "not enforced: the Windows plan sets no memory, process or CPU-time limit"
+		}
+		out = append(out, knob{fmt.Sprintf("limit %s = %d", l.Origin.Key, l.Value), d})
+	}
+	return out
+}
+
+// linuxLimitWhy says how srt enforces each limit on Linux
+// (runtime/sandbox/limits_linux.go).
+var linuxLimitWhy = map[policy.LimitKind]string{
+	policy.LimitMemory:    "the whole sandbox's memory, in a cgroup where srt may make one below its own (the kernel kills inside the sandbox when it is full; srt says so); elsewhere RLIMIT_DATA, per process (an allocation fails; srt cannot tell)",
+	policy.LimitProcesses: "the sandbox's processes and threads, in a pids cgroup where srt may make one (srt reports refused forks); RLIMIT_NPROC too, counted in the sandbox's own user namespace, which does not bind root",
+	policy.LimitCPU:       "RLIMIT_CPU per process (SIGXCPU, then SIGKILL a second later); with a cgroup, srt also stops the sandbox once all of it has used that much",
+	policy.LimitOpenFiles: "RLIMIT_NOFILE, per process",
 }

@@ -76,6 +76,14 @@ const (
 	// KernelMask hides a kernel interface where it exists on the host: an
 	// empty read-only tmpfs over a directory, /dev/null over a file.
 	KernelMask Directive = "kernel-mask"
+	// Landlock is the second layer: the init step restricts the command
+	// with Landlock to writes in the write roots, the run's TMPDIR and the
+	// paths of its grant parameter, and keeps the scopes of its scope
+	// parameter, as far as the host's kernel offers them.
+	Landlock Directive = "landlock"
+	// Limit is one resource limit of the sandbox: its operand is
+	// KIND=VALUE (policy.LimitKinds).
+	Limit Directive = "limit"
 	// Seccomp installs the seccomp program of the host's architecture.
 	Seccomp Directive = "seccomp"
 )
@@ -214,6 +222,18 @@ func Emit(p *policy.Policy) Plan {
 		} else {
 			pl.Steps = append(pl.Steps, Step{Args: []string{"--ro-bind-try", k.Path, k.Path}, Reason: k.Why})
 		}
+	}
+	if grants := p.Landlock(); grants != nil {
+		var paths []string
+		for _, g := range grants {
+			paths = append(paths, g.Path)
+		}
+		op := "grant=" + strings.Join(paths, ",") + " scope=" + strings.Join(policy.LandlockScopes, ",")
+		pl.Steps = append(pl.Steps, Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
+	}
+	for i := range p.Process.Limits {
+		l := &p.Process.Limits[i]
+		pl.Steps = append(pl.Steps, Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
 	}
 	if len(p.Process.Seccomp) > 0 {
 		dir(Seccomp, strings.Join(p.Process.Seccomp, "+"), nil)

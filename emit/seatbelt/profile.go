@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -133,6 +134,9 @@ func (m *emitter) header(p *policy.Policy) {
 		}
 	}
 	m.add("; srt appends rules after this profile, whatever it says, for " + policy.StateWhy + ": read-only, where they are on the host: " + strings.Join(kinds, ", ") + ".")
+	for _, l := range p.Process.Limits {
+		m.add(fmt.Sprintf("; %s = %d (%s): not enforced on macOS: Seatbelt has no resource limits, and srt sets none there.", l.Origin.Key, l.Value, strings.Map(printable, l.Origin.Pos)))
+	}
 }
 
 // printable keeps a comment on one line.

@@ -22,5 +22,12 @@ func (e *emitter) residualRisks() []ResidualRisk {
 		{ID: "ranking-on-spellings", Risk: "srtc ranks entries on their spellings (ignoring case); the helper ranks again on resolved paths (junctions, symbolic links, 8.3 names), which can change the outcome"},
 		{ID: "unverified-details", Risk: "not established by the published sources: the open-loopback filter's encoding, the block filter's descriptor for AppContainer processes, how sid:cap(root) is derived, the list of ambient write-deny directories"},
 	}
+	if lim := e.p.Process.Limits; len(lim) > 0 {
+		var causes []policy.Origin
+		for _, l := range lim {
+			causes = append(causes, l.Origin)
+		}
+		r = append(r, ResidualRisk{ID: "limits-not-enforced", Risk: "the resource limits (limits) are not enforced on Windows: this plan sets no memory, process or CPU-time limit, and a command can take all the machine's memory, processes and CPU time", Mitigation: "run such commands on Linux, where srt enforces them", CausedBy: causes})
+	}
 	return r
 }

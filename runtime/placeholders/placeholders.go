@@ -87,6 +87,9 @@ type record struct {
 	// protected names still due for the run (see package quarantine).
 	Check      *quarantine.Spec `json:"check,omitempty"`
 	Quarantine string           `json:"quarantine,omitempty"`
+	// Cgroups are the cgroup directories made for the run's resource
+	// limits (see RemoveCgroups), removed once it has ended.
+	Cgroups []string `json:"cgroups,omitempty"`
 }
 
 // Tmp makes a new, empty directory (mode 0700) in TmpDir for a run's
@@ -313,6 +316,7 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 				errs = append(errs, private.RemoveAll(s))
 			}
 		}
+		errs = append(errs, RemoveCgroups(d.rec.Cgroups))
 	}
 	if alive {
 		// A placeholder unlinked on the host is detached from every

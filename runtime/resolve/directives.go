@@ -49,6 +49,20 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
 	bwrap.MandatoryScan: {},
 	bwrap.SrtState:      {},
+	bwrap.Landlock:      {},
+	bwrap.Limit: {emit: func(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
+		l, err := limitStep(s)
+		if err != nil {
+			return err
+		}
+		for _, have := range r.res.Limits {
+			if have.Kind == l.Kind {
+				return fmt.Errorf("@%s: a second %s limit", bwrap.Limit, l.Kind)
+			}
+		}
+		r.res.Limits = append(r.res.Limits, l)
+		return nil
+	}},
 }
 
 // checkSteps refuses a plan with a step this runtime does not know.

@@ -91,6 +91,10 @@ type Result struct {
 	// write that outlive the run: the real paths bound writable, but for
 	// the run's own TMPDIR, which is removed with it.
 	WriteRoots []string
+	// Landlock is the plan's second layer, nil when it has none.
+	Landlock *Landlock
+	// Limits are the plan's resource limits, in its order.
+	Limits []Limit
 }
 
 // Resolve resolves a plan for h.
@@ -106,6 +110,9 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 		return nil, err
 	}
 	if err := r.emit(steps); err != nil {
+		return nil, err
+	}
+	if err := r.landlock(steps); err != nil {
 		return nil, err
 	}
 	for _, w := range r.writeRoots {

@@ -69,13 +69,8 @@ func Doctor(bwrap string) []Check {
 	if c, ok := bareRepositoryCheck(); ok {
 		add(c)
 	}
-	// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
-	abi, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, 1)
-	if errno == 0 {
-		add(Check{Name: "Landlock", OK: true, Detail: fmt.Sprintf("ABI %d (not used yet; defence in depth to come)", abi)})
-	} else {
-		add(Check{Name: "Landlock", OK: true, Detail: "not available (" + errno.Error() + "); srt does not need it"})
-	}
+	add(landlockDoctor())
+	add(limitsDoctor())
 	return checks
 }
 

@@ -84,6 +84,8 @@ type linuxRun struct {
 	run              *placeholders.Run // the run's record, from prepare on
 	// snap is what the write roots held before the command started.
 	snap *quarantine.Snapshot
+	// limits is how the plan's resource limits are enforced here.
+	limits *limitsPlan
 	// Scratch space of the run ("" when not made): the source of
 	// placeholder directories, TMPDIR, the trust bundle's directory,
 	// the masked credential files' directory.
@@ -174,6 +176,13 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 	if r.res, err = resolve.Resolve(steps, r.host(env)); err != nil {
 		r.discard()
 		return nil, err
+	}
+	r.limits = planLimits(r.res.Limits)
+	for _, n := range r.limits.notes {
+		o.debug("limits: " + n)
+	}
+	for _, w := range r.limits.warnings {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", w)
 	}
 	r.out = r.commandLine(steps, argv)
 	return r, nil
@@ -318,13 +327,28 @@ func (r *linuxRun) commandLine(steps []bwrap.Step, argv []string) *Result {
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
 	}
+	ll, why := landlockInitArgs(res.Landlock, landlockABI())
+	if why != "" {
+		o.debug(why)
+	}
 	full := append([]string{o.Bwrap}, res.Args...)
 	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
 		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
 	full = append(full, initArgs...)
+	lines := append([]int{0}, res.Lines...)
+	lines = append(lines, make([]int, len(full)-len(lines))...)
+	// The init step's options of the second layer come from @landlock.
+	for range ll {
+		lines = append(lines, res.Landlock.Line)
+	}
+	full = append(full, ll...)
+	// The rlimits come from the @limit lines.
+	for _, a := range r.limits.initArgs {
+		full = append(full, a.arg)
+		lines = append(lines, a.line)
+	}
 	full = append(full, "--")
 	full = append(full, argv...)
-	lines := append([]int{0}, res.Lines...)
 	lines = append(lines, make([]int, len(full)-len(lines))...)
 	return &Result{Argv: full, ArgvLines: lines}
 }
@@ -344,6 +368,22 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		o.step("released")
 	}()
 	o.step("registered")
+
+	cg := r.limits.cg
+	if err := cg.make(r.limits.limits); err != nil {
+		cg.remove()
+		return nil, err
+	}
+	defer func() {
+		if err := cg.remove(); err != nil {
+			o.debug("limits: " + err.Error())
+		}
+	}()
+	if cg != nil && len(cg.made) > 0 {
+		if err := run.Cgroups(cg.made); err != nil {
+			return nil, err
+		}
+	}
 
 	files, closeAll, err := childFiles(r.prog, r.self)
 	if err != nil {
@@ -365,14 +405,26 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	files.closeChildEnds()
 	// The sandbox's first process (our init role, PID 1 inside) as the
 	// host sees it: signals for the command go to it, and it forwards them.
-	initPID := make(chan int, 1)
+	initPID, cgPID := make(chan int, 1), make(chan int, 1)
 	go func() {
 		var info struct {
 			ChildPID int `json:"child-pid"`
 		}
 		json.NewDecoder(files.info).Decode(&info)
 		initPID <- info.ChildPID
+		cgPID <- info.ChildPID
 	}()
+	// The sandbox enters its cgroups before the command starts.
+	ready := func() error {
+		if cg == nil || len(cg.made) == 0 {
+			return nil
+		}
+		pid := <-cgPID
+		if pid <= 0 {
+			return errors.New("bubblewrap did not name the sandbox's first process, which its cgroups need")
+		}
+		return cg.join(pid)
+	}
 
 	// What the write roots hold is recorded while bubblewrap starts; the
 	// command starts once it is on disk (see serve).
@@ -387,7 +439,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		recorded <- nil
 	}
 	var rec runRecord
-	stopServing, herr := m.serve(ctx, r, hostEnd, &rec, recorded)
+	stopServing, herr := m.serve(ctx, r, hostEnd, &rec, recorded, ready)
 	defer stopServing()
 	if o.Started != nil {
 		o.Started()
@@ -400,10 +452,13 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	stopResize := r.tty.followSize()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	werr := supervise(ctx, done, sigs, init.signal, func() {
+	kill := func() {
 		cmd.Process.Kill() // bubblewrap; the sandbox dies with it
 		init.kill()        // PID 1 of its namespace: all of it
-	})
+	}
+	cpuHit, stopWatch := r.watchCPU(cg, herr == nil, kill)
+	werr := supervise(ctx, done, sigs, init.signal, kill)
+	stopWatch()
 	stopResize()
 	o.step("command ended")
 	if r.tty != nil {
@@ -421,6 +476,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		o.step("checked")
 	}
 	out.ExitCode = exitCode(cmd.ProcessState)
+	r.reportLimits(m, out, cpuHit)
 	if herr != nil && (out.ExitCode == 0 || r.snap == nil && check != nil) {
 		return out, fmt.Errorf("the sandbox did not start the command: %w", herr)
 	}
@@ -436,7 +492,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 // attaches the sandbox's terminal. herr says why the hand-off failed; the
 // command then does not start. stop closes the listeners and ends the
 // run's part of the proxies.
-func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord, recorded <-chan error) (stop func(), herr error) {
+func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord, recorded <-chan error, ready func() error) (stop func(), herr error) {
 	egress, endRun := m.runEgress(ctx, r.key, r.text, r.token, rec)
 	if r.tls != nil {
 		egress.TLS = r.tls.term
@@ -457,6 +513,9 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 		}
 		if err := <-recorded; herr == nil && err != nil {
 			herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
+		}
+		if herr == nil {
+			herr = ready()
 		}
 		if herr == nil {
 			_, herr = hostEnd.Write([]byte{1})
@@ -517,7 +576,7 @@ func (r *linuxRun) register() (run *placeholders.Run, check *quarantine.Spec, re
 		return nil, nil, nil, err
 	}
 	reaper := make(chan func(), 1)
-	if scratch == nil && check == nil {
+	if scratch == nil && check == nil && !r.limits.cg.any() {
 		// Nothing to clean up or check after this run: no reaper.
 		reaper <- func() {}
 	} else {
@@ -583,4 +642,45 @@ func (r *linuxRun) treeFile(spec quarantine.Spec) string {
 	}
 	fmt.Fprintf(h, "\x00%s", spec.Home)
 	return filepath.Join(r.reg.TreeCache(), hex.EncodeToString(h.Sum(nil)[:16]))
+}
+
+// watchCPU stops the sandbox (kill) once its cgroup has used the CPU time
+// of limits.cpuSeconds, when the run has such a cgroup and its command
+// started; hit says whether it did, once stop has been called.
+func (r *linuxRun) watchCPU(cg *cgroupSet, started bool, kill func()) (hit func() bool, stop func()) {
+	var limit int64
+	for _, l := range r.limits.limits {
+		if l.Kind == policy.LimitCPU {
+			limit = l.Value
+		}
+	}
+	if limit == 0 || !cg.has("cpu") || !started {
+		return func() bool { return false }, func() {}
+	}
+	done := make(chan struct{})
+	h := cg.watchCPU(time.Duration(limit)*time.Second, kill, done)
+	return func() bool {
+			select {
+			case <-h:
+				return true
+			default:
+				return false
+			}
+		}, func() {
+			close(done)
+		}
+}
+
+// reportLimits says which resource limits the sandbox reached: on the
+// command's standard error, in the result, and as violations.
+func (r *linuxRun) reportLimits(m *Manager, out *Result, cpuHit func() bool) {
+	now := time.Now()
+	for _, h := range r.limits.hits(cpuHit(), out.ExitCode) {
+		fmt.Fprintf(r.o.Stderr, "srt: the sandbox reached %s = %d%s: %s\n", h.Key, h.Value, limitUnit(h.Kind), h.What)
+		out.Limits = append(out.Limits, h)
+		e := h.violation(now)
+		if kept, ok := m.store.Add(e.Line, r.key, e.Time); ok {
+			out.Violations = append(out.Violations, kept)
+		}
+	}
 }

@@ -128,6 +128,19 @@ type Result struct {
 	// Quarantined are the protected names the command wrote below its
 	// write roots, moved to the quarantine when it ended (Linux).
 	Quarantined []quarantine.Item
+	// Limits are the resource limits (limits.*) the sandbox reached, as
+	// far as this host can tell (Linux; docs/layers.md#resource-limits).
+	Limits []LimitHit
+}
+
+// A LimitHit is a resource limit the sandbox reached.
+type LimitHit struct {
+	// Kind is the limit; Key its settings key, Value its value.
+	Kind  policy.LimitKind
+	Key   string
+	Value int64
+	// What happened, e.g. "the kernel killed 1 process, out of memory".
+	What string
 }
 
 // A Check is one thing the host must allow for the sandbox to work.

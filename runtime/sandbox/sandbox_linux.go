@@ -150,13 +150,17 @@ func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error
 }
 
 // Init is the init role: it runs as the first process in the sandbox
-// (PID 1; argv: InitArg [--tty=FDS] -- command...), under the seccomp
+// (PID 1; argv: InitArg [--tty=FDS] [--landlock=SCOPES
+// [--landlock-write=PATH]...] [--rlimit=NAME=SOFT:HARD]... -- command...),
+// under the seccomp
 // program already. It opens the proxy listeners in the sandbox's network
 // namespace and, with --tty, a pseudo-terminal for the standard
 // descriptors FDS; hands them (the terminal's master side) to the host
 // process; closes everything the command must not inherit; runs the
 // command as its child, in a process group of its own (a session of its
-// own, on the terminal, with --tty); forwards signals to that group; and
+// own, on the terminal, with --tty), restricted by the second layer with
+// --landlock (landlock_linux.go), with the rlimits of --rlimit
+// (limits_linux.go); forwards signals to that group; and
 // exits with the command's status. It returns only on failure.
 func Init(args []string) error {
 	// PID 1 ignores signals it has no handler for, so the command runs as
@@ -165,12 +169,28 @@ func Init(args []string) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	var ttyFDs []int
-	if len(args) > 0 && strings.HasPrefix(args[0], ttyArg) {
+	var ll *landlockSpec
+	var rlimits []string
+	for len(args) > 0 && args[0] != "--" && strings.HasPrefix(args[0], "--") {
+		a := args[0]
+		args = args[1:]
+		if ok, err := parseLandlockArg(a, &ll); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, rlimitArg); ok {
+			rlimits = append(rlimits, v)
+			continue
+		}
+		if !strings.HasPrefix(a, ttyArg) {
+			return fmt.Errorf("unknown option %q of the init step", a)
+		}
 		var err error
-		if ttyFDs, err = parseTTYArg(strings.TrimPrefix(args[0], ttyArg)); err != nil {
+		if ttyFDs, err = parseTTYArg(strings.TrimPrefix(a, ttyArg)); err != nil {
 			return err
 		}
-		args = args[1:]
 	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -202,6 +222,15 @@ func Init(args []string) error {
 	if err := unix.Sendmsg(fdHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
 	}
+	// The second layer's ruleset is built while the host records the
+	// write roots; it is enforced once the command may start.
+	var rules *landlockRuleset
+	if ll != nil {
+		var err error
+		if rules, err = ll.build(landlockABI()); err != nil {
+			return err
+		}
+	}
 	// The host says when the command may start: once it has recorded
 	// what the write roots hold (the check after the run compares with
 	// it) and set up the terminal (modes, window size). Without that
@@ -217,6 +246,18 @@ func Init(args []string) error {
 	}
 	if err := closeInherited(); err != nil {
 		return err
+	}
+	for _, v := range rlimits {
+		if err := applyRlimit(v); err != nil {
+			return err
+		}
+	}
+	if rules != nil {
+		// From here on this goroutine stays on a thread restricted by the
+		// second layer, and starts the command from it.
+		if err := rules.enforce(0); err != nil {
+			return err
+		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

@@ -1,0 +1,340 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"srt.dev/emit/artifact"
+	"srt.dev/internal/testenv"
+)
+
+// landlockHost skips (or, with SRT_REQUIRE_SANDBOX=1, fails) a test that
+// needs Landlock when the kernel has none.
+func landlockHost(t *testing.T) {
+	t.Helper()
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION); errno != 0 {
+		if os.Getenv("SRT_REQUIRE_SANDBOX") == "1" {
+			t.Fatalf("this kernel has no Landlock (%v) and SRT_REQUIRE_SANDBOX=1", errno)
+		}
+		t.Skipf("this kernel has no Landlock: %v", errno)
+	}
+}
+
+// weakenedPlan writes the plan of settings in dir with one mistake in its
+// mount table: below "--ro-bind / /", a bind of high writable (one level
+// above the write root). With keepLandlock false the @landlock line goes
+// too (the control: the mistake then lets writes through).
+func weakenedPlan(t *testing.T, dir, settings, high string, keepLandlock bool) string {
+	t.Helper()
+	plan := writePlan(t, dir, settings, artifact.Options{})
+	b, err := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	bound := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "@landlock") && !keepLandlock {
+			continue
+		}
+		out = append(out, l)
+		if l == "--ro-bind / /" {
+			out = append(out, "--bind "+high+" "+high)
+			bound = true
+		}
+	}
+	if !bound {
+		t.Fatalf("no --ro-bind / / line in\n%s", b)
+	}
+	editPlan(t, plan, "linux/bwrap.args", []byte(strings.Join(out, "\n")))
+	return plan
+}
+
+// TestLandlockSecondLayer proves Landlock is a second layer: a plan whose
+// mount table binds the parent of the write root writable lets the command
+// write beside the project without @landlock, and with it the write is
+// refused (EACCES, Landlock's answer, where a read-only mount says EROFS)
+// while the project stays writable. As root and as nobody.
+func TestLandlockSecondLayer(t *testing.T) {
+	requireSandbox(t)
+	landlockHost(t)
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	script := `echo in > inside.txt && echo "inside ok"; ` +
+		`if echo out > ../beside.txt; then echo "beside written"; fi; ` +
+		`echo dev > /dev/null && echo "null ok"; ` +
+		`mkdir -p "$TMPDIR/d" && echo t > "$TMPDIR/d/f" && echo "tmp ok"`
+	for _, uid := range users {
+		for _, keep := range []bool{false, true} {
+			name := map[bool]string{false: "without landlock", true: "with landlock"}[keep]
+			t.Run(name+"/uid"+strconv.Itoa(uid), func(t *testing.T) {
+				bin := testenv.PublicCopy(t, "srt")
+				root := filepath.Dir(bin)
+				outer := filepath.Join(root, "outer")
+				proj := filepath.Join(outer, "proj")
+				os.MkdirAll(proj, 0o755)
+				settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
+				plan := weakenedPlan(t, root, settings, outer, keep)
+				filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+				cmd := exec.Command(bin, "run", "--plan", plan, "-c", script)
+				cmd.Dir = proj
+				cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+				if uid != os.Geteuid() {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+				}
+				out, err := cmd.CombinedOutput()
+				_, statErr := os.Stat(filepath.Join(outer, "beside.txt"))
+				written := statErr == nil
+				if !keep {
+					// The control: the mistake is real.
+					if err != nil || !written || !strings.Contains(string(out), "beside written") {
+						t.Fatalf("the weakened plan without @landlock should let the write through: %v written=%v\n%s", err, written, out)
+					}
+					return
+				}
+				want := "inside ok\nnull ok\ntmp ok\n"
+				got := regexp.MustCompile(`(?m)^.*beside.txt: Permission denied\n`).ReplaceAllString(string(out), "")
+				if err != nil || written || got != want || !strings.Contains(string(out), "Permission denied") {
+					t.Errorf("with @landlock: %v, beside.txt written=%v\n%s\nwant (besides the refusal):\n%s", err, written, out, want)
+				}
+				if b, err := os.ReadFile(filepath.Join(proj, "inside.txt")); err != nil || string(b) != "in\n" {
+					t.Errorf("inside.txt: %q %v", b, err)
+				}
+			})
+		}
+	}
+}
+
+// srtAs runs the test binary as srt, as uid, in dir with HOME root (made
+// the user's), and returns its exit code and combined output.
+func srtAs(t *testing.T, bin string, uid int, root, dir string, args ...string) (int, string) {
+	t.Helper()
+	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+	if uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("srt: %v\n%s", err, out)
+	}
+	return code, string(out)
+}
+
+// limitsBomb forks until the kernel refuses (for at most 10 s), every
+// child waiting for the end of a pipe the parent closes then, and prints
+// how many children were alive at once and whether a fork was refused.
+const limitsBomb = `
+import os, time
+r, w = os.pipe()
+deadline = time.time() + 10
+alive, refused = 0, False
+while time.time() < deadline:
+    try:
+        pid = os.fork()
+    except OSError:
+        refused = True
+        break
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)
+        os._exit(0)
+    alive += 1
+os.close(w)
+for _ in range(alive):
+    os.wait()
+print("most", alive, "refused", refused, flush=True)
+`
+
+// limitsHog asks for 512 MiB, a MiB at a time, touching each.
+const limitsHog = `
+b = []
+try:
+    for i in range(512):
+        b.append(bytearray(1 << 20))
+    print("hog got 512 MiB", flush=True)
+except MemoryError:
+    print("hog refused", flush=True)
+`
+
+// TestLimits runs a fork bomb, a memory hog and a CPU spinner in sandboxes
+// with limits, as root (cgroups, where this host lets srt make them below
+// its own) and as nobody (rlimits): each is stopped at its limit, the host
+// stays responsive while the bomb runs, srt says which limit was reached
+// where it can tell, and no cgroup is left behind.
+func TestLimits(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "python3")
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	for _, uid := range users {
+		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
+			bin := testenv.PublicCopy(t, "srt")
+			root := filepath.Dir(bin)
+			proj := filepath.Join(root, "proj")
+			os.MkdirAll(proj, 0o755)
+			os.WriteFile(filepath.Join(proj, "bomb.py"), []byte(limitsBomb), 0o644)
+			os.WriteFile(filepath.Join(proj, "hog.py"), []byte(limitsHog), 0o644)
+			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+				"limits": {"memoryMiB": 96, "processes": 40, "cpuSeconds": 60, "openFiles": 64}}`), 0o644)
+			os.WriteFile(filepath.Join(proj, "cpu.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+				"limits": {"cpuSeconds": 1}}`), 0o644)
+			cgroups := uid == 0 && cgroupsHere()
+
+			// The fork bomb, while the host starts processes of its own.
+			stop := make(chan struct{})
+			worst := make(chan time.Duration, 1)
+			go func() {
+				var w time.Duration
+				for {
+					select {
+					case <-stop:
+						worst <- w
+						return
+					default:
+					}
+					start := time.Now()
+					exec.Command("true").Run()
+					w = max(w, time.Since(start))
+					time.Sleep(20 * time.Millisecond)
+				}
+			}()
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", "s.json", "--violations", "-c", "python3 bomb.py")
+			close(stop)
+			if w := <-worst; w > time.Second {
+				t.Errorf("the host took %v to run true while the bomb ran", w)
+			}
+			m := regexp.MustCompile(`most (\d+) refused True`).FindStringSubmatch(out)
+			if code != 0 || m == nil {
+				t.Fatalf("bomb: exit %d\n%s", code, out)
+			}
+			if n, _ := strconv.Atoi(m[1]); n >= 40 {
+				t.Errorf("bomb: %d children alive at once, limits.processes is 40", n)
+			}
+			reported := strings.Contains(out, "srt: the sandbox reached limits.processes = 40: the kernel refused ") &&
+				strings.Contains(out, "deny limit processes=40 (limits.processes = 40: the kernel refused ")
+			if reported != cgroups {
+				t.Errorf("bomb: reported=%v, want %v (a pids cgroup: %v)\n%s", reported, cgroups, cgroups, out)
+			}
+
+			// The memory hog: killed by the kernel in a memory cgroup,
+			// refused by RLIMIT_DATA without one.
+			code, out = srtAs(t, bin, uid, root, proj, "--settings", "s.json", "--violations", "-c", "python3 hog.py")
+			if strings.Contains(out, "hog got 512 MiB") {
+				t.Errorf("hog: got its memory\n%s", out)
+			}
+			if cgroups {
+				if code != 137 || !strings.Contains(out, "srt: the sandbox reached limits.memoryMiB = 96 MiB: the kernel killed 1 process, out of memory\n") {
+					t.Errorf("hog: exit %d, want 137 and the report\n%s", code, out)
+				}
+			} else if code != 0 || !strings.Contains(out, "hog refused") || strings.Contains(out, "limits.memoryMiB") {
+				t.Errorf("hog: exit %d, want the hog refused and nothing reported (srt cannot tell)\n%s", code, out)
+			}
+
+			// Two CPU spinners: the pair reaches a second of CPU time
+			// before either does (the cgroup's total), each its own
+			// second later (RLIMIT_CPU).
+			start := time.Now()
+			code, out = srtAs(t, bin, uid, root, proj, "--settings", "cpu.json", "--violations", "-c", "sh -c 'while :; do :; done' & while :; do :; done")
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("spinner ran %v", d)
+			}
+			want := "srt: the sandbox reached limits.cpuSeconds = 1 s: the command used that much CPU time, and the kernel stopped it (SIGXCPU)\n"
+			if cgroups {
+				want = "srt: the sandbox reached limits.cpuSeconds = 1 s: the sandbox used that much CPU time, and srt stopped it\n"
+			}
+			if code == 0 || !strings.Contains(out, want) {
+				t.Errorf("spinner: exit %d\n%s\nwant:\n%s", code, out, want)
+			}
+			if left := leftCgroups(); len(left) > 0 {
+				t.Errorf("cgroups left behind: %v", left)
+			}
+		})
+	}
+}
+
+// cgroupsHere reports whether srt can make cgroups below its own on this
+// host (as root, cgroup v1 with the memory, pids and cpuacct controllers).
+func cgroupsHere() bool {
+	b, _ := os.ReadFile("/proc/self/cgroup")
+	for _, c := range []string{"memory", "pids", "cpuacct"} {
+		if !regexp.MustCompile(`(?m)^\d+:` + c + `:`).Match(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// leftCgroups lists the cgroup directories of runs found on this host.
+func leftCgroups() []string {
+	var left []string
+	filepath.WalkDir("/sys/fs/cgroup", func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), "srt-") {
+			left = append(left, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return left
+}
+
+// TestLimitsKilled: srt killed by SIGKILL leaves no cgroup behind; the
+// reaper removes the run's cgroups once the sandbox is gone.
+func TestLimitsKilled(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 || !cgroupsHere() {
+		t.Skip("srt makes cgroups here only as root on cgroup v1 (docs/layers.md)")
+	}
+	bin := testenv.PublicCopy(t, "srt")
+	root := filepath.Dir(bin)
+	proj := filepath.Join(root, "proj")
+	os.MkdirAll(proj, 0o755)
+	os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+		"limits": {"memoryMiB": 256, "processes": 64, "cpuSeconds": 60}}`), 0o644)
+	cmd := exec.Command(bin, "--settings", "s.json", "-c", "echo started; exec sleep 30")
+	cmd.Dir = proj
+	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 8)
+	if n, _ := out.Read(buf); string(buf[:n]) != "started\n" {
+		t.Fatalf("the command did not start: %q", buf[:n])
+	}
+	if left := leftCgroups(); len(left) != 3 {
+		t.Errorf("while it runs, the run's cgroups are %v, want memory, pids and cpuacct", left)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(leftCgroups()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := leftCgroups(); len(left) > 0 {
+		t.Errorf("cgroups left 10 s after srt was killed: %v", left)
+	}
+}

@@ -1,0 +1,470 @@
+//go:build linux
+
+package sandbox
+
+// Resource limits of one sandbox (@limit, limits.* in the settings). The
+// host puts the sandbox's first process in cgroups of its own where it
+// may make them (below the cgroups srt runs in: whatever limits the host
+// sets on srt still hold), and the init step sets rlimits, which every
+// process it starts inherits:
+//
+//	memory-mib   cgroup: the sandbox's memory (the kernel kills inside it
+//	             when it is full); otherwise RLIMIT_DATA, per process
+//	processes    cgroup: processes and threads of the sandbox (pids);
+//	             RLIMIT_NPROC too, which the kernel counts per user
+//	             namespace (the sandbox's own) and does not apply to root
+//	cpu-seconds  RLIMIT_CPU per process (SIGXCPU, then SIGKILL a second
+//	             later); with a cgroup, srt also stops the sandbox when all
+//	             of it has used that much
+//	open-files   RLIMIT_NOFILE per process
+//
+// See docs/layers.md#resource-limits.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
+)
+
+// rlimitArg, as the init step's option, sets one rlimit:
+// --rlimit=NAME=SOFT:HARD (NAME: data, nproc, cpu, nofile).
+const rlimitArg = "--rlimit="
+
+// rlimitNames are the init step's names of the rlimits.
+var rlimitNames = map[string]int{"data": unix.RLIMIT_DATA, "nproc": unix.RLIMIT_NPROC, "cpu": unix.RLIMIT_CPU, "nofile": unix.RLIMIT_NOFILE}
+
+// applyRlimit sets the rlimit of one --rlimit= option on this process
+// (syscall.Setrlimit: the command gets it, not Go's raised default).
+func applyRlimit(v string) error {
+	name, val, _ := strings.Cut(v, "=")
+	soft, hard, _ := strings.Cut(val, ":")
+	res, ok := rlimitNames[name]
+	s, err1 := strconv.ParseUint(soft, 10, 64)
+	h, err2 := strconv.ParseUint(hard, 10, 64)
+	if !ok || err1 != nil || err2 != nil || s > h {
+		return fmt.Errorf("bad %s%s", rlimitArg, v)
+	}
+	if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: s, Max: h}); err != nil {
+		return fmt.Errorf("setting the %s limit to %s: %w", name, val, err)
+	}
+	return nil
+}
+
+// A limitsPlan is how this run enforces its plan's limits.
+type limitsPlan struct {
+	limits []resolve.Limit
+	// cg are the controllers the run uses, by limit kind; the cgroups
+	// are made when the run starts.
+	cg *cgroupSet
+	// initArgs are the init step's --rlimit options, each with the line of
+	// linux/bwrap.args it comes from.
+	initArgs []initArg
+	// notes say how each limit is enforced (--debug); warnings what is
+	// not enforced at all (always printed).
+	notes, warnings []string
+}
+
+// An initArg is one option of the init step, and its line of the plan.
+type initArg struct {
+	arg  string
+	line int
+}
+
+// planLimits decides how the limits are enforced on this host.
+func planLimits(limits []resolve.Limit) *limitsPlan {
+	lp := &limitsPlan{limits: limits}
+	if len(limits) == 0 {
+		return lp
+	}
+	want := map[string]bool{}
+	for _, l := range limits {
+		switch l.Kind {
+		case policy.LimitMemory:
+			want["memory"] = true
+		case policy.LimitProcesses:
+			want["pids"] = true
+		case policy.LimitCPU:
+			want["cpu"] = true
+		}
+	}
+	lp.cg = findCgroups(want)
+	for _, l := range limits {
+		key := limitKey(l.Kind)
+		switch l.Kind {
+		case policy.LimitMemory:
+			if lp.cg.has("memory") {
+				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's memory, in cgroup %s", key, lp.cg.dir["memory"]))
+			} else {
+				b := uint64(l.Value) << 20
+				lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%sdata=%d:%d", rlimitArg, b, b), l.Line})
+				lp.notes = append(lp.notes, key+": no memory cgroup srt may make here: RLIMIT_DATA, per process")
+			}
+		case policy.LimitProcesses:
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snproc=%d:%d", rlimitArg, l.Value, l.Value), l.Line})
+			switch {
+			case lp.cg.has("pids"):
+				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's processes and threads, in cgroup %s", key, lp.cg.dir["pids"]))
+			case os.Geteuid() == 0:
+				lp.warnings = append(lp.warnings, key+" is not enforced: srt runs as root, whom RLIMIT_NPROC does not bind, and no pids cgroup could be made here (srt doctor)")
+			default:
+				lp.notes = append(lp.notes, key+": RLIMIT_NPROC, counted in the sandbox's user namespace")
+			}
+		case policy.LimitCPU:
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%scpu=%d:%d", rlimitArg, l.Value, l.Value+1), l.Line})
+			if lp.cg.has("cpu") {
+				lp.notes = append(lp.notes, fmt.Sprintf("%s: RLIMIT_CPU per process, and the whole sandbox's CPU time in cgroup %s", key, lp.cg.dir["cpu"]))
+			} else {
+				lp.notes = append(lp.notes, key+": RLIMIT_CPU, per process")
+			}
+		case policy.LimitOpenFiles:
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snofile=%d:%d", rlimitArg, l.Value, l.Value), l.Line})
+		}
+	}
+	return lp
+}
+
+// limitKey is the settings key of a limit kind.
+func limitKey(k policy.LimitKind) string {
+	for _, lk := range policy.LimitKinds {
+		if lk.Kind == k {
+			return lk.Key
+		}
+	}
+	return string(k)
+}
+
+// A cgroupSet is the cgroups of one run: one per controller srt uses (the
+// same directory for all of them on cgroup v2).
+type cgroupSet struct {
+	v2 bool
+	// parent is the cgroup srt runs in, and dir the run's own below it,
+	// by controller ("memory", "pids", "cpu").
+	parent, dir map[string]string
+	made        []string // directories made, to remove
+}
+
+func (c *cgroupSet) has(ctrl string) bool { return c != nil && c.dir[ctrl] != "" }
+
+// any reports whether the run makes a cgroup.
+func (c *cgroupSet) any() bool { return c != nil && len(c.dir) > 0 }
+
+// findCgroups finds, for each controller wanted, a cgroup srt runs in
+// below which it may make one (a directory it can write); it makes
+// nothing yet. On cgroup v1 each controller has its hierarchy (cpuacct
+// accounts CPU time); on v2 one directory holds them all, and the
+// controller must be enabled for its children already.
+func findCgroups(want map[string]bool) *cgroupSet {
+	c := &cgroupSet{parent: map[string]string{}, dir: map[string]string{}}
+	own, mounts := ownCgroups()
+	name := fmt.Sprintf("srt-%d-%d", os.Getpid(), time.Now().UnixNano())
+	v1 := map[string]string{"memory": "memory", "pids": "pids", "cpu": "cpuacct"}
+	for ctrl := range want {
+		if p, ok := own[v1[ctrl]]; ok {
+			if m, ok := mounts[v1[ctrl]]; ok && writableDir(filepath.Join(m, p)) {
+				c.parent[ctrl] = filepath.Join(m, p)
+				c.dir[ctrl] = filepath.Join(m, p, name)
+			}
+			continue
+		}
+		// cgroup v2: the controller is enabled below srt's cgroup.
+		p, ok1 := own[""]
+		m, ok2 := mounts[""]
+		if !ok1 || !ok2 {
+			continue
+		}
+		parent := filepath.Join(m, p)
+		sub, _ := os.ReadFile(filepath.Join(parent, "cgroup.subtree_control"))
+		if slices.Contains(strings.Fields(string(sub)), ctrl) && writableDir(parent) {
+			c.v2 = true
+			c.parent[ctrl] = parent
+			c.dir[ctrl] = filepath.Join(parent, name)
+		}
+	}
+	return c
+}
+
+// writableDir reports whether this process may make a directory in dir.
+func writableDir(dir string) bool {
+	return unix.Access(dir, unix.W_OK|unix.X_OK) == nil
+}
+
+// ownCgroups reads /proc/self/cgroup and /proc/self/mountinfo: the path of
+// this process's cgroup in each v1 hierarchy by controller ("" for v2),
+// relative to where that hierarchy is mounted, and the mount points.
+func ownCgroups() (own, mounts map[string]string) {
+	own, mounts = map[string]string{}, map[string]string{}
+	roots := map[string]string{}
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			// id parent major:minor root mountpoint options... - fstype source superoptions
+			pre, post, ok := strings.Cut(sc.Text(), " - ")
+			f, g := strings.Fields(pre), strings.Fields(post)
+			if !ok || len(f) < 5 || len(g) < 3 {
+				continue
+			}
+			switch g[0] {
+			case "cgroup2":
+				mounts[""], roots[""] = f[4], f[3]
+			case "cgroup":
+				for _, o := range strings.Split(g[2], ",") {
+					if _, seen := mounts[o]; !seen {
+						mounts[o], roots[o] = f[4], f[3]
+					}
+				}
+			}
+		}
+	}
+	b, _ := os.ReadFile("/proc/self/cgroup")
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		ctrls := strings.Split(parts[1], ",")
+		if parts[1] == "" {
+			ctrls = []string{""}
+		}
+		for _, ctrl := range ctrls {
+			p := parts[2]
+			if r := roots[ctrl]; r != "" && r != "/" {
+				var ok bool
+				if p, ok = strings.CutPrefix(p, r); !ok {
+					continue // the cgroup is outside what is mounted
+				}
+			}
+			own[ctrl] = p
+		}
+	}
+	return own, mounts
+}
+
+// make makes the run's cgroups and sets the limits in them.
+func (c *cgroupSet) make(limits []resolve.Limit) error {
+	if c == nil {
+		return nil
+	}
+	done := map[string]bool{}
+	for _, ctrl := range []string{"memory", "pids", "cpu"} {
+		d := c.dir[ctrl]
+		if d == "" || done[d] {
+			continue
+		}
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return fmt.Errorf("making the sandbox's cgroup: %w", err)
+		}
+		done[d] = true
+		c.made = append(c.made, d)
+	}
+	for _, l := range limits {
+		var err error
+		switch {
+		case l.Kind == policy.LimitMemory && c.has("memory"):
+			b := strconv.FormatInt(l.Value<<20, 10)
+			if c.v2 {
+				err = writeCg(c.dir["memory"], "memory.max", b)
+				if err == nil {
+					writeCg(c.dir["memory"], "memory.swap.max", "0") // absent without swap accounting
+				}
+			} else {
+				err = writeCg(c.dir["memory"], "memory.limit_in_bytes", b)
+				if err == nil {
+					writeCg(c.dir["memory"], "memory.memsw.limit_in_bytes", b) // absent without swap accounting
+				}
+			}
+		case l.Kind == policy.LimitProcesses && c.has("pids"):
+			err = writeCg(c.dir["pids"], "pids.max", strconv.FormatInt(l.Value, 10))
+		}
+		if err != nil {
+			return fmt.Errorf("setting %s in the sandbox's cgroup: %w", limitKey(l.Kind), err)
+		}
+	}
+	return nil
+}
+
+func writeCg(dir, file, value string) error {
+	return os.WriteFile(filepath.Join(dir, file), []byte(value), 0)
+}
+
+// join moves process pid (the sandbox's first process, before the command
+// starts) into the run's cgroups.
+func (c *cgroupSet) join(pid int) error {
+	for _, d := range c.made {
+		if err := writeCg(d, "cgroup.procs", strconv.Itoa(pid)); err != nil {
+			return fmt.Errorf("moving the sandbox into its cgroup %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// remove removes the run's cgroups (placeholders.RemoveCgroups).
+func (c *cgroupSet) remove() error {
+	if c == nil {
+		return nil
+	}
+	return placeholders.RemoveCgroups(c.made)
+}
+
+// cpuUsage is the CPU time the run's cgroup has used.
+func (c *cgroupSet) cpuUsage() (time.Duration, bool) {
+	d := c.dir["cpu"]
+	if c.v2 {
+		n, ok := cgField(d, "cpu.stat", "usage_usec")
+		return time.Duration(n) * time.Microsecond, ok
+	}
+	b, err := os.ReadFile(filepath.Join(d, "cpuacct.usage"))
+	if err != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	return time.Duration(n), err == nil
+}
+
+// cgField reads "name N" from a flat keyed cgroup file.
+func cgField(dir, file, name string) (int64, bool) {
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == name {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// watchCPU stops the sandbox (stop) once the run's cgroup has used limit
+// of CPU time, checking every 100 ms until done is closed; hit is closed
+// when it did.
+func (c *cgroupSet) watchCPU(limit time.Duration, stop func(), done <-chan struct{}) (hit <-chan struct{}) {
+	h := make(chan struct{})
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if used, ok := c.cpuUsage(); ok && used >= limit {
+					close(h)
+					stop()
+					return
+				}
+			}
+		}
+	}()
+	return h
+}
+
+// hits says which limits the sandbox reached, from what the cgroups
+// counted, whether srt stopped it for its CPU time, and how the command
+// ended (a process killed by SIGXCPU reached RLIMIT_CPU).
+func (lp *limitsPlan) hits(cpuStopped bool, exitCode int) []LimitHit {
+	var out []LimitHit
+	for _, l := range lp.limits {
+		h := LimitHit{Kind: l.Kind, Key: limitKey(l.Kind), Value: l.Value}
+		switch l.Kind {
+		case policy.LimitMemory:
+			if !lp.cg.has("memory") {
+				continue
+			}
+			file := "memory.oom_control"
+			if lp.cg.v2 {
+				file = "memory.events"
+			}
+			if n, ok := cgField(lp.cg.dir["memory"], file, "oom_kill"); ok && n > 0 {
+				h.What = fmt.Sprintf("the kernel killed %d process%s, out of memory", n, plural(n, "es"))
+			}
+		case policy.LimitProcesses:
+			if n, ok := cgField(lp.cg.dir["pids"], "pids.events", "max"); lp.cg.has("pids") && ok && n > 0 {
+				h.What = fmt.Sprintf("the kernel refused %d new process%s or thread%s", n, plural(n, "es"), plural(n, "s"))
+			}
+		case policy.LimitCPU:
+			switch {
+			case cpuStopped:
+				h.What = "the sandbox used that much CPU time, and srt stopped it"
+			case exitCode == 128+int(syscall.SIGXCPU):
+				h.What = "the command used that much CPU time, and the kernel stopped it (SIGXCPU)"
+			}
+		}
+		if h.What != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func plural(n int64, s string) string {
+	if n == 1 {
+		return ""
+	}
+	return s
+}
+
+// limitUnit is how a limit's value reads.
+func limitUnit(k policy.LimitKind) string {
+	switch k {
+	case policy.LimitMemory:
+		return " MiB"
+	case policy.LimitCPU:
+		return " s"
+	}
+	return ""
+}
+
+// violation is the line of a limit reached, as --violations and the audit
+// log show it.
+func (h LimitHit) violation(t time.Time) violations.Entry {
+	return violations.Entry{Line: fmt.Sprintf("deny limit %s=%d (%s = %d%s: %s)", h.Kind, h.Value, h.Key, h.Value, limitUnit(h.Kind), h.What), Time: t}
+}
+
+// limitsDoctor is srt doctor's line on resource limits.
+func limitsDoctor() Check {
+	c := findCgroups(map[string]bool{"memory": true, "pids": true, "cpu": true})
+	var have []string
+	for _, ctrl := range []string{"memory", "pids", "cpu"} {
+		if c.has(ctrl) {
+			have = append(have, ctrl)
+		}
+	}
+	v := "v1"
+	if c.v2 {
+		v = "v2"
+	}
+	if len(have) == 3 {
+		return Check{Name: "resource limits", OK: true, Detail: "cgroup " + v + ": srt can make memory, pids and CPU-accounting cgroups below its own: limits.* hold for the whole sandbox"}
+	}
+	ck := Check{Name: "resource limits", OK: true, Detail: "rlimits, per process (no cgroup srt may make below its own for: " + strings.Join(missing(have), ", ") + ")",
+		Note: "limits.memoryMiB and limits.cpuSeconds then bind each process rather than the sandbox, and srt cannot tell when one was reached (but for SIGXCPU)"}
+	if os.Geteuid() == 0 && !c.has("pids") {
+		ck.Note += "; limits.processes is not enforced for root without a pids cgroup"
+	}
+	return ck
+}
+
+func missing(have []string) []string {
+	var out []string
+	for _, c := range []string{"memory", "pids", "cpu"} {
+		if !slices.Contains(have, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
