@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -282,11 +283,14 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 		if !strings.HasPrefix(e.Name(), "run-") || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		f, err := os.Open(filepath.Join(r.Dir, e.Name()))
+		f, err := os.OpenFile(filepath.Join(r.Dir, e.Name()), os.O_RDWR, 0)
 		if err != nil {
 			continue
 		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		// A live run holds its record's lock exclusively; sweepers look
+		// with a shared one, so that a sweep in progress elsewhere never
+		// makes an ended run look alive.
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
 			f.Close()
 			alive = true
 			continue
@@ -308,8 +312,8 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 	var errs []error
 	tmpOK := r.TmpDir != "" && realDir(r.TmpDir)
 	for _, d := range dead {
-		if c := d.rec.Check; c != nil {
-			errs = append(errs, r.check(c, d.rec.Quarantine))
+		if d.rec.Check != nil {
+			errs = append(errs, r.checkDead(d.file))
 		}
 		for _, s := range d.rec.Scratch {
 			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
@@ -325,9 +329,40 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 	}
 	for _, d := range dead {
 		errs = append(errs, removeAll(d.rec.Placeholders))
-		errs = append(errs, os.Remove(d.file.Name()))
+		if err := os.Remove(d.file.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
 	}
 	return pending, errors.Join(errs...)
+}
+
+// checkDead does the check an ended run owes, once: checks are one at a
+// time in a registry (check.lock), and the record, read again under that
+// lock, is marked checked when done, so that another sweep that found it
+// too does not check it again.
+func (r *Registry) checkDead(f *os.File) error {
+	lock, err := os.OpenFile(filepath.Join(r.Dir, "check.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
+	var rec record
+	if _, err := f.Seek(0, 0); err != nil {
+		return err
+	}
+	if err := json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&rec); err != nil || rec.Check == nil {
+		return nil // checked meanwhile, or nothing to trust
+	}
+	err = r.check(rec.Check, rec.Quarantine)
+	rec.Check, rec.Quarantine = nil, ""
+	b, _ := json.Marshal(rec)
+	if terr := f.Truncate(0); terr == nil {
+		f.WriteAt(append(b, '\n'), 0)
+	}
+	return err
 }
 
 // maxRecord bounds what is read of a record.

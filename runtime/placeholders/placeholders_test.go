@@ -3,6 +3,7 @@
 package placeholders
 
 import (
+	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,8 +166,34 @@ func TestSweepChecksKilledRun(t *testing.T) {
 	if items, _ := s.List(); len(items) != 1 || items[0].Path != hook {
 		t.Fatalf("quarantine holds %v; want the hook", items)
 	}
-	if entries, _ := os.ReadDir(r.Dir); len(entries) != 0 {
-		t.Errorf("registry left: %v", entries)
+	if entries, _ := os.ReadDir(r.Dir); len(entries) != 1 || entries[0].Name() != "check.lock" {
+		t.Errorf("registry left: %v (want only check.lock)", entries)
+	}
+}
+
+// TestSweepsTogether: a sweep in progress (holding an ended run's record)
+// does not make that run look alive to another sweep: the placeholders go.
+func TestSweepsTogether(t *testing.T) {
+	r := registry(t)
+	_, paths := makePlaceholders(t)
+	run, err := r.Register(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.file.Close() // ended, not swept
+	f, err := os.Open(run.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil { // another sweep, looking at it
+		t.Fatal(err)
+	}
+	if _, err := r.Sweep(false); err != nil {
+		t.Fatal(err)
+	}
+	if exists(paths[0]) {
+		t.Fatal("an ended run's placeholder was kept because another sweep was looking at its record")
 	}
 }
 

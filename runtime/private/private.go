@@ -69,6 +69,9 @@ func removeAt(parent int, name string, depth int) error {
 	// directory of another owner stays as it is, and fails below).
 	unix.Fchmodat(parent, name, 0o700, 0)
 	fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err == unix.ENOENT {
+		return nil // removed meanwhile (another clean-up)
+	}
 	if err != nil {
 		return err
 	}
