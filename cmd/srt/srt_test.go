@@ -292,8 +292,12 @@ func TestKilled(t *testing.T) {
 	if strings.Join(names, " ") != ".run s.json secret.env" {
 		t.Errorf("left in the working directory: %v", names)
 	}
-	if left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders")); len(left) != 0 {
-		t.Errorf("left in the registry: %v", left)
+	left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders"))
+	for _, e := range left {
+		if e.Name() != "check.lock" { // the registry's own lock stays
+			t.Errorf("left in the registry: %v", left)
+			break
+		}
 	}
 }
 
