@@ -27,12 +27,13 @@ import (
 //   - 512 MiB from a loopback server, over plain HTTP (curl's own
 //     download speed; in the sandbox an absolute-form request to the
 //     HTTP proxy) and through CONNECT (curl -p);
+//
 //   - 200 sequential curl processes, each a new connection with one
 //     small request (the script's own clock), and the same 200 processes
 //     reading file:///dev/null instead: the cost of starting them, which
 //     the sandbox raises, apart from the connections'.
 //
-//	SRT_REQUIRE_SANDBOX=1 go test ./runtime/sandbox -run '^$' -bench SandboxNetwork -benchtime 5x
+//     SRT_REQUIRE_SANDBOX=1 go test ./runtime/sandbox -run '^$' -bench SandboxNetwork -benchtime 5x
 func BenchmarkSandboxNetwork(b *testing.B) {
 	testenv.Require(b, "bwrap", "curl")
 	const big = 512 << 20
