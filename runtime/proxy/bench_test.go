@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -162,7 +163,7 @@ func BenchmarkConnectViaParent(b *testing.B) {
 	defer pl.Close()
 	parentEgress := *tb.egress
 	parentEgress.Token = ""
-	go (&HTTP{&parentEgress}).Serve(pl)
+	go (&HTTP{Egress: &parentEgress}).Serve(context.Background(), pl)
 	child := *tb.egress
 	child.Parent, _ = ParentFrom("http://"+pl.Addr().String(), "", "", func(string) string { return "" })
 	cl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -170,7 +171,7 @@ func BenchmarkConnectViaParent(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cl.Close()
-	go (&HTTP{&child}).Serve(cl)
+	go (&HTTP{Egress: &child}).Serve(context.Background(), cl)
 	target = fmt.Sprintf("vm.test:%d", tb.port)
 	b.Run("parent", func(b *testing.B) { run(b, cl.Addr().String()) })
 }

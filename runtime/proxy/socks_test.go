@@ -25,7 +25,7 @@ func (tb *testbed) socks(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go (&SOCKS{tb.egress}).Serve(l)
+	go (&SOCKS{Egress: tb.egress}).Serve(context.Background(), l)
 	return l.Addr().String()
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -83,8 +84,8 @@ func wireProxies(tb testing.TB, target string) (httpAddr, socksAddr string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { hl.Close(); sl.Close() })
-	go (&HTTP{Egress: e}).Serve(hl)
-	go (&SOCKS{Egress: e}).Serve(sl)
+	go (&HTTP{Egress: e}).Serve(context.Background(), hl)
+	go (&SOCKS{Egress: e}).Serve(context.Background(), sl)
 	return hl.Addr().String(), sl.Addr().String()
 }
 

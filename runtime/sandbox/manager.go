@@ -365,10 +365,7 @@ func (r *runRecord) entries() []violations.Entry {
 }
 
 // runEgress is the proxy logic of one run (see egress), its refusals
-// recorded in rec, and whatever a connection still waits for (an ask
-// callback) ended by end, which the run calls when it returns.
-func (m *Manager) runEgress(ctx context.Context, key, command, token string, rec *runRecord) (e *proxy.Egress, end context.CancelFunc) {
-	e = m.egress(key, command, token, rec.add)
-	e.Context, end = context.WithCancel(ctx)
-	return e, end
+// recorded in rec.
+func (m *Manager) runEgress(key, command, token string, rec *runRecord) *proxy.Egress {
+	return m.egress(key, command, token, rec.add)
 }
