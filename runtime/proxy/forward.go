@@ -394,6 +394,9 @@ func (rl *relay) spliceBody(w http.ResponseWriter, size int64, uc *upConn) error
 		uc.br.Discard(int(k))
 		size -= k
 	}
+	if splicedHook != nil {
+		splicedHook(size)
+	}
 	idle := rl.e.tunnelIdle()
 	src := &io.LimitedReader{R: uc.tcp, N: size}
 	for src.N > 0 {
@@ -413,6 +416,10 @@ func (rl *relay) spliceBody(w http.ResponseWriter, size int64, uc *upConn) error
 	uc.tcp.SetReadDeadline(time.Time{})
 	return nil
 }
+
+// splicedHook, when set (by tests), is told the size of each body that
+// takes the splice path.
+var splicedHook func(size int64)
 
 // switchProtocols answers a 101: the client's connection is taken over,
 // told the switch, and joined to the upstream's.
