@@ -254,11 +254,16 @@ var errAborted = errors.New("response aborted")
 // was started and must not be completed (net/http: panic with
 // http.ErrAbortHandler).
 func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) (reusable, written bool, err error) {
+	// A client that goes away (or a Serve that ends) while the request is
+	// in flight takes the upstream connection with it.
+	gone := context.AfterFunc(out.Context(), func() { uc.conn.Close() })
+	defer gone()
 	resp, wrote, err := uc.roundTrip(out, w)
 	if err != nil {
 		return false, false, err
 	}
 	if resp.StatusCode == http.StatusSwitchingProtocols {
+		gone() // the tunnel lives as long as both its ends do
 		defer uc.conn.Close()
 		if rl.upgrade == "" || !strings.EqualFold(upgradeOf(resp.Header), rl.upgrade) {
 			return false, false, fmt.Errorf("the upstream switched to %q, which was not asked for", resp.Header.Get("Upgrade"))
@@ -282,6 +287,9 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 	}
 	// The upstream may take the next request once the previous one has
 	// gone whole, and neither side asked to close.
+	if !gone() {
+		return false, true, nil
+	}
 	select {
 	case werr := <-wrote:
 		finished = werr == nil && !resp.Close && !out.Close

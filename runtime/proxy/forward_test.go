@@ -319,3 +319,37 @@ func TestForwardRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardClientGone: a client that goes away while its request waits
+// for the upstream's answer takes the upstream connection with it.
+func TestForwardClientGone(t *testing.T) {
+	gone := make(chan string, 10)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+		gone <- r.URL.Path
+	})
+	for _, w := range ways(t, h) {
+		if strings.HasPrefix(w.name, "filtered") {
+			continue // filtered mode reads nothing from the client meanwhile
+		}
+		t.Run(w.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "GET", w.url+"/"+w.name, nil)
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				cancel()
+			}()
+			if _, err := w.client.Do(req); err == nil {
+				t.Fatal("an answer")
+			}
+			select {
+			case p := <-gone:
+				if p != "/"+w.name {
+					t.Errorf("upstream request %s ended", p)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the upstream still waits for its client")
+			}
+		})
+	}
+}

@@ -119,7 +119,10 @@ const (
 // over its own TLS connection to the real server, verified against Roots.
 type Terminator struct {
 	CA *CA
-	// Roots verify the upstream servers (the system roots plus extras).
+	// Roots verify every upstream server the proxies speak TLS to: a
+	// terminated tunnel's, an https:// request's in absolute form, and
+	// filtered mode's (the system roots plus extras; nil means the
+	// system's).
 	Roots *x509.CertPool
 	// Exclude lists the hosts tunnelled opaquely; it is called once per
 	// tunnel, so a new list applies to the next one.
