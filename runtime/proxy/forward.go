@@ -175,12 +175,13 @@ func (uc *upConn) stale() bool {
 // upstream answered first.
 var errEarlyResponse = errors.New("the upstream answered before reading the whole request")
 
-// roundTrip writes out on uc and reads the response head, passing
-// informational responses (but 100 Continue) on to w. The request is
-// written while the response is read; wrote reports how that ended. The
-// writing goroutine may wait on the client for the request's body: it
-// ends when the body ends, or when the client's connection does.
-func (uc *upConn) roundTrip(out *http.Request, w http.ResponseWriter) (resp *http.Response, wrote <-chan error, err error) {
+// roundTrip writes out on uc and reads the response head, handing
+// informational responses (but 100 Continue) to inform as they come.
+// The request is written while the response is read; wrote reports how
+// that ended. The writing goroutine may wait on the client for the
+// request's body: it ends when the body ends, or when the client's
+// connection does.
+func (uc *upConn) roundTrip(out *http.Request, inform func(*http.Response)) (resp *http.Response, wrote <-chan error, err error) {
 	done := make(chan error, 1)
 	go func() {
 		var err error
@@ -212,20 +213,27 @@ func (uc *upConn) roundTrip(out *http.Request, w http.ResponseWriter) (resp *htt
 		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode < 100 {
 			return resp, done, nil
 		}
-		if resp.StatusCode != http.StatusContinue && w != nil {
-			stripHop(resp.Header, nil)
-			h := w.Header()
-			saved := h.Clone()
-			clear(h)
-			for k, vs := range resp.Header {
-				h[k] = vs
-			}
-			w.WriteHeader(resp.StatusCode)
-			clear(h)
-			for k, vs := range saved {
-				h[k] = vs
-			}
+		if resp.StatusCode != http.StatusContinue {
+			inform(resp)
 		}
+	}
+}
+
+// inform passes an informational response (103 Early Hints) on to w,
+// scrubbed and stripped like a final one.
+func (rl *relay) inform(w http.ResponseWriter, resp *http.Response) {
+	rl.e.Inject.scrubHeader(resp.Header)
+	stripHop(resp.Header, rl.strip)
+	h := w.Header()
+	saved := h.Clone()
+	clear(h)
+	for k, vs := range resp.Header {
+		h[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	clear(h)
+	for k, vs := range saved {
+		h[k] = vs
 	}
 }
 
@@ -258,7 +266,7 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 	// in flight takes the upstream connection with it.
 	gone := context.AfterFunc(out.Context(), func() { uc.conn.Close() })
 	defer gone()
-	resp, wrote, err := uc.roundTrip(out, w)
+	resp, wrote, err := uc.roundTrip(out, func(resp *http.Response) { rl.inform(w, resp) })
 	if err != nil {
 		return false, false, err
 	}
