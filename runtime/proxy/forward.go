@@ -171,10 +171,6 @@ func (uc *upConn) stale() bool {
 	return !isTimeout(err)
 }
 
-// errEarlyResponse is why a request body was not sent whole: the
-// upstream answered first.
-var errEarlyResponse = errors.New("the upstream answered before reading the whole request")
-
 // roundTrip writes out on uc and reads the response head, handing
 // informational responses (but 100 Continue) to inform as they come.
 // The request is written while the response is read; wrote reports how
@@ -290,12 +286,15 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 		refuseUnscrubbable(w, rl.host, err)
 		return false, true, nil
 	}
-	if err := rl.relayResponse(w, resp, uc, resp.Body == original); err != nil {
+	unchanged := resp.Body == original
+	if err := rl.relayResponse(w, resp, uc, unchanged); err != nil {
 		return false, true, err
 	}
 	// The upstream may take the next request once the previous one has
-	// gone whole, and neither side asked to close.
-	if !gone() {
+	// gone whole (a decoder may stop short of the body's framing: what is
+	// left of it is read, up to a little), and neither side asked to
+	// close.
+	if !gone() || !unchanged && !drained(original) {
 		return false, true, nil
 	}
 	select {
@@ -307,6 +306,13 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 		uc.used = true
 	}
 	return finished, true, nil
+}
+
+// drained reads what is left of a body, up to 4 KiB, and reports
+// whether it ended there.
+func drained(body io.Reader) bool {
+	n, err := io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	return err == nil && n < 4<<10
 }
 
 // relayResponse writes resp to w. unchanged says nothing has replaced

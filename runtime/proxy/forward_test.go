@@ -14,6 +14,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -351,5 +352,37 @@ func TestForwardClientGone(t *testing.T) {
 				t.Fatal("the upstream still waits for its client")
 			}
 		})
+	}
+}
+
+// TestForwardKeepsTunnelConnection: the requests of a terminated tunnel
+// share one upstream connection, a decoded body included (a deflate
+// decoder stops at the end of its stream, before the last chunk: the
+// rest is read before the connection carries the next request).
+func TestForwardKeepsTunnelConnection(t *testing.T) {
+	var mu sync.Mutex
+	conns := map[string]bool{}
+	tb := newTLSBed(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		w.Header().Set("Content-Encoding", "deflate")
+		w.Write([]byte(encode("hello "+r.URL.Path, "deflate")))
+		w.(http.Flusher).Flush() // chunked: no length
+	}))
+	c := tb.client(tb.runCA, false)
+	for i := range 3 {
+		resp, err := c.Get(fmt.Sprintf("https://inject.test/%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := fmt.Sprintf("hello /%d", i); err != nil || string(b) != want {
+			t.Fatalf("request %d: %q %v, want %q", i, b, err, want)
+		}
+	}
+	if len(conns) != 1 {
+		t.Errorf("%d upstream connections for 3 requests on one tunnel, want 1", len(conns))
 	}
 }
