@@ -253,10 +253,12 @@ type HTTP struct {
 }
 
 // Serve accepts connections on l and serves them until ctx ends; then it
-// closes l and every connection (tunnels, hijacked or terminated,
-// included: see Grace), and returns nil once every goroutine it started
-// has. An error of l's other than a temporary one (too many open files:
-// retried after a pause) ends it the same way, and is returned.
+// closes l, every connection (tunnels, hijacked or terminated, included:
+// see Grace) and every connection opened upstream for them, and returns
+// nil once every handler has returned (what is left of net/http's own
+// goroutines ends with the closed connections). An error of l's other
+// than a temporary one (too many open files: retried after a pause)
+// ends it the same way, and is returned.
 func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 	set := newConnSet(ctx)
 	if p.Filter != nil {
