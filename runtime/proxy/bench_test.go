@@ -106,6 +106,7 @@ func TestIdleTunnelMemory(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	fds := openFDs()
 	const n = 1000
 	var conns []net.Conn
 	for range n {
@@ -120,7 +121,7 @@ func TestIdleTunnelMemory(t *testing.T) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	per := (int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)) / n
-	t.Logf("%d idle tunnels: %d bytes of heap and stacks each (both ends of the test run in this process)", n, per)
+	t.Logf("%d idle tunnels: %d bytes of heap and stacks each, %.1f descriptors each (both ends of the test run in this process)", n, per, float64(openFDs()-fds)/n)
 	if per > 64<<10 {
 		t.Errorf("%d bytes per idle tunnel", per)
 	}

@@ -504,8 +504,7 @@ func (p *HTTP) dialVetted(ctx context.Context, addr string) (net.Conn, error) {
 // rawResponse is the http.ResponseWriter of filtered mode: it frames a
 // response on a connection that net/http's server does not own.
 // Informational responses go out as they come; a final one with a
-// length goes as it is (its body, from a plain upstream, spliced), one
-// without is chunked for an HTTP/1.1 client and delimited by the
+// length goes as it is, one without is chunked for an HTTP/1.1 client and delimited by the
 // connection's end for an older one.
 type rawResponse struct {
 	c   net.Conn
@@ -582,30 +581,6 @@ func (w *rawResponse) Write(p []byte) (int, error) {
 		_, err = w.bw.WriteString("\r\n")
 	}
 	w.err = err
-	return n, err
-}
-
-// ReadFrom lets a body with a length go from an upstream socket to the
-// client's by splice.
-func (w *rawResponse) ReadFrom(r io.Reader) (int64, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.err != nil {
-		return 0, w.err
-	}
-	if w.noBody || w.chunked {
-		bp := copyBufs.Get().(*[]byte)
-		defer copyBufs.Put(bp)
-		return io.CopyBuffer(struct{ io.Writer }{w}, r, *bp)
-	}
-	if w.err = w.bw.Flush(); w.err != nil {
-		return 0, w.err
-	}
-	n, err := io.Copy(w.c, r)
-	if err != nil && !isTimeout(err) {
-		w.err = err
-	}
 	return n, err
 }
 

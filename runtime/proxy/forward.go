@@ -20,14 +20,16 @@ package proxy
 //     upstream breaks off (a truncated body reaches the client as an
 //     error);
 //   - a body nothing rewrites, from a plain TCP upstream, with a length,
-//     moves from socket to socket by splice.
+//     is read straight from the socket, in reads of up to 1 MiB and
+//     without a buffer while it waits (pump.go).
 //
 // It is written here rather than on httputil.ReverseProxy, whose copy
-// loop reads every body through a buffer of its own (never a splice),
-// whose Transport pools connections by address (a terminated tunnel's
-// requests must stay on the connection the policy allowed, and every
-// new one must be dialled through the policy), and which cannot write a
-// response on the connections filtered mode reads by hand.
+// loop reads every body through its http.Transport's buffered reader in
+// 32 KiB pieces, holding the buffer while it waits, whose Transport
+// pools connections by address (a terminated tunnel's requests must
+// stay on the connection the policy allowed, and every new one must be
+// dialled through the policy), and which cannot write a response on the
+// connections filtered mode reads by hand.
 
 import (
 	"bufio"
@@ -40,7 +42,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/net/http/httpguts"
@@ -132,7 +133,7 @@ func outbound(h http.Header, upgrade bool) {
 type upConn struct {
 	conn net.Conn
 	br   *bufio.Reader
-	// tcp is the connection a body may be spliced from: conn itself
+	// tcp is the connection a body may be read from directly: conn itself
 	// when nothing (TLS) wraps it, else nil.
 	tcp *net.TCPConn
 	// via is the upstream proxy that takes plain requests in absolute
@@ -316,7 +317,8 @@ func drained(body io.Reader) bool {
 }
 
 // relayResponse writes resp to w. unchanged says nothing has replaced
-// its body (no scrubbing, no decoding): it may then be spliced.
+// its body (no scrubbing, no decoding): it may then be read straight
+// from the socket.
 func (rl *relay) relayResponse(w http.ResponseWriter, resp *http.Response, uc *upConn, unchanged bool) error {
 	stripHop(resp.Header, rl.strip)
 	h := w.Header()
@@ -339,14 +341,7 @@ func (rl *relay) relayResponse(w http.ResponseWriter, resp *http.Response, uc *u
 	if resp.Body == nil || resp.Body == http.NoBody {
 		return nil
 	}
-	var err error
-	if unchanged && uc.tcp != nil && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0 {
-		err = rl.spliceBody(w, resp.ContentLength, uc)
-		resp.Body = http.NoBody // read past it: closing it would read on
-	} else {
-		err = rl.copyBody(w, resp.Body, uc)
-	}
-	if err != nil {
+	if err := rl.relayBody(w, resp, uc, unchanged); err != nil {
 		return err
 	}
 	if len(resp.Trailer) > 0 {
@@ -362,86 +357,54 @@ func (rl *relay) relayResponse(w http.ResponseWriter, resp *http.Response, uc *u
 	return nil
 }
 
-// copyBufs are the buffers bodies are copied through.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
-
-// copyBody copies a body to w as it arrives, flushing whenever a read
-// returns less than a full buffer (the upstream paused). A read error
-// aborts the response. A read that waits longer than the tunnel idle
-// time for a byte ends it too.
-func (rl *relay) copyBody(w http.ResponseWriter, body io.Reader, uc *upConn) error {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	buf := *bp
+// relayBody copies resp's body to w as it arrives (pump.go), flushing
+// whenever the upstream pauses. A body nothing has rewritten, with a
+// length, from a TCP upstream, is read straight from the socket (what
+// uc's reader holds first): in large reads, and without a buffer while
+// it waits. A body that breaks off, or waits longer than the tunnel idle
+// time for a byte, aborts the response.
+func (rl *relay) relayBody(w http.ResponseWriter, resp *http.Response, uc *upConn, unchanged bool) error {
 	rc := http.NewResponseController(w)
-	idle := rl.e.tunnelIdle()
-	var deadline time.Time
-	for {
-		if idle > 0 && time.Until(deadline) < idle-time.Second {
-			deadline = time.Now().Add(idle)
-			uc.conn.SetReadDeadline(deadline)
-		}
-		n, err := body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
+	var p *pump
+	direct := unchanged && uc.tcp != nil && resp.ContentLength > 0 && len(resp.TransferEncoding) == 0
+	if direct {
+		size := resp.ContentLength
+		if k := min(int64(uc.br.Buffered()), size); k > 0 {
+			b, _ := uc.br.Peek(int(k))
+			if _, err := w.Write(b); err != nil {
 				return errAborted
 			}
-			if n < len(buf) {
-				if rc.Flush() != nil {
-					return errAborted
-				}
-			}
+			uc.br.Discard(int(k))
+			size -= k
 		}
-		if err == io.EOF {
-			uc.conn.SetReadDeadline(time.Time{})
-			return nil
+		if directHook != nil {
+			directHook(size)
 		}
-		if err != nil {
-			rl.e.debug("response body broke off", "host", rl.host, "err", err)
-			return errAborted
-		}
+		p = newPump(w, uc.tcp)
+		p.remain = size
+		// Read past it: closing it would read on.
+		resp.Body = http.NoBody
+	} else {
+		p = newPump(w, resp.Body)
 	}
-}
-
-// spliceBody moves size bytes of body from uc to w: what uc's reader
-// holds, then the rest straight from the socket (net/http's response
-// writer and rawResponse hand a *net.TCPConn reader to the client's
-// *net.TCPConn, which splices). A body shorter than its length aborts.
-func (rl *relay) spliceBody(w http.ResponseWriter, size int64, uc *upConn) error {
-	if k := min(int64(uc.br.Buffered()), size); k > 0 {
-		b, _ := uc.br.Peek(int(k))
-		if _, err := w.Write(b); err != nil {
-			return errAborted
-		}
-		uc.br.Discard(int(k))
-		size -= k
+	p.flush = rc.Flush
+	p.idleFor(uc.conn, rl.e.tunnelIdle())
+	_, err := p.run()
+	p.stop()
+	switch {
+	case err == nil && p.remain > 0:
+		rl.e.debug("response body broke off", "host", rl.host, "missing", p.remain)
+		return errAborted
+	case err != nil:
+		rl.e.debug("response body broke off", "host", rl.host, "err", err)
+		return errAborted
 	}
-	if splicedHook != nil {
-		splicedHook(size)
-	}
-	idle := rl.e.tunnelIdle()
-	src := &io.LimitedReader{R: uc.tcp, N: size}
-	for src.N > 0 {
-		if idle > 0 {
-			uc.tcp.SetReadDeadline(time.Now().Add(idle))
-		}
-		n, err := io.Copy(w, src)
-		if err == nil && src.N > 0 {
-			rl.e.debug("response body broke off", "host", rl.host, "missing", src.N)
-			return errAborted
-		}
-		if err != nil && !(isTimeout(err) && n > 0) {
-			rl.e.debug("response body broke off", "host", rl.host, "err", err)
-			return errAborted
-		}
-	}
-	uc.tcp.SetReadDeadline(time.Time{})
 	return nil
 }
 
-// splicedHook, when set (by tests), is told the size of each body that
-// takes the splice path.
-var splicedHook func(size int64)
+// directHook, when set (by tests), is told the size of each body read
+// straight from the upstream's socket.
+var directHook func(size int64)
 
 // switchProtocols answers a 101: the client's connection is taken over,
 // told the switch, and joined to the upstream's.

@@ -197,22 +197,22 @@ func TestForwardInformationalAndTrailers(t *testing.T) {
 	}
 }
 
-// TestForwardSplices: a body nothing rewrites, from a plain upstream,
-// with a length, takes the splice path; a scanned one, or one over TLS,
-// does not.
-func TestForwardSplices(t *testing.T) {
+// TestForwardDirect: a body nothing rewrites, from a plain upstream,
+// with a length, is read straight from the upstream's socket; a scanned
+// one, or one over TLS, is not.
+func TestForwardDirect(t *testing.T) {
 	const size = 4 << 20
 	body := strings.Repeat("0123456789abcdef", size/16)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", fmt.Sprint(size))
 		io.WriteString(w, body)
 	})
-	var spliced atomic.Int64
-	splicedHook = func(n int64) { spliced.Add(n) }
-	defer func() { splicedHook = nil }()
+	var direct atomic.Int64
+	directHook = func(n int64) { direct.Add(n) }
+	defer func() { directHook = nil }()
 	for _, w := range ways(t, h) {
 		t.Run(w.name, func(t *testing.T) {
-			spliced.Store(0)
+			direct.Store(0)
 			resp, err := w.client.Get(w.url + "/big")
 			if err != nil {
 				t.Fatal(err)
@@ -223,8 +223,8 @@ func TestForwardSplices(t *testing.T) {
 				t.Fatalf("%d bytes, %v", len(b), err)
 			}
 			want := w.name == "plain" || w.name == "filtered"
-			if got := spliced.Load(); want != (got > size/2) {
-				t.Errorf("%d bytes spliced", got)
+			if got := direct.Load(); want != (got > size/2) {
+				t.Errorf("%d bytes read straight from the socket", got)
 			}
 		})
 	}

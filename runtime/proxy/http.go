@@ -442,9 +442,8 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		return
 	}
 	// Bytes the client sent after the CONNECT head are in buf's reader:
-	// they go first, then the bare connections let the kernel splice the
-	// rest (no copy through user space, no buffer held by an idle
-	// tunnel).
+	// they go first, then the bare connections (read without a buffer
+	// while they wait, pump.go).
 	if drain(upstream, buf.Reader) != nil {
 		return
 	}

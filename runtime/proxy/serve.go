@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -204,84 +205,47 @@ func closeWith(ctx context.Context, c io.Closer) (stop func() bool) {
 // done, passing a half-close on, and returns. An error in either
 // direction (a reset, a connection closed by a shutdown) closes both,
 // so that the other direction ends too; so does idle (0: never) without
-// a byte in either direction. Between two connections of the kernel's
-// own (*net.TCPConn) the bytes move by splice, never through this
-// process's memory.
+// a byte in either direction. The bytes go through pumps (pump.go).
 func tunnel(a, b net.Conn, idle time.Duration) {
-	t := &tunnelState{a: a, b: b, idle: idle, start: time.Now()}
+	t := &tunnelState{a: a, b: b, idle: idle}
+	t.last.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go t.copy(&wg, 0, b, a)
-	go t.copy(&wg, 1, a, b)
+	go t.copy(&wg, b, a)
+	go t.copy(&wg, a, b)
 	wg.Wait()
 }
 
-// tunnelState is what the two directions of a tunnel share to tell an
-// idle tunnel from a one-way stream: time is cut in windows of idle
-// from the tunnel's start, each direction's reads stop at the end of
-// each window, and the tunnel closes when both directions (or the only
-// one left) carried nothing in the same window.
+// tunnelState is what the two directions of a tunnel share: when either
+// last carried a byte, so that a direction that waits in vain for idle
+// closes the tunnel only if the other has been as quiet.
 type tunnelState struct {
-	a, b  net.Conn
-	idle  time.Duration
-	start time.Time
-
-	mu     sync.Mutex
-	window [2]int64 // the last window each direction has reported
-	quiet  [2]bool  // whether it carried nothing in that window
-	done   [2]bool  // the direction has ended
-	closed bool
+	a, b net.Conn
+	idle time.Duration
+	last atomic.Int64 // UnixNano
 }
 
 // copy is one direction of a tunnel (a named function, so that stacks
 // show what the goroutines are).
-func (t *tunnelState) copy(wg *sync.WaitGroup, i int, dst, src net.Conn) {
+func (t *tunnelState) copy(wg *sync.WaitGroup, dst, src net.Conn) {
 	defer wg.Done()
+	p := newPump(dst, src).idleFor(src, t.idle)
+	p.last = &t.last
 	for {
-		var window int64
-		if t.idle > 0 {
-			window = int64(time.Since(t.start)/t.idle) + 1
-			src.SetReadDeadline(t.start.Add(time.Duration(window) * t.idle))
-		}
-		n, err := io.Copy(dst, src)
+		_, err := p.run()
 		if err == nil {
+			p.stop()
 			closeWrite(dst)
-			t.mu.Lock()
-			t.done[i] = true
-			t.mu.Unlock()
 			return
 		}
-		if t.idle > 0 && isTimeout(err) && !t.quietEnd(i, window, n == 0) {
+		if t.idle > 0 && isTimeout(err) && time.Since(time.Unix(0, t.last.Load())) < t.idle {
+			p.refreshed = time.Time{} // the other direction spoke: wait on
 			continue
 		}
-		t.close()
+		t.a.Close()
+		t.b.Close()
 		return
 	}
-}
-
-// quietEnd records that direction i reached the end of window having
-// carried nothing (quiet) or something, and reports whether the tunnel
-// is idle: both directions quiet in the window, or the only one left.
-func (t *tunnelState) quietEnd(i int, window int64, quiet bool) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return true
-	}
-	t.window[i], t.quiet[i] = window, quiet
-	j := 1 - i
-	if !quiet {
-		return false
-	}
-	return t.done[j] || t.window[j] == window && t.quiet[j]
-}
-
-func (t *tunnelState) close() {
-	t.mu.Lock()
-	t.closed = true
-	t.mu.Unlock()
-	t.a.Close()
-	t.b.Close()
 }
 
 func isTimeout(err error) bool {

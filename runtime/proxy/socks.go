@@ -118,7 +118,7 @@ func (p *SOCKS) handle(ctx context.Context, c net.Conn) {
 		return
 	}
 	// What the client sent after its request goes first, then the bare
-	// connections (spliced).
+	// connections.
 	if drain(upstream, br) != nil {
 		return
 	}

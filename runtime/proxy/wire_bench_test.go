@@ -1,3 +1,5 @@
+//go:build unix
+
 package proxy
 
 import (
@@ -8,7 +10,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -138,30 +139,6 @@ func wireGet(way, target, httpAddr, socksAddr string, size int64, buf []byte) er
 		return fmt.Errorf("%s: %d of %d bytes", way, n, size)
 	}
 	return nil
-}
-
-// socksConnect opens a SOCKS5 tunnel to target (an IPv4 literal and a
-// port) with the token.
-func socksConnect(addr, target string) (net.Conn, error) {
-	host, portText, _ := net.SplitHostPort(target)
-	port, _ := strconv.Atoi(portText)
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	ip := net.ParseIP(host).To4()
-	msg := []byte{0x05, 0x01, 0x02, 0x01, 3, 's', 'r', 't', 3, 't', 'o', 'k', 0x05, 0x01, 0x00, 0x01}
-	msg = append(append(msg, ip...), byte(port>>8), byte(port))
-	if _, err := c.Write(msg); err != nil {
-		c.Close()
-		return nil, err
-	}
-	reply := make([]byte, 2+2+10)
-	if _, err := io.ReadFull(c, reply); err != nil || reply[5] != 0 {
-		c.Close()
-		return nil, fmt.Errorf("SOCKS: % x %v", reply, err)
-	}
-	return c, nil
 }
 
 var wireWays = []string{"direct", "plain", "connect", "socks"}
