@@ -214,3 +214,71 @@ func BenchmarkWireConnections200(b *testing.B) {
 		return float64(time.Since(start)) / 1e6, nil
 	})
 }
+
+// BenchmarkWireCopy moves 256 MiB from a sender to a reader in this
+// process, directly and through a middle that copies between two
+// loopback connections: by splice (io.Copy between *net.TCPConn) or with
+// a pump (pump.go). It reports MB/s and the CPU time of the whole
+// process (sender, middle, reader) as a ratio to direct's: the middle's
+// own cost is the ratio less one.
+func BenchmarkWireCopy(b *testing.B) {
+	const size = 256 << 20
+	pair := func() (net.Conn, net.Conn) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := l.Accept()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c, s
+	}
+	chunk := make([]byte, 1<<20)
+	buf := make([]byte, 256<<10)
+	measure := func(way string) (float64, error) {
+		src, in := pair()
+		sink := in
+		var out net.Conn
+		if way != "direct" {
+			out, sink = pair()
+		}
+		defer src.Close()
+		defer in.Close()
+		defer sink.Close()
+		start := time.Now()
+		go func() {
+			for left := size; left > 0; left -= len(chunk) {
+				src.Write(chunk)
+			}
+			src.Close()
+		}()
+		switch way {
+		case "splice":
+			go func() { io.Copy(out, in); out.Close() }()
+		case "pump":
+			go func() { newPump(out, in).run(); out.Close() }()
+		}
+		n := 0
+		for {
+			k, err := sink.Read(buf)
+			n += k
+			if err != nil {
+				break
+			}
+		}
+		if n != size {
+			return 0, fmt.Errorf("%s: %d bytes", way, n)
+		}
+		return size / 1e6 / time.Since(start).Seconds(), nil
+	}
+	saved := wireWays
+	wireWays = []string{"direct", "splice", "pump"}
+	defer func() { wireWays = saved }()
+	wireRun(b, "MB/s", measure)
+}
