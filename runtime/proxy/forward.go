@@ -298,11 +298,26 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 	if !gone() || !unchanged && !drained(original) {
 		return false, true, nil
 	}
+	var werr error
 	select {
-	case werr := <-wrote:
-		finished = werr == nil && !resp.Close && !out.Close
+	case werr = <-wrote:
 	default:
+		// The answer came in whole before the writer said it was done:
+		// a request without a body is, or is about to be (a second at
+		// most); one with a body the upstream did not read all of
+		// leaves the connection.
+		if out.Body != nil && out.Body != http.NoBody {
+			return false, true, nil
+		}
+		t := time.NewTimer(time.Second)
+		select {
+		case werr = <-wrote:
+		case <-t.C:
+			werr = errors.New("the request was not written")
+		}
+		t.Stop()
 	}
+	finished = werr == nil && !resp.Close && !out.Close
 	if finished {
 		uc.used = true
 	}

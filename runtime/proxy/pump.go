@@ -7,10 +7,11 @@ package proxy
 // 1 MiB each (docs/performance.md), and a blocked splice holds a pipe,
 // two descriptors, per direction of every idle tunnel.
 //
-// A read waits for its source first without a buffer (on a TCP
-// connection of the kernel's), then takes a buffer from a pool: 32 KiB,
-// or 1 MiB while each read fills the one before. An idle tunnel or a
-// paused stream holds no buffer at all.
+// Reads take their buffer from a pool: 32 KiB, or 1 MiB while each read
+// fills the one before. On a TCP connection of the kernel's the pump
+// reads the socket itself (readRaw), taking the buffer only once the
+// socket may have bytes: an idle tunnel or a paused stream holds no
+// buffer at all.
 
 import (
 	"io"
@@ -35,9 +36,8 @@ var (
 type pump struct {
 	dst io.Writer
 	src io.Reader
-	// wait, when set, is src's connection: each read waits for it to be
-	// readable before it takes a buffer.
-	wait syscall.RawConn
+	// raw, when set, is src's connection, read by readRaw.
+	raw syscall.RawConn
 	// flush, when set, is called after each read that emptied src for
 	// the moment (it returned less than the buffer holds): a stream that
 	// pauses is passed on up to its last byte.
@@ -58,12 +58,12 @@ type pump struct {
 	refreshed time.Time
 }
 
-// newPump returns a pump from src to dst, waiting on src without a
-// buffer when it is a TCP connection of the kernel's.
+// newPump returns a pump from src to dst, which reads src's socket
+// itself when src is a TCP connection of the kernel's.
 func newPump(dst io.Writer, src io.Reader) *pump {
 	p := &pump{dst: dst, src: src, remain: -1}
-	if tc, ok := src.(*net.TCPConn); ok {
-		p.wait, _ = tc.SyscallConn()
+	if tc, ok := src.(*net.TCPConn); ok && rawReads {
+		p.raw, _ = tc.SyscallConn()
 	}
 	return p
 }
@@ -80,31 +80,32 @@ func (p *pump) run() (int64, error) {
 				p.refreshed = now
 			}
 		}
-		if p.wait != nil {
-			if err := waitReadable(p.wait); err != nil {
-				return total, err
-			}
-		}
 		pool, size := &smallBufs, smallRead
 		if p.large {
 			pool, size = &largeBufs, largeRead
 		}
-		bp := pool.Get().(*[]byte)
-		buf := (*bp)[:size]
-		if p.remain > 0 && int64(len(buf)) > p.remain {
-			buf = buf[:p.remain]
+		if p.remain > 0 && int64(size) > p.remain {
+			size = int(p.remain)
 		}
-		n, err := p.src.Read(buf)
+		var bp *[]byte
+		var n int
+		var err error
+		if p.raw != nil {
+			bp, n, err = readRaw(p.raw, pool, size)
+		} else {
+			bp = pool.Get().(*[]byte)
+			n, err = p.src.Read((*bp)[:size])
+		}
 		if n > 0 {
 			if p.last != nil {
 				p.last.Store(time.Now().UnixNano())
 			}
-			_, werr := p.dst.Write(buf[:n])
+			_, werr := p.dst.Write((*bp)[:n])
 			total += int64(n)
 			if p.remain > 0 {
 				p.remain -= int64(n)
 			}
-			if werr == nil && n < len(buf) && p.flush != nil {
+			if werr == nil && n < size && p.flush != nil {
 				werr = p.flush()
 			}
 			if werr != nil {
@@ -114,8 +115,10 @@ func (p *pump) run() (int64, error) {
 		}
 		// Large reads while each fills its buffer; back to small ones
 		// once the source runs dry.
-		p.large = n == len(buf) || p.large && n > smallRead
-		pool.Put(bp)
+		p.large = n == size || p.large && n > smallRead
+		if bp != nil {
+			pool.Put(bp)
+		}
 		if err == io.EOF {
 			return total, nil
 		}

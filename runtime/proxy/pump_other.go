@@ -2,8 +2,15 @@
 
 package proxy
 
-import "syscall"
+import (
+	"sync"
+	"syscall"
+)
 
-// waitReadable does not wait where a peek is not at hand: the read that
-// follows waits, holding its buffer.
-func waitReadable(syscall.RawConn) error { return nil }
+// rawReads says whether readRaw reads a TCP connection itself: not
+// here, where reads wait holding their buffer.
+const rawReads = false
+
+func readRaw(syscall.RawConn, *sync.Pool, int) (*[]byte, int, error) {
+	panic("readRaw without raw reads")
+}
