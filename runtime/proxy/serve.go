@@ -53,8 +53,8 @@ func newConnSet(ctx context.Context) *connSet {
 	return &connSet{life: life, kill: kill, conns: map[net.Conn]bool{}}
 }
 
-// add records c, busy or not; once the set is closing, c is closed too
-// (an idle one at once), and add reports false.
+// add records c, busy or not; once the set is closing, c is closed at
+// once, and add reports false.
 func (s *connSet) add(c net.Conn, busy bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
