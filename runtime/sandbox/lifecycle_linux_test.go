@@ -141,3 +141,39 @@ func counts(server int) (goroutines, fds int) {
 	}
 	return goroutines, len(entries) - server
 }
+
+// TestRunEndsDespiteAsk: a run ends, and its proxies with it, even when
+// the ask callback does not heed its context.
+func TestRunEndsDespiteAsk(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	asked, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	var once sync.Once
+	m, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": []`), ManagerOptions{
+		Ask: func(context.Context, string, int) (bool, string, error) {
+			once.Do(func() { close(asked) })
+			<-release
+			return true, "", nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `curl -s --noproxy "" http://ask.test/ >/dev/null & read x`
+	pr, pw := io.Pipe()
+	go func() { <-asked; pw.Write([]byte("go\n")); pw.Close() }()
+	dir := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, Options{Stdin: pr, Stdout: io.Discard, Stderr: io.Discard, Home: dir, Cwd: dir})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run waits for an ask callback that ignores its context")
+	}
+}
