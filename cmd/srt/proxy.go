@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -310,8 +311,10 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 		TLS:       term,
 		Filter:    &proxy.Filter{Decider: link, StripResponse: o.strip, PlaintextHeaderSet: o.plaintextHeaderSet},
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	served := make(chan error, 1)
-	go func() { served <- (&proxy.HTTP{Egress: e}).Serve(l) }()
+	go func() { served <- (&proxy.HTTP{Egress: e, Grace: proxyGrace}).Serve(ctx, l) }()
 	fmt.Fprintf(stderr, "srt-proxy: listening on %s\n", l.Addr())
 	select {
 	case <-lifeline:
@@ -321,13 +324,18 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	case err := <-served:
 		return err
 	case <-link.Done():
-		// The requests that were waiting are being answered 503; give
-		// them a moment to be written.
-		l.Close()
-		time.Sleep(200 * time.Millisecond)
+		// The requests that were waiting are being answered 503: the
+		// proxy stops accepting, and closes each connection once its
+		// answer is written (or after proxyGrace).
+		cancel()
+		<-served
 		return fmt.Errorf("decider: %v; exiting", link.Err())
 	}
 }
+
+// proxyGrace is how long srt proxy, once its decider is gone, lets the
+// requests in progress be answered before it exits.
+const proxyGrace = 2 * time.Second
 
 // reportRSS prints the resident set size every period (Linux).
 func reportRSS(every time.Duration, stderr io.Writer) {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -77,7 +78,7 @@ func newAWSBed(t *testing.T) (*http.Client, *atomic.Pointer[SigV4Policy]) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go (&HTTP{Egress: e}).Serve(pl)
+	go (&HTTP{Egress: e}).Serve(context.Background(), pl)
 	t.Cleanup(func() { pl.Close() })
 	trust := x509.NewCertPool()
 	trust.AddCert(runCA.Cert)
@@ -284,7 +285,7 @@ func TestSigV4Plaintext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		go (&HTTP{Egress: e}).Serve(pl)
+		go (&HTTP{Egress: e}).Serve(context.Background(), pl)
 		c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("srt", "tok"), Host: pl.Addr().String()})}}
 		resp, body := do(t, c, awsRequest{method: "PUT", url: "http://s3.test/b/k", body: "plain"}.make(t))
 		pl.Close()

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -105,6 +106,7 @@ func TestIdleTunnelMemory(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	fds := openFDs()
 	const n = 1000
 	var conns []net.Conn
 	for range n {
@@ -119,7 +121,7 @@ func TestIdleTunnelMemory(t *testing.T) {
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	per := (int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)) / n
-	t.Logf("%d idle tunnels: %d bytes of heap and stacks each (both ends of the test run in this process)", n, per)
+	t.Logf("%d idle tunnels: %d bytes of heap and stacks each, %.1f descriptors each (both ends of the test run in this process)", n, per, float64(openFDs()-fds)/n)
 	if per > 64<<10 {
 		t.Errorf("%d bytes per idle tunnel", per)
 	}
@@ -162,7 +164,7 @@ func BenchmarkConnectViaParent(b *testing.B) {
 	defer pl.Close()
 	parentEgress := *tb.egress
 	parentEgress.Token = ""
-	go (&HTTP{&parentEgress}).Serve(pl)
+	go (&HTTP{Egress: &parentEgress}).Serve(context.Background(), pl)
 	child := *tb.egress
 	child.Parent, _ = ParentFrom("http://"+pl.Addr().String(), "", "", func(string) string { return "" })
 	cl, err := net.Listen("tcp", "127.0.0.1:0")
@@ -170,7 +172,7 @@ func BenchmarkConnectViaParent(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cl.Close()
-	go (&HTTP{&child}).Serve(cl)
+	go (&HTTP{Egress: &child}).Serve(context.Background(), cl)
 	target = fmt.Sprintf("vm.test:%d", tb.port)
 	b.Run("parent", func(b *testing.B) { run(b, cl.Addr().String()) })
 }

@@ -121,53 +121,6 @@ func (r *refusal) raw() string {
 	return fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nX-Deny-Reason: %s\r\n\r\n%s", r.status, http.StatusText(r.status), r.code, strings.TrimSuffix(r.body, "\n"))
 }
 
-// foldName is a header name as the hop-by-hop and strip lists compare
-// it: lower case, with _ and . read as -.
-func foldName(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '_' || r == '.':
-			return '-'
-		case r >= 'A' && r <= 'Z':
-			return r + 'a' - 'A'
-		}
-		return r
-	}, name)
-}
-
-var foldedHop = func() map[string]bool {
-	m := map[string]bool{}
-	for _, h := range hopHeaders {
-		m[foldName(h)] = true
-	}
-	return m
-}()
-
-// removeHopHeadersFolded removes the hop-by-hop headers, those the
-// Connection header names and those of extra, each in any spelling of -
-// _ and ..
-func removeHopHeadersFolded(h http.Header, extra map[string]bool) {
-	named := map[string]bool{}
-	for k, vs := range h {
-		if foldName(k) != "connection" {
-			continue
-		}
-		for _, v := range vs {
-			for _, n := range strings.Split(v, ",") {
-				if n = strings.TrimSpace(n); n != "" {
-					named[foldName(n)] = true
-				}
-			}
-		}
-	}
-	for k := range h {
-		f := foldName(k)
-		if foldedHop[f] || named[f] || extra[f] {
-			delete(h, k)
-		}
-	}
-}
-
 // rawHead is a request head as the client wrote it.
 type rawHead struct {
 	method, target string

@@ -109,7 +109,7 @@ func newFilterBed(t *testing.T, hello string, term *Terminator, answer func(d *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	go (&HTTP{Egress: e}).Serve(pl)
+	go (&HTTP{Egress: e}).Serve(context.Background(), pl)
 	t.Cleanup(func() { pl.Close(); dc.Close(); pc.Close(); link.Close() })
 	return &filterBed{addr: pl.Addr().String(), dec: d, link: link, f: f}
 }

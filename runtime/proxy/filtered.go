@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -27,24 +25,10 @@ const (
 	filteredIdle        = 10 * time.Second
 )
 
-// serveFiltered accepts connections for filtered mode. It reads requests
-// itself rather than through net/http's server, which drops the Host
-// header of an absolute-form request and resolves nothing the filter
-// needs to compare.
-func (p *HTTP) serveFiltered(l net.Listener) error {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
-				continue
-			}
-			return err
-		}
-		go p.filteredConn(c, nil, nil)
-	}
-}
+// Filtered mode reads requests itself rather than through net/http's
+// server, which drops the Host header of an absolute-form request and
+// resolves nothing the filter needs to compare; the responses go through
+// the forwarder (forward.go) like every other mode's.
 
 // A tunnelTarget is the destination of a terminated tunnel.
 type tunnelTarget struct {
@@ -62,12 +46,19 @@ type tunnelTarget struct {
 // fconn is one client connection of filtered mode (or one terminated
 // tunnel, when tunnel is set).
 type fconn struct {
-	p      *HTTP
+	p *HTTP
+	// ctx ends with the connection, or when Serve shuts down;
+	// upstream connections close with it.
+	ctx context.Context
+	// set holds raw, the accepted connection c is (or is carried by),
+	// marked busy while a request is served.
+	set    *connSet
+	raw    net.Conn
 	c      net.Conn
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	tunnel *tunnelTarget
-	tr     *http.Transport
+	slot   upSlot
 	// expect is set while the client waits for 100 Continue before it
 	// sends the body.
 	expect bool
@@ -82,15 +73,13 @@ func (fc *fconn) continueBody() {
 	}
 }
 
-func (p *HTTP) filteredConn(c net.Conn, br *bufio.Reader, tunnel *tunnelTarget) {
+func (p *HTTP) filteredConn(ctx context.Context, set *connSet, raw, c net.Conn, br *bufio.Reader, tunnel *tunnelTarget) {
 	if br == nil {
 		br = bufio.NewReaderSize(c, 16<<10)
 	}
-	fc := &fconn{p: p, c: c, br: br, bw: bufio.NewWriterSize(c, 16<<10), tunnel: tunnel}
+	fc := &fconn{p: p, ctx: ctx, set: set, raw: raw, c: c, br: br, bw: bufio.NewWriterSize(c, 16<<10), tunnel: tunnel}
 	defer func() {
-		if fc.tr != nil {
-			fc.tr.CloseIdleConnections()
-		}
+		fc.slot.close()
 		if tunnel != nil {
 			if up := tunnel.first.Swap(nil); up != nil {
 				(*up).Close()
@@ -104,10 +93,12 @@ func (p *HTTP) filteredConn(c net.Conn, br *bufio.Reader, tunnel *tunnelTarget) 
 
 // serveOne serves one request; false ends the connection.
 func (fc *fconn) serveOne() bool {
+	fc.set.busy(fc.raw, false)
 	fc.c.SetReadDeadline(time.Now().Add(filteredIdle))
 	if _, err := fc.br.Peek(1); err != nil {
 		return false
 	}
+	fc.set.busy(fc.raw, true)
 	fc.c.SetReadDeadline(time.Now().Add(filteredHeadTimeout))
 	head, err := readHead(fc.br)
 	fc.c.SetReadDeadline(time.Time{})
@@ -134,33 +125,62 @@ func (fc *fconn) serveOne() bool {
 	body := newRequestBody(fc.br, req)
 	fc.expect = body != nil && strings.EqualFold(req.Header.Get("Expect"), "100-continue")
 	req.Header.Del("Expect")
-	ctx, cancel := context.WithCancel(fc.p.ctx())
+	ctx, cancel := context.WithCancel(fc.ctx)
 	defer cancel()
 	out, r := fc.decide(ctx, raw, req, body)
 	keep := !req.Close
+	isHead := req.Method == http.MethodHead
 	if r != nil {
 		// An unread body would be read as the next request.
 		keep = keep && body == nil
-		r.write(fc.bw, req.Method == http.MethodHead, !keep)
+		r.write(fc.bw, isHead, !keep)
 		return keep
 	}
 	fc.continueBody()
-	resp, err := fc.transport().RoundTrip(out)
-	if err != nil {
-		var ge *guardError
-		if errors.As(err, &ge) {
-			refuse(http.StatusForbidden, denyAddressNotAllowed, "Connection to "+out.URL.Hostname()+" blocked: "+ge.reason+"\n").write(fc.bw, req.Method == http.MethodHead, true)
+	strip := map[string]bool{}
+	for _, n := range fc.p.Filter.StripResponse {
+		strip[foldName(n)] = true
+	}
+	rl := &relay{e: fc.p.Egress, host: out.URL.Hostname(), strip: strip}
+	if fc.tunnel != nil {
+		rl.keepAlive = "timeout=5"
+	}
+	rw := &rawResponse{c: fc.c, bw: fc.bw, req: req, h: http.Header{}}
+	for attempt := 0; ; attempt++ {
+		uc, err := fc.upstream(ctx, out)
+		if err != nil {
+			var ge *guardError
+			if errors.As(err, &ge) {
+				refuse(http.StatusForbidden, denyAddressNotAllowed, "Connection to "+out.URL.Hostname()+" blocked: "+ge.reason+"\n").write(fc.bw, isHead, true)
+				return false
+			}
+			fc.p.debug("upstream failed", "host", out.URL.Host, "err", err)
+			(&refusal{status: http.StatusBadGateway, body: "Bad Gateway\n"}).writeBare(fc.bw, isHead)
 			return false
 		}
-		fc.p.debug("upstream failed", "host", out.URL.Host, "err", err)
-		(&refusal{status: http.StatusBadGateway, body: "Bad Gateway\n"}).writeBare(fc.bw, req.Method == http.MethodHead)
-		return false
+		reusable, written, err := rl.exchange(rw, out, uc)
+		if err == nil {
+			if reusable {
+				fc.slot.put(uc)
+			} else {
+				uc.close()
+			}
+			break
+		}
+		uc.close()
+		if written {
+			return false // cut short: the client sees the connection end
+		}
+		if attempt > 0 || !retryable(out, uc) {
+			fc.p.debug("upstream failed", "host", out.URL.Host, "err", err)
+			(&refusal{status: http.StatusBadGateway, body: "Bad Gateway\n"}).writeBare(fc.bw, isHead)
+			return false
+		}
 	}
-	keep = fc.writeResponse(resp, req) && keep
-	resp.Body.Close()
+	keep = rw.finish() == nil && rw.keep && keep
 	if body != nil {
-		// The transport closes the body once it has sent it; what the
-		// upstream did not read is skipped, or the connection ends.
+		// The request's writer closes the body once it has sent it; what
+		// the upstream did not read is skipped, or the connection ends.
 		select {
 		case <-body.closed:
 		case <-time.After(10 * time.Second):
@@ -249,7 +269,7 @@ func (fc *fconn) target(raw *rawHead) (*target, *refusal) {
 		if r != nil {
 			return nil, r
 		}
-		d := netpolicy.Decide(context.Background(), fc.p.rules(), host, port, "")
+		d := netpolicy.Decide(fc.ctx, fc.p.rules(), host, port, "")
 		if d.Host == "" {
 			return nil, badRequest("the host %q is malformed", host)
 		}
@@ -328,7 +348,7 @@ func (fc *fconn) decide(ctx context.Context, raw *rawHead, req *http.Request, bo
 	if body != nil && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
 		return nil, refusedBodyless
 	}
-	removeHopHeadersFolded(req.Header, nil)
+	stripHop(req.Header, nil)
 	headers, r := reqHeaders(req.Header)
 	if r != nil {
 		return nil, r
@@ -428,53 +448,42 @@ func (f *Filter) hold(body *requestBody, max int) ([]byte, bool, *refusal) {
 	return buf[:n], false, nil
 }
 
-// transport is the connection's client to the upstreams: it dials
-// through the policy and the resolved-address guard.
-func (fc *fconn) transport() *http.Transport {
-	if fc.tr != nil {
-		return fc.tr
+// upstream returns a connection for out: the one kept from the last
+// request when it goes to the same place, else a new one through the
+// policy and the resolved-address guard (in a tunnel, first the one made
+// at CONNECT time).
+func (fc *fconn) upstream(ctx context.Context, out *http.Request) (*upConn, error) {
+	key := out.URL.Scheme + "://" + out.URL.Host
+	if uc := fc.slot.take(key); uc != nil {
+		return uc, nil
 	}
-	p := fc.p
-	var roots = p.rootCAs()
-	fc.tr = &http.Transport{
-		Proxy:               nil,
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: 2,
-		IdleConnTimeout:     30 * time.Second,
-		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
-		DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
-			return p.dialVetted(ctx, addr)
-		},
-		DialTLSContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
-			var c net.Conn
-			if fc.tunnel != nil {
-				if up := fc.tunnel.first.Swap(nil); up != nil {
-					c = *up
-				}
-			}
-			if c == nil {
-				var err error
-				if c, err = p.dialVetted(ctx, addr); err != nil {
-					return nil, err
-				}
-			}
-			host, _, _ := net.SplitHostPort(addr)
-			tc := tls.Client(c, &tls.Config{ServerName: host, RootCAs: roots, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
-			if err := tc.HandshakeContext(ctx); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return tc, nil
-		},
+	host, port := out.URL.Hostname(), out.URL.Port()
+	if port == "" {
+		port = "80"
+		if out.URL.Scheme == "https" {
+			port = "443"
+		}
 	}
-	return fc.tr
-}
-
-func (p *HTTP) rootCAs() *x509.CertPool {
-	if p.TLS != nil {
-		return p.TLS.Roots
+	var c net.Conn
+	if fc.tunnel != nil {
+		if up := fc.tunnel.first.Swap(nil); up != nil {
+			c = *up
+		}
 	}
-	return nil
+	if c == nil {
+		var err error
+		if c, err = fc.p.dialVetted(ctx, net.JoinHostPort(host, port)); err != nil {
+			return nil, err
+		}
+	}
+	if out.URL.Scheme == "https" {
+		tc, err := fc.p.tlsClient(ctx, c, host)
+		if err != nil {
+			return nil, err
+		}
+		c = tc
+	}
+	return newUpConn(fc.ctx, c, nil, key), nil
 }
 
 // dialVetted connects to addr (canonical host:port) through the policy
@@ -492,32 +501,121 @@ func (p *HTTP) dialVetted(ctx context.Context, addr string) (net.Conn, error) {
 	return c, err
 }
 
-// writeResponse sends the upstream's response to the client and reports
-// whether the connection may carry another request.
-func (fc *fconn) writeResponse(resp *http.Response, req *http.Request) bool {
-	f := fc.p.Filter
-	strip := map[string]bool{}
-	for _, n := range f.StripResponse {
-		strip[foldName(n)] = true
+// rawResponse is the http.ResponseWriter of filtered mode: it frames a
+// response on a connection that net/http's server does not own.
+// Informational responses go out as they come; a final one with a
+// length goes as it is, one without is chunked for an HTTP/1.1 client and delimited by the
+// connection's end for an older one.
+type rawResponse struct {
+	c   net.Conn
+	bw  *bufio.Writer
+	req *http.Request // the client's request
+	h   http.Header
+
+	wrote    bool
+	keep     bool // the connection may carry another request
+	noBody   bool
+	chunked  bool
+	trailers []string // announced in the head
+	err      error
+}
+
+func (w *rawResponse) Header() http.Header { return w.h }
+
+func (w *rawResponse) WriteHeader(code int) {
+	if w.wrote || w.err != nil {
+		return
 	}
-	removeHopHeadersFolded(resp.Header, strip)
-	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = "HTTP/1.1", 1, 1
-	keep := !req.Close
-	bodyless := req.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified || resp.StatusCode < 200
-	resp.TransferEncoding = nil
-	if resp.ContentLength < 0 && !bodyless {
-		if req.ProtoAtLeast(1, 1) {
-			resp.TransferEncoding = []string{"chunked"}
-		} else {
-			keep = false
+	if code >= 100 && code < 200 {
+		fmt.Fprintf(w.bw, "HTTP/1.1 %d %s\r\n", code, http.StatusText(code))
+		w.h.Write(w.bw)
+		w.bw.WriteString("\r\n")
+		w.err = w.bw.Flush()
+		return
+	}
+	w.wrote = true
+	w.keep = !w.req.Close
+	w.noBody = w.req.Method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified
+	w.h.Del("Transfer-Encoding")
+	switch {
+	case w.noBody || w.h.Get("Content-Length") != "":
+	case w.req.ProtoAtLeast(1, 1):
+		w.chunked = true
+		w.h.Set("Transfer-Encoding", "chunked")
+		for _, v := range w.h.Values("Trailer") {
+			for _, n := range strings.Split(v, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					w.trailers = append(w.trailers, http.CanonicalHeaderKey(n))
+				}
+			}
 		}
+	default:
+		w.keep = false
 	}
-	resp.Close = !keep
-	if fc.tunnel != nil {
-		resp.Header.Set("Keep-Alive", "timeout=5")
+	if !w.chunked {
+		w.h.Del("Trailer")
 	}
-	if err := resp.Write(fc.bw); err != nil {
-		return false
+	if !w.keep {
+		w.h.Set("Connection", "close")
 	}
-	return fc.bw.Flush() == nil && keep
+	fmt.Fprintf(w.bw, "HTTP/1.1 %d %s\r\n", code, http.StatusText(code))
+	w.h.Write(w.bw)
+	_, w.err = w.bw.WriteString("\r\n")
+}
+
+func (w *rawResponse) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.noBody || len(p) == 0 {
+		return len(p), nil
+	}
+	if w.chunked {
+		fmt.Fprintf(w.bw, "%x\r\n", len(p))
+	}
+	n, err := w.bw.Write(p)
+	if err == nil && w.chunked {
+		_, err = w.bw.WriteString("\r\n")
+	}
+	w.err = err
+	return n, err
+}
+
+func (w *rawResponse) FlushError() error {
+	if w.err == nil {
+		w.err = w.bw.Flush()
+	}
+	return w.err
+}
+
+// finish ends the response (the last chunk, and the trailers) and
+// flushes it.
+func (w *rawResponse) finish() error {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if w.chunked {
+		w.bw.WriteString("0\r\n")
+		t := http.Header{}
+		for _, n := range w.trailers {
+			if vs := w.h[n]; len(vs) > 0 {
+				t[n] = vs
+			}
+		}
+		for k, vs := range w.h {
+			if n, ok := strings.CutPrefix(k, http.TrailerPrefix); ok {
+				t[http.CanonicalHeaderKey(n)] = vs
+			}
+		}
+		t.Write(w.bw)
+		w.bw.WriteString("\r\n")
+	}
+	w.err = w.bw.Flush()
+	return w.err
 }

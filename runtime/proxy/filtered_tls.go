@@ -35,7 +35,7 @@ func (p *HTTP) filteredConnect(fc *fconn, req *http.Request) {
 		reply(badRequest("the CONNECT target %q", req.Host).raw())
 		return
 	}
-	d := netpolicy.Decide(context.Background(), p.rules(), host, port, "")
+	d := netpolicy.Decide(fc.ctx, p.rules(), host, port, "")
 	switch {
 	case d.Host == "":
 		reply(badRequest("the host %q is malformed", host).raw())
@@ -50,7 +50,7 @@ func (p *HTTP) filteredConnect(fc *fconn, req *http.Request) {
 	}
 	defer t.release()
 	deadline := time.Now().Add(t.handshakeTimeout())
-	ctx, cancel := context.WithDeadline(p.ctx(), deadline)
+	ctx, cancel := context.WithDeadline(fc.ctx, deadline)
 	defer cancel()
 	upstream, _, err := p.Egress.connect(ctx, "connect", host, port, "")
 	var ge *guardError
@@ -108,7 +108,7 @@ func (p *HTTP) filteredConnect(fc *fconn, req *http.Request) {
 		return
 	}
 	fc.c.SetDeadline(time.Time{})
-	p.filteredConn(tc, nil, tt)
+	p.filteredConn(fc.ctx, fc.set, fc.raw, tc, nil, tt)
 }
 
 // canonicalSNI is a TLS server name in the canonical form of hosts.

@@ -49,10 +49,10 @@ func FuzzSOCKS(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var resolved []string
 		var mu sync.Mutex
-		p := &SOCKS{fuzzEgress(&resolved, &mu)}
+		p := &SOCKS{Egress: fuzzEgress(&resolved, &mu)}
 		client, server := net.Pipe()
 		done := make(chan struct{})
-		go func() { p.handle(server); close(done) }()
+		go func() { p.handle(context.Background(), server); server.Close(); close(done) }()
 		client.SetDeadline(time.Now().Add(2 * time.Second))
 		go io.Copy(io.Discard, client)
 		client.Write(data)
@@ -78,7 +78,7 @@ func FuzzHTTP(f *testing.F) {
 		f.Fatal(err)
 	}
 	defer l.Close()
-	go (&HTTP{fuzzEgress(&resolved, &mu)}).Serve(l)
+	go (&HTTP{Egress: fuzzEgress(&resolved, &mu)}).Serve(context.Background(), l)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := net.Dial("tcp", l.Addr().String())
 		if err != nil {

@@ -11,11 +11,11 @@ import (
 	"bufio"
 	"context"
 	"crypto/subtle"
-	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -86,10 +86,10 @@ type Egress struct {
 	Command string
 	// Log receives debug lines; nil means none.
 	Log *slog.Logger
-	// Context, when set, bounds what a SOCKS connection waits for (the
-	// ask callback): srt ends it with the run. HTTP requests use their
-	// own, which ends when the client goes.
-	Context context.Context
+	// TunnelIdle is how long a tunnel may carry no byte in either
+	// direction before it is closed; 0 means DefaultTunnelIdle,
+	// negative never.
+	TunnelIdle time.Duration
 	// TLS, when set, terminates the TLS of allowed tunnels (see
 	// Terminator); nil leaves every tunnel opaque.
 	TLS *Terminator
@@ -252,21 +252,81 @@ func (e *Egress) dial(ctx context.Context, a netip.AddrPort) (net.Conn, error) {
 // HTTP is the HTTP proxy. Serve it with Serve.
 type HTTP struct {
 	*Egress
+	// Grace is how long Serve, once its context has ended, lets the
+	// requests in progress finish before it closes their connections;
+	// 0 closes every connection at once. Tunnels are closed at the end
+	// of it either way.
+	Grace time.Duration
 }
 
-// Serve accepts connections on l until it is closed.
-func (p *HTTP) Serve(l net.Listener) error {
+// Serve accepts connections on l and serves them until ctx ends; then it
+// closes l, every connection (tunnels, hijacked or terminated, included:
+// see Grace) and every connection opened upstream for them, and returns
+// nil once every handler has returned (what is left of net/http's own
+// goroutines ends with the closed connections). An error of l's other
+// than a temporary one (too many open files: retried after a pause)
+// ends it the same way, and is returned.
+func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
+	set := newConnSet(ctx)
 	if p.Filter != nil {
-		return p.serveFiltered(l)
+		err := acceptLoop(ctx, l, set, false, func(ctx context.Context, c net.Conn) { p.filteredConn(ctx, set, c, c, nil, nil) })
+		set.shutdown(p.Grace)
+		return err
 	}
+	hijacked := map[net.Conn]bool{}
+	var mu sync.Mutex
+	type connKey struct{}
 	srv := &http.Server{
-		Handler:           p,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// A connection taken over is done with once its handler
+			// has returned (it closes the connection first).
+			defer func() {
+				c, _ := r.Context().Value(connKey{}).(net.Conn)
+				mu.Lock()
+				h := hijacked[c]
+				delete(hijacked, c)
+				mu.Unlock()
+				if h {
+					set.remove(c)
+					set.wg.Done()
+				}
+			}()
+			p.ServeHTTP(w, r)
+		}),
 		MaxHeaderBytes:    16 << 10,
 		ReadHeaderTimeout: 60 * time.Second,
 		IdleTimeout:       5 * time.Second,
-		ErrorLog:          nil,
+		BaseContext:       func(net.Listener) context.Context { return context.WithValue(set.life, lifeKey{}, set.life) },
+		ConnContext:       func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
+		ConnState: func(c net.Conn, s http.ConnState) {
+			switch s {
+			case http.StateNew:
+				set.wg.Add(1)
+				set.add(c, false)
+			case http.StateActive:
+				set.busy(c, true)
+			case http.StateIdle:
+				set.busy(c, false)
+			case http.StateHijacked:
+				mu.Lock()
+				hijacked[c] = true
+				mu.Unlock()
+			case http.StateClosed:
+				set.remove(c)
+				set.wg.Done()
+			}
+		},
+		ErrorLog: log.New(debugWriter{p.Egress}, "", 0),
 	}
-	return srv.Serve(l)
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
+	err := srv.Serve(l)
+	if ctx.Err() != nil {
+		err = nil
+	}
+	set.shutdown(p.Grace)
+	srv.Close()
+	return err
 }
 
 // ServeHTTP handles one proxy request.
@@ -348,7 +408,8 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		rawReply(w, "HTTP/1.1 400 Bad Request\r\n\r\n")
 		return
 	}
-	upstream, d, err := p.Egress.connect(r.Context(), "connect", host, port, commandID)
+	ctx := r.Context()
+	upstream, d, err := p.Egress.connect(ctx, "connect", host, port, commandID)
 	var ge *guardError
 	switch {
 	case !d.Allow:
@@ -363,6 +424,11 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		return
 	}
 	defer upstream.Close()
+	// From here on the connection is the tunnel's, which lives as long
+	// as its Serve lets it.
+	ctx, cancel := context.WithCancel(lifeOf(ctx))
+	defer cancel()
+	defer closeWith(ctx, upstream)()
 	client, buf, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		return
@@ -372,7 +438,7 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 		buf.WriteString("HTTP/1.1 200 Connection Established\r\n\r\n")
 		return buf.Flush()
 	}
-	if p.terminate("connect", client, buf.Reader, upstream, d.Host, port, commandID, established, func() {
+	if p.terminate(ctx, "connect", client, buf.Reader, upstream, d.Host, port, commandID, established, func() {
 		buf.WriteString(tooManyTunnels)
 		buf.Flush()
 		closeWrite(client)
@@ -382,13 +448,13 @@ func (p *HTTP) connect(w http.ResponseWriter, r *http.Request, commandID string)
 	if err := established(); err != nil {
 		return
 	}
-	// Bytes the client sent after the CONNECT head are in buf's reader;
-	// without any, the bare connections let the kernel splice the bytes
-	// (no copy through user space, no buffer held by an idle tunnel).
-	if buf.Reader.Buffered() > 0 {
-		client = &bufferedConn{Conn: client, r: buf.Reader}
+	// Bytes the client sent after the CONNECT head are in buf's reader:
+	// they go first, then the bare connections (read without a buffer
+	// while they wait, pump.go).
+	if drain(upstream, buf.Reader) != nil {
+		return
 	}
-	tunnel(client, upstream)
+	tunnel(client, upstream, p.tunnelIdle())
 }
 
 // bufferedConn reads first what the HTTP server had buffered.
@@ -399,27 +465,7 @@ type bufferedConn struct {
 
 func (c *bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
 
-// hopHeaders are removed before forwarding, in both directions (RFC 9110
-// §7.6.1), with the proxy's own headers.
-var hopHeaders = []string{
-	"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
-	"Te", "Trailer", "Transfer-Encoding", "Upgrade",
-}
-
-func removeHopHeaders(h http.Header) {
-	for _, f := range h.Values("Connection") {
-		for _, name := range strings.Split(f, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				h.Del(name)
-			}
-		}
-	}
-	for _, name := range hopHeaders {
-		h.Del(name)
-	}
-}
-
-// forward proxies one absolute-form request.
+// forward proxies one absolute-form request, on a connection of its own.
 func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string) {
 	if !r.URL.IsAbs() || r.URL.Host == "" {
 		http.Error(w, "Internal Server Error", http.StatusInternalServerError)
@@ -427,7 +473,8 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	}
 	host := r.URL.Hostname()
 	port := 80
-	if r.URL.Scheme == "https" {
+	secure := r.URL.Scheme == "https"
+	if secure {
 		port = 443
 	}
 	if ps := r.URL.Port(); ps != "" {
@@ -438,7 +485,8 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		}
 		port = n
 	}
-	upstream, via, d, err := p.Egress.connectVia(r.Context(), "http", host, port, commandID, r.URL.Scheme == "https")
+	ctx := r.Context()
+	upstream, via, d, err := p.Egress.connectVia(ctx, "http", host, port, commandID, secure)
 	var ge *guardError
 	switch {
 	case !d.Allow:
@@ -458,50 +506,43 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 		http.Error(w, "Bad Gateway", http.StatusBadGateway)
 		return
 	}
-	defer upstream.Close()
-	if r.URL.Scheme == "https" {
-		tc := tls.Client(upstream, &tls.Config{ServerName: d.Host})
-		if err := tc.HandshakeContext(r.Context()); err != nil {
+	if secure {
+		if upstream, err = p.tlsClient(ctx, upstream, d.Host); err != nil {
+			p.debug("tls handshake with the upstream failed", "host", d.Host, "err", err)
 			http.Error(w, "Bad Gateway", http.StatusBadGateway)
 			return
 		}
-		upstream = tc
+		via = nil
 	}
-	out := r.Clone(r.Context())
+	uc := newUpConn(ctx, upstream, via, "")
+	defer uc.close()
+	out := r.Clone(ctx)
 	out.RequestURI = ""
 	out.URL.Fragment, out.URL.User = "", nil
-	removeHopHeaders(out.Header)
+	rl := &relay{e: p.Egress, host: d.Host, upgrade: upgradeOf(r.Header)}
+	if rl.upgrade != "" && !p.Inject.streamable(d.Host) {
+		refuseUpgrade(w, d.Host, rl.upgrade)
+		return
+	}
+	outbound(out.Header, rl.upgrade != "")
 	// The request goes to the host the policy decided on, and names it:
 	// net/http has already dropped the client's Host header, which an
 	// absolute-form request overrides (RFC 9112 §3.2.2).
 	out.Host = authority(d.Host, port, r.URL.Scheme)
-	out.Close = true
-	if p.Inject != nil && (r.URL.Scheme == "https" || p.Inject.Plaintext) {
+	out.Close = rl.upgrade == ""
+	if p.Inject != nil && (secure || p.Inject.Plaintext) {
 		if refused := p.prepare(out, d.Host); refused != "" {
 			refuseSigV4(w, refused)
 			return
 		}
 	}
-	write := out.Write
-	if via != nil && r.URL.Scheme != "https" {
-		write = via.writePlain(out)
-	}
-	if err := write(upstream); err != nil {
+	if _, written, err := rl.exchange(w, out, uc); err != nil {
+		if written {
+			panic(http.ErrAbortHandler)
+		}
+		p.debug("upstream failed", "host", d.Host, "err", err)
 		http.Error(w, "Bad Gateway", http.StatusBadGateway)
-		return
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(upstream), out)
-	if err != nil {
-		http.Error(w, "Bad Gateway", http.StatusBadGateway)
-		return
-	}
-	defer resp.Body.Close()
-	if err := p.Inject.scrub(resp, d.Host); err != nil {
-		p.debug("response refused", "host", d.Host, "err", err)
-		refuseUnscrubbable(w, d.Host, err)
-		return
-	}
-	copyResponse(w, resp)
 }
 
 // authority is the Host header for the canonical host: default port
@@ -516,24 +557,6 @@ func authority(host string, port int, scheme string) string {
 	return host + ":" + strconv.Itoa(port)
 }
 
-// tunnel copies both ways until both sides are done, passing a half-close
-// on, and waits for both copies.
-func tunnel(a, b net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go copyHalf(&wg, a, b)
-	go copyHalf(&wg, b, a)
-	wg.Wait()
-}
-
-// copyHalf is one direction of a tunnel (a named function, so that stacks
-// show what the goroutines are).
-func copyHalf(wg *sync.WaitGroup, dst, src net.Conn) {
-	defer wg.Done()
-	io.Copy(dst, src)
-	closeWrite(dst)
-}
-
 // closeWrite half-closes a connection when it can, else closes it.
 func closeWrite(c net.Conn) {
 	type closeWriter interface{ CloseWrite() error }
@@ -545,4 +568,12 @@ func closeWrite(c net.Conn) {
 	default:
 		c.Close()
 	}
+}
+
+// debugWriter turns the lines of net/http's server log into debug lines.
+type debugWriter struct{ e *Egress }
+
+func (d debugWriter) Write(b []byte) (int, error) {
+	d.e.debug("http server", "msg", strings.TrimSpace(string(b)))
+	return len(b), nil
 }

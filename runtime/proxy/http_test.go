@@ -79,7 +79,7 @@ func newTestbed(t *testing.T, allowed, denied []string, reasons map[string]strin
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go (&HTTP{e}).Serve(l)
+	go (&HTTP{Egress: e}).Serve(context.Background(), l)
 	tb.proxyAddr = l.Addr().String()
 	return tb
 }

@@ -1,9 +1,7 @@
 package proxy
 
 import (
-	"io"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -105,38 +103,5 @@ func swapResponse(resp *http.Response, pairs []pair) {
 	if !sameLengths(pairs) {
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
-	}
-}
-
-// copyResponse writes resp to w, flushing as the body arrives (streamed
-// responses such as server-sent events must not wait in a buffer).
-func copyResponse(w http.ResponseWriter, resp *http.Response) {
-	removeHopHeaders(resp.Header)
-	for k, vs := range resp.Header {
-		w.Header()[k] = vs
-	}
-	if resp.ContentLength >= 0 && w.Header().Get("Content-Length") == "" && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusNotModified {
-		w.Header().Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
-	}
-	w.WriteHeader(resp.StatusCode)
-	rc := http.NewResponseController(w)
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := resp.Body.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-			if n < len(buf) {
-				rc.Flush()
-			}
-		}
-		if err != nil {
-			if err != io.EOF {
-				// The upstream broke off: so does the client's response.
-				panic(http.ErrAbortHandler)
-			}
-			return
-		}
 	}
 }

@@ -165,3 +165,29 @@ func decoder(coding string, r io.Reader) (io.Reader, error) {
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// scrubHeader puts the stand-ins back into headers that come after a
+// body (trailers) or without one (a protocol switch).
+func (in *Injector) scrubHeader(h http.Header) {
+	if in == nil {
+		return
+	}
+	swapHeader(h, in.inbound())
+}
+
+// streamable reports whether the responses of host may reach the
+// command unread: no masked credential may be injected into it, so it
+// has none to echo. A protocol switch (WebSocket) to any other host is
+// refused, since its stream cannot be scrubbed.
+func (in *Injector) streamable(host string) bool {
+	return in == nil || len(in.inbound()) == 0 || !in.scoped(host)
+}
+
+// refuseUpgrade answers a protocol switch to a host whose responses must
+// be scrubbed.
+func refuseUpgrade(w http.ResponseWriter, host, protocol string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Proxy-Error", "upgrade-refused")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintf(w, "srt refused to switch the connection to %s to %q: a masked credential may be injected into this host, so everything it sends must be read for the credential, and a switched connection cannot be\n", host, protocol)
+}

@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -362,7 +363,7 @@ func TestPlainInjectEchoCompressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pl.Close()
-	go (&HTTP{Egress: e}).Serve(pl)
+	go (&HTTP{Egress: e}).Serve(context.Background(), pl)
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true,
 		Proxy: http.ProxyURL(&url.URL{Scheme: "http", User: url.UserPassword("srt", "tok"), Host: pl.Addr().String()})}}
 	for _, tt := range []struct {

@@ -34,19 +34,21 @@ const (
 	socksCmdNotSupp  = 0x07
 )
 
-// Serve accepts connections on l until it is closed.
-func (p *SOCKS) Serve(l net.Listener) error {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return err
-		}
-		go p.handle(c)
-	}
+// Serve accepts connections on l and serves them until ctx ends; then it
+// closes l and every connection (and the tunnels they carry), and
+// returns nil once every goroutine it started has. An error of l's other
+// than a temporary one (too many open files: retried after a pause) ends
+// it the same way, and is returned.
+func (p *SOCKS) Serve(ctx context.Context, l net.Listener) error {
+	set := newConnSet(ctx)
+	err := acceptLoop(ctx, l, set, true, p.handle)
+	set.shutdown(0)
+	return err
 }
 
-func (p *SOCKS) handle(c net.Conn) {
-	defer c.Close()
+// handle serves one client connection; ctx ends when the connection's
+// Serve shuts down.
+func (p *SOCKS) handle(ctx context.Context, c net.Conn) {
 	br := bufio.NewReader(c)
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	// Greeting: 05 N methods...
@@ -97,10 +99,6 @@ func (p *SOCKS) handle(c net.Conn) {
 		p.unauthenticated(c, host, port)
 		return
 	}
-	ctx := p.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	upstream, d, err := p.Egress.connect(ctx, "socks", host, port, commandID)
 	var ge *guardError
 	switch {
@@ -112,17 +110,19 @@ func (p *SOCKS) handle(c net.Conn) {
 		return
 	}
 	defer upstream.Close()
-	if p.terminate("socks", c, br, upstream, d.Host, port, commandID, func() error { return reply(c, socksSucceeded) }, func() { reply(c, socksGeneral) }) {
+	defer closeWith(ctx, upstream)()
+	if p.terminate(ctx, "socks", c, br, upstream, d.Host, port, commandID, func() error { return reply(c, socksSucceeded) }, func() { reply(c, socksGeneral) }) {
 		return
 	}
 	if reply(c, socksSucceeded) != nil {
 		return
 	}
-	var client net.Conn = c
-	if br.Buffered() > 0 {
-		client = &bufferedConn{Conn: c, r: br}
+	// What the client sent after its request goes first, then the bare
+	// connections.
+	if drain(upstream, br) != nil {
+		return
 	}
-	tunnel(client, upstream)
+	tunnel(c, upstream, p.tunnelIdle())
 }
 
 // reply sends a reply with BND.ADDR 0.0.0.0:0.

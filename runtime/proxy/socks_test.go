@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,7 @@ func (tb *testbed) socks(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go (&SOCKS{tb.egress}).Serve(l)
+	go (&SOCKS{Egress: tb.egress}).Serve(context.Background(), l)
 	return l.Addr().String()
 }
 
@@ -168,4 +169,28 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// socksConnect opens a SOCKS5 tunnel to target (an IPv4 literal and a
+// port) with the token.
+func socksConnect(addr, target string) (net.Conn, error) {
+	host, portText, _ := net.SplitHostPort(target)
+	port, _ := strconv.Atoi(portText)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	ip := net.ParseIP(host).To4()
+	msg := []byte{0x05, 0x01, 0x02, 0x01, 3, 's', 'r', 't', 3, 't', 'o', 'k', 0x05, 0x01, 0x00, 0x01}
+	msg = append(append(msg, ip...), byte(port>>8), byte(port))
+	if _, err := c.Write(msg); err != nil {
+		c.Close()
+		return nil, err
+	}
+	reply := make([]byte, 2+2+10)
+	if _, err := io.ReadFull(c, reply); err != nil || reply[5] != 0 {
+		c.Close()
+		return nil, fmt.Errorf("SOCKS: % x %v", reply, err)
+	}
+	return c, nil
 }

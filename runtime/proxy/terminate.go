@@ -13,6 +13,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"log"
 	"math/big"
 	"net"
 	"net/http"
@@ -118,7 +119,10 @@ const (
 // over its own TLS connection to the real server, verified against Roots.
 type Terminator struct {
 	CA *CA
-	// Roots verify the upstream servers (the system roots plus extras).
+	// Roots verify every upstream server the proxies speak TLS to: a
+	// terminated tunnel's, an https:// request's in absolute form, and
+	// filtered mode's (the system roots plus extras; nil means the
+	// system's).
 	Roots *x509.CertPool
 	// Exclude lists the hosts tunnelled opaquely; it is called once per
 	// tunnel, so a new list applies to the next one.
@@ -240,9 +244,9 @@ var errSNIMismatch = errors.New("the TLS server name does not match the CONNECT 
 // terminate takes over an allowed tunnel to host:port (canonical, as the
 // policy decided it) of proxy ("connect" or "socks") when termination
 // applies to host: it reserves a tunnel (or refuses with over), sends ok,
-// and serves the connection. It returns false, having done nothing, when
-// the host is excluded.
-func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader, upstream net.Conn, host string, port int, commandID string, ok func() error, over func()) bool {
+// and serves the connection until it ends, or ctx does. It returns false,
+// having done nothing, when the host is excluded.
+func (e *Egress) terminate(ctx context.Context, proxy string, client net.Conn, pending *bufio.Reader, upstream net.Conn, host string, port int, commandID string, ok func() error, over func()) bool {
 	t := e.TLS
 	if t == nil || t.excluded(host) {
 		return false
@@ -267,11 +271,9 @@ func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader,
 	if pending == nil {
 		pending = bufio.NewReader(client)
 	}
-	var conn net.Conn = &bufferedConn{Conn: client, r: pending}
 	// A TLS client speaks first. Whichever side speaks first decides: a
 	// server that greets (SSH, SMTP) makes the tunnel opaque at once.
 	upBuf := bufio.NewReader(upstream)
-	upstream = &bufferedConn{Conn: upstream, r: upBuf}
 	upSpoke := make(chan struct{})
 	go func() {
 		upBuf.Peek(1)
@@ -295,13 +297,17 @@ func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader,
 	}
 	client.SetDeadline(deadline)
 	if !isClientHello(head) {
-		// Not TLS: an opaque tunnel, which the cap does not count.
+		// Not TLS: an opaque tunnel, which the cap does not count. What
+		// either side said first goes over, then the bare connections.
 		release()
 		client.SetDeadline(time.Time{})
-		tunnel(conn, upstream)
+		if drain(upstream, pending) != nil || drain(client, upBuf) != nil {
+			return true
+		}
+		tunnel(client, upstream, e.tunnelIdle())
 		return true
 	}
-	ctx, cancel := context.WithDeadline(e.ctx(), deadline)
+	hctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	// The upstream handshake runs while the command's does.
 	type result struct {
@@ -310,10 +316,10 @@ func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader,
 	}
 	up := make(chan result, 1)
 	go func() {
-		uc := tls.Client(upstream, &tls.Config{ServerName: host, RootCAs: t.Roots, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
-		up <- result{uc, uc.HandshakeContext(ctx)}
+		uc := tls.Client(&bufferedConn{Conn: upstream, r: upBuf}, e.upstreamTLS(host))
+		up <- result{uc, uc.HandshakeContext(hctx)}
 	}()
-	tc := tls.Server(conn, &tls.Config{
+	tc := tls.Server(&bufferedConn{Conn: client, r: pending}, &tls.Config{
 		NextProtos: []string{"http/1.1"},
 		MinVersion: tls.VersionTLS12,
 		GetCertificate: func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
@@ -324,7 +330,7 @@ func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader,
 			return t.Leaf(host)
 		},
 	})
-	if err := tc.HandshakeContext(ctx); err != nil {
+	if err := tc.HandshakeContext(hctx); err != nil {
 		e.debug("tls handshake with the command failed", "host", host, "err", err)
 		upstream.Close()
 		<-up
@@ -335,71 +341,51 @@ func (e *Egress) terminate(proxy string, client net.Conn, pending *bufio.Reader,
 	if u.err != nil {
 		e.debug("tls handshake with the upstream failed", "host", host, "err", u.err)
 	}
-	e.serveTerminated(tc, u.c, u.err, tunnelOf{proxy, host, port, commandID})
+	e.serveTerminated(ctx, tc, u.c, u.err, tunnelOf{proxy, host, port, commandID})
 	return true
-}
-
-func (e *Egress) ctx() context.Context {
-	if e.Context != nil {
-		return e.Context
-	}
-	return context.Background()
 }
 
 // serveTerminated reads HTTP/1.1 requests from the command's side of a
 // terminated tunnel and forwards them. The first request goes over the
-// connection made at CONNECT time; later ones redial through the policy
-// when the upstream has closed it.
-func (e *Egress) serveTerminated(client *tls.Conn, first *tls.Conn, firstErr error, to tunnelOf) {
-	host, port := to.host, to.port
-	var used atomic.Bool
+// connection made at CONNECT time; the connection is kept for the next
+// one, and when the upstream has closed it, the next is dialled through
+// the policy again. It returns when the command's side closes (or idles
+// out), or ctx ends, with every request's handler done.
+func (e *Egress) serveTerminated(ctx context.Context, client *tls.Conn, first *tls.Conn, firstErr error, to tunnelOf) {
 	if firstErr != nil && first != nil {
 		first.Close()
+		first = nil
 	}
-	tr := &http.Transport{
-		Proxy:               nil,
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: 1,
-		IdleConnTimeout:     6 * time.Second,
-		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
-		DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			if !used.Swap(true) {
-				if firstErr != nil {
-					return nil, firstErr
-				}
-				return first, nil
-			}
-			raw, d, derr := e.connect(ctx, "connect", host, port, to.commandID)
-			if derr != nil {
-				return nil, derr
-			}
-			if !d.Allow {
-				return nil, fmt.Errorf("%s: %s", host, d.Reason)
-			}
-			uc := tls.Client(raw, &tls.Config{ServerName: host, RootCAs: e.TLS.Roots, NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
-			if err := uc.HandshakeContext(ctx); err != nil {
-				raw.Close()
-				return nil, err
-			}
-			return uc, nil
-		},
+	h := &terminated{e: e, tunnelOf: to, life: ctx, firstErr: firstErr}
+	if first != nil {
+		h.slot.put(newUpConn(ctx, first, nil, terminatedKey))
 	}
-	defer tr.CloseIdleConnections()
-	h := &terminated{e: e, tr: tr, tunnelOf: to}
+	defer h.slot.close()
 	l := newOneConnListener(client)
+	var handlers sync.WaitGroup
 	srv := &http.Server{
-		Handler:           h,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			handlers.Add(1)
+			defer handlers.Done()
+			h.ServeHTTP(w, r)
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       6 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ConnState: func(_ net.Conn, s http.ConnState) {
 			if s == http.StateClosed || s == http.StateHijacked {
 				l.close()
 			}
 		},
-		ErrorLog: nil,
+		ErrorLog: log.New(debugWriter{e}, "", 0),
 	}
+	stop := closeWith(ctx, client)
+	defer stop()
 	srv.Serve(l)
+	// A protocol switch leaves its handler running a tunnel on the
+	// connection after the server has let go of it.
+	handlers.Wait()
 }
 
 // tunnelOf is what a terminated tunnel was opened for.
@@ -410,12 +396,22 @@ type tunnelOf struct {
 	commandID string
 }
 
-// terminated forwards the requests of one terminated tunnel.
+// terminated forwards the requests of one terminated tunnel. Its
+// requests come one at a time (HTTP/1.1 on one connection): the slot
+// needs no lock.
 type terminated struct {
 	tunnelOf
-	e  *Egress
-	tr *http.Transport
+	e    *Egress
+	life context.Context // the tunnel's: upstream connections close with it
+	slot upSlot
+	// firstErr is why the connection made at CONNECT time failed its
+	// handshake: the first request's answer.
+	firstErr error
+	used     bool
 }
+
+// terminatedKey names the upstream of every request of a tunnel.
+const terminatedKey = "tunnel"
 
 func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// r.Host is the authority of an absolute-form target, else the Host
@@ -430,7 +426,12 @@ func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.URL.Scheme = "https"
 	out.URL.Host = authority(h.host, h.port, "https")
 	out.Host = out.URL.Host
-	removeHopHeaders(out.Header)
+	rl := &relay{e: h.e, host: h.host, keepAlive: "timeout=5", upgrade: upgradeOf(r.Header)}
+	if rl.upgrade != "" && !h.e.Inject.streamable(h.host) {
+		refuseUpgrade(w, h.host, rl.upgrade)
+		return
+	}
+	outbound(out.Header, rl.upgrade != "")
 	if r.ContentLength == 0 {
 		out.Body = nil
 	}
@@ -438,22 +439,70 @@ func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuseSigV4(w, refused)
 		return
 	}
-	resp, err := h.tr.RoundTrip(out)
+	for attempt := 0; ; attempt++ {
+		uc, err := h.upstream(r.Context())
+		if err != nil {
+			h.e.debug("terminated request failed", "host", h.host, "err", err)
+			h.unreachable(w, err)
+			return
+		}
+		reusable, written, err := rl.exchange(w, out, uc)
+		switch {
+		case err == nil && reusable:
+			h.slot.put(uc)
+			return
+		case err == nil:
+			uc.close()
+			return
+		case written:
+			uc.close()
+			panic(http.ErrAbortHandler)
+		}
+		uc.close()
+		if attempt > 0 || !retryable(out, uc) {
+			h.e.debug("terminated request failed", "host", h.host, "err", err)
+			h.unreachable(w, err)
+			return
+		}
+		// The upstream closed the kept connection as the request went:
+		// once more on a new one.
+	}
+}
+
+// unreachable answers a request that found no upstream.
+func (h *terminated) unreachable(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/plain")
+	w.WriteHeader(http.StatusBadGateway)
+	fmt.Fprintf(w, "srt could not reach %s over TLS: %v\n", h.host, err)
+}
+
+// upstream returns the connection for the next request: the one kept
+// from the last, else (after the first) a new one, dialled through the
+// policy.
+func (h *terminated) upstream(ctx context.Context) (*upConn, error) {
+	if uc := h.slot.take(terminatedKey); uc != nil {
+		h.used = true
+		return uc, nil
+	}
+	if !h.used {
+		h.used = true
+		if h.firstErr != nil {
+			return nil, h.firstErr
+		}
+	}
+	raw, d, err := h.e.connect(ctx, "connect", h.host, h.port, h.commandID)
 	if err != nil {
-		h.e.debug("terminated request failed", "host", h.host, "err", err)
-		w.Header().Set("Content-Type", "text/plain")
-		w.WriteHeader(http.StatusBadGateway)
-		fmt.Fprintf(w, "srt could not reach %s over TLS: %v\n", h.host, err)
-		return
+		return nil, err
 	}
-	defer resp.Body.Close()
-	if err := h.e.Inject.scrub(resp, h.host); err != nil {
-		h.e.debug("response refused", "host", h.host, "err", err)
-		refuseUnscrubbable(w, h.host, err)
-		return
+	if !d.Allow {
+		raw.Close()
+		return nil, fmt.Errorf("%s: %s", h.host, d.Reason)
 	}
-	w.Header().Set("Keep-Alive", "timeout=5")
-	copyResponse(w, resp)
+	tc, err := h.e.tlsClient(ctx, raw, h.host)
+	if err != nil {
+		return nil, err
+	}
+	return newUpConn(h.life, tc, nil, terminatedKey), nil
 }
 
 // names reports whether the authority a request names (host[:port], port

@@ -96,12 +96,12 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go (&HTTP{Egress: e}).Serve(pl)
+	go (&HTTP{Egress: e}).Serve(context.Background(), pl)
 	sl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	go (&SOCKS{Egress: e}).Serve(sl)
+	go (&SOCKS{Egress: e}).Serve(context.Background(), sl)
 	t.Cleanup(func() { pl.Close(); sl.Close() })
 	tb.proxyAddr = pl.Addr().String()
 	tb.socksAddr = sl.Addr().String()

@@ -48,7 +48,7 @@ func newBenchBed(tb testing.TB, handler http.Handler) *benchBed {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	go (&HTTP{Egress: bb.egress}).Serve(pl)
+	go (&HTTP{Egress: bb.egress}).Serve(context.Background(), pl)
 	bb.proxyAddr = pl.Addr().String()
 	tb.Cleanup(func() { pl.Close() })
 	return bb

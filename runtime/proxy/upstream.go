@@ -293,20 +293,6 @@ func (e *Egress) viaUpstream(ctx context.Context, host string, port int, tunnel 
 	return c, h, true, err
 }
 
-// writePlain returns the writer of a plain HTTP request to the upstream
-// proxy h: absolute-form, with h's credentials.
-func (h *hop) writePlain(out *http.Request) func(io.Writer) error {
-	out.URL.Scheme = "http"
-	if h.auth != "" {
-		out.Header.Set("Proxy-Authorization", h.auth)
-	}
-	return out.WriteProxy
-}
-
-// Tunnel copies both ways between a and b until both sides are done,
-// passing a half-close on (the relay to an external proxy port uses it).
-func Tunnel(a, b net.Conn) { tunnel(a, b) }
-
 // InterfaceAddrs are this host's interface addresses, read at each call:
 // what the address guard calls the host's own addresses.
 func InterfaceAddrs() []netip.Addr {
@@ -321,4 +307,26 @@ func InterfaceAddrs() []netip.Addr {
 		}
 	}
 	return out
+}
+
+// Relay serves l until ctx ends, joining each connection it accepts to a
+// new one from dial (srt's relay to an external proxy port), as a
+// tunnel that closes after DefaultTunnelIdle without a byte. It shuts
+// down as HTTP.Serve does; failed dials go to onError.
+func Relay(ctx context.Context, l net.Listener, dial func(context.Context) (net.Conn, error), onError func(error)) error {
+	set := newConnSet(ctx)
+	err := acceptLoop(ctx, l, set, true, func(ctx context.Context, c net.Conn) {
+		up, err := dial(ctx)
+		if err != nil {
+			if onError != nil {
+				onError(err)
+			}
+			return
+		}
+		defer up.Close()
+		defer closeWith(ctx, up)()
+		tunnel(c, up, DefaultTunnelIdle)
+	})
+	set.shutdown(0)
+	return err
 }

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"srt.dev/compiler/policy"
@@ -69,47 +70,59 @@ func externalEnv(env []string, n policy.Network, httpPort, socksPort int) []stri
 	return out
 }
 
-// serveProxies serves the command's two listeners: srt's own proxy for a
-// protocol, or, for one an external proxy serves, a relay to its host
-// loopback port.
-func serveProxies(e *proxy.Egress, n policy.Network, httpL, socksL net.Listener, log *slog.Logger) {
+// serveProxies serves the command's two listeners until ctx ends or stop
+// is called: srt's own proxy for a protocol, or, for one an external
+// proxy serves, a relay to its host loopback port. stop closes the
+// listeners and every connection they carry, and returns once all of
+// their goroutines have.
+func serveProxies(ctx context.Context, e *proxy.Egress, n policy.Network, httpL, socksL net.Listener, log *slog.Logger) (stop func()) {
+	var serves []func(context.Context) error
 	if n.HTTPProxyPort != 0 {
-		go relay(httpL, n.HTTPProxyPort, log)
+		serves = append(serves, relay(httpL, n.HTTPProxyPort, log))
 	} else {
-		go (&proxy.HTTP{Egress: e}).Serve(httpL)
+		serves = append(serves, func(ctx context.Context) error { return (&proxy.HTTP{Egress: e}).Serve(ctx, httpL) })
 	}
 	if n.SOCKSProxyPort != 0 {
-		go relay(socksL, n.SOCKSProxyPort, log)
+		serves = append(serves, relay(socksL, n.SOCKSProxyPort, log))
 	} else {
-		go (&proxy.SOCKS{Egress: e}).Serve(socksL)
+		serves = append(serves, func(ctx context.Context) error { return (&proxy.SOCKS{Egress: e}).Serve(ctx, socksL) })
 	}
+	return serving(ctx, serves...)
 }
 
-// relay joins each connection accepted on l to a new connection to the
-// host's loopback port (127.0.0.1, else ::1): the only place it reaches.
-func relay(l net.Listener, port int, log *slog.Logger) error {
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return err
-		}
+// serving runs each serve on a goroutine of its own with a context that
+// stop ends (as ctx does); stop returns once every serve has.
+func serving(ctx context.Context, serves ...func(context.Context) error) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, serve := range serves {
+		wg.Add(1)
 		go func() {
-			defer c.Close()
-			up, err := dialLoopback(port)
-			if err != nil {
-				if log != nil {
-					log.Debug("external proxy not reachable", "port", port, "err", err)
-				}
-				return
-			}
-			defer up.Close()
-			proxy.Tunnel(c, up)
+			defer wg.Done()
+			serve(ctx)
 		}()
 	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
 }
 
-func dialLoopback(port int) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// relay returns the server that joins each connection accepted on l to a
+// new connection to the host's loopback port (127.0.0.1, else ::1): the
+// only place it reaches.
+func relay(l net.Listener, port int, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return proxy.Relay(ctx, l, func(ctx context.Context) (net.Conn, error) { return dialLoopback(ctx, port) }, func(err error) {
+			if log != nil {
+				log.Debug("external proxy not reachable", "port", port, "err", err)
+			}
+		})
+	}
+}
+
+func dialLoopback(ctx context.Context, port int) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))

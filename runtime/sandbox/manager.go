@@ -26,7 +26,9 @@ const MinCommandIDLength = 22
 // only allow=true allows; a refusal may carry a reason, which is sanitised
 // (invisible characters to spaces, "<" and ">" removed, 500 UTF-16 units)
 // before anyone sees it. An error, or a panic, refuses with "permission
-// prompt failed". host is as the client spelled it.
+// prompt failed". host is as the client spelled it. ctx ends when the
+// client goes or its run ends; the connection is refused then, without
+// waiting for the callback to return.
 type Ask func(ctx context.Context, host string, port int) (allow bool, reason string, err error)
 
 // ManagerOptions configure a Manager. Every field is optional.
@@ -286,14 +288,32 @@ func (m *Manager) perCommand(key string) (policy.HostList, bool) {
 }
 
 // ask calls the callback; a panic in it refuses the connection instead of
-// taking the proxies down.
+// taking the proxies down. A callback that does not heed ctx is left to
+// finish on its own: the connection, and the run's end, do not wait for
+// it.
 func (m *Manager) ask(ctx context.Context, host string, port int) (allow bool, reason string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			allow, reason, err = false, "", fmt.Errorf("ask callback panicked: %v", p)
-		}
+	type answer struct {
+		allow  bool
+		reason string
+		err    error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			if p := recover(); p != nil {
+				a = answer{false, "", fmt.Errorf("ask callback panicked: %v", p)}
+			}
+			answered <- a
+		}()
+		a.allow, a.reason, a.err = m.o.Ask(ctx, host, port)
 	}()
-	return m.o.Ask(ctx, host, port)
+	select {
+	case a := <-answered:
+		return a.allow, a.reason, a.err
+	case <-ctx.Done():
+		return false, "", ctx.Err()
+	}
 }
 
 // Violations is the store of refusals.
@@ -366,10 +386,7 @@ func (r *runRecord) entries() []violations.Entry {
 }
 
 // runEgress is the proxy logic of one run (see egress), its refusals
-// recorded in rec, and whatever a connection still waits for (an ask
-// callback) ended by end, which the run calls when it returns.
-func (m *Manager) runEgress(ctx context.Context, key, command, token string, rec *runRecord) (e *proxy.Egress, end context.CancelFunc) {
-	e = m.egress(key, command, token, rec.add)
-	e.Context, end = context.WithCancel(ctx)
-	return e, end
+// recorded in rec.
+func (m *Manager) runEgress(key, command, token string, rec *runRecord) *proxy.Egress {
+	return m.egress(key, command, token, rec.add)
 }

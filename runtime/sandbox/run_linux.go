@@ -490,10 +490,10 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 // serve serves the proxies on the listeners the sandbox's init step hands
 // over (through hostEnd, which it closes), recording decisions in rec, and
 // attaches the sandbox's terminal. herr says why the hand-off failed; the
-// command then does not start. stop closes the listeners and ends the
-// run's part of the proxies.
+// command then does not start. stop closes the listeners and every
+// connection of the run's proxies, and returns once they are all gone.
 func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord, recorded <-chan error, ready func() error) (stop func(), herr error) {
-	egress, endRun := m.runEgress(ctx, r.key, r.text, r.token, rec)
+	egress := m.runEgress(r.key, r.text, r.token, rec)
 	if r.tls != nil {
 		egress.TLS = r.tls.term
 	}
@@ -530,17 +530,12 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 	}
 	hostEnd.Close()
 	if herr != nil {
-		return endRun, herr
+		return func() {}, herr
 	}
 	for _, n := range externalNote(r.p.Network) {
 		r.o.debug(n)
 	}
-	serveProxies(egress, r.p.Network, listeners[0], listeners[1], r.o.Log)
-	return func() {
-		listeners[0].Close()
-		listeners[1].Close()
-		endRun()
-	}, nil
+	return serveProxies(ctx, egress, r.p.Network, listeners[0], listeners[1], r.o.Log), nil
 }
 
 // register records the run's placeholders and scratch space, and the

@@ -14,6 +14,11 @@
 // file on disk. A reaper (ReapArg) removes the run's placeholders if this
 // process dies. See docs/srt.md.
 //
+// A run's proxies end with it: when Run returns, their listeners, every
+// connection they accepted (tunnels included) and every connection they
+// opened upstream are closed, and their goroutines have returned, so a
+// program may run any number of sandboxes one after another.
+//
 // When one of the command's standard streams is a terminal, the init step
 // opens a pseudo-terminal inside the sandbox for it and hands the master
 // side over too; this process relays between it and the outer terminal,

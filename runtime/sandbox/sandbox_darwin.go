@@ -152,14 +152,15 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// those: as on Linux, a connection is attributed to the run whose
 	// listener it reached (the token keeps other local programs out).
 	var rec runRecord
-	egress, endRun := m.runEgress(ctx, key, text, token, &rec)
-	defer endRun()
+	egress := m.runEgress(key, text, token, &rec)
+	var serves []func(context.Context) error
 	if p.Network.HTTPProxyPort == 0 {
-		go (&proxy.HTTP{Egress: egress}).Serve(httpL)
+		serves = append(serves, func(ctx context.Context) error { return (&proxy.HTTP{Egress: egress}).Serve(ctx, httpL) })
 	}
 	if p.Network.SOCKSProxyPort == 0 {
-		go (&proxy.SOCKS{Egress: egress}).Serve(socksL)
+		serves = append(serves, func(ctx context.Context) error { return (&proxy.SOCKS{Egress: egress}).Serve(ctx, socksL) })
 	}
+	defer serving(ctx, serves...)()
 	if o.Log != nil {
 		for _, n := range externalNote(p.Network) {
 			o.Log.Debug(n)

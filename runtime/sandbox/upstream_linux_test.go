@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -299,7 +300,7 @@ func TestExternalProxyPorts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sl.Close() })
-	go (&proxy.SOCKS{Egress: &proxy.Egress{Rules: func() *netpolicy.Rules { return rules }}}).Serve(sl)
+	go (&proxy.SOCKS{Egress: &proxy.Egress{Rules: func() *netpolicy.Rules { return rules }}}).Serve(context.Background(), sl)
 	// A host port nothing in the sandbox may reach.
 	other := startOrigin(t, "tcp4", "127.0.0.1:0")
 	port := func(addr string) string { _, p, _ := net.SplitHostPort(addr); return p }
