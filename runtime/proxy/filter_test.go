@@ -253,7 +253,7 @@ func TestProxyFilterReqFrame(t *testing.T) {
 		t.Fatalf("frames = %q, want %q", got, want)
 	}
 	raw := "GET http://" + up + "/a/../b/%7e?q=%41&r HTTP/1.1\r\nHost: " + up + "\r\nConnection: keep-alive, X-Named\r\nX_Named: 1\r\nKeep_Alive: 1\r\nProxy.Connection: 1\r\nproxy-authorization: Basic eA==\r\nX-Gone: 1\r\nX-Keep: yes\r\n\r\n"
-	resp, body = roundTrip(t, bed.addr, raw)
+	_, body = roundTrip(t, bed.addr, raw)
 	e := decode(t, body)
 	if e.URI != "/a/../b/%7e?q=%41&r" {
 		t.Errorf("upstream target = %q, want as spelled", e.URI)

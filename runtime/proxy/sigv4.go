@@ -69,7 +69,7 @@ func parseAuthorization(v string) (authorization, error) {
 		case "Credential":
 			id, scope, ok := strings.Cut(val, "/")
 			if !ok || id == "" || scope == "" {
-				return a, errors.New("Credential is not KEYID/SCOPE")
+				return a, errors.New("the Credential field is not KEYID/SCOPE")
 			}
 			a.KeyID, a.Scope = id, scope
 		case "SignedHeaders":
@@ -86,7 +86,7 @@ func parseAuthorization(v string) (authorization, error) {
 		}
 	}
 	if a.KeyID == "" || a.SignedHeaders == nil || a.Signature == "" {
-		return a, errors.New("Credential, SignedHeaders and Signature are all required")
+		return a, errors.New("the Credential, SignedHeaders and Signature fields are all required")
 	}
 	return a, nil
 }

@@ -200,8 +200,8 @@ func TestLink(t *testing.T) {
 		}
 		got <- v
 	}()
-	b, _ := ReadFrame(d, MaxFrame) // req 1
-	b, _ = ReadFrame(d, MaxFrame)  // req 2
+	ReadFrame(d, MaxFrame)         // req 1
+	b, _ := ReadFrame(d, MaxFrame) // req 2
 	if r, err := ParseReq(b); err != nil || r.ID != 2 {
 		t.Fatalf("second req = %s, %v", b, err)
 	}
