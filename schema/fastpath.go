@@ -45,13 +45,22 @@ var anyKey = wildcard{}
 
 var plainLists = []plainList{
 	// #AllowEntry: =~#re.allowEntry. Entries starting with "[" are
-	// split and checked again by bracketedAllow.
+	// split by #bracket and checked again by bracketedAllow: the host
+	// must match #re.host.
 	{Path{"network", "allowedDomains"}, func(g *grammar, n *node) bool {
-		return n.Kind == kindString && !startsBracket(n.Str) && g.fast.allowEntry.MatchString(n.Str)
+		if n.Kind == kindString && startsBracket(n.Str) {
+			return g.fast.host.MatchString(g.bracketHost(n.Str))
+		}
+		return n.Kind == kindString && g.fast.allowEntry.MatchString(n.Str)
 	}},
-	// #DenyEntry: =~#re.denyEntry; bracketedDeny as above.
+	// #DenyEntry: =~#re.denyEntry; bracketedDeny as above, where the
+	// host may also be "*".
 	{Path{"network", "deniedDomains"}, func(g *grammar, n *node) bool {
-		return n.Kind == kindString && !startsBracket(n.Str) && g.fast.denyEntry.MatchString(n.Str)
+		if n.Kind == kindString && startsBracket(n.Str) {
+			h := g.bracketHost(n.Str)
+			return h == "*" || g.fast.host.MatchString(h)
+		}
+		return n.Kind == kindString && g.fast.denyEntry.MatchString(n.Str)
 	}},
 	// #AddressRange: =~#re.range, and a prefix of at least /96 for an
 	// IPv4-mapped address: those (matching #re.mapped) are left to CUE.
@@ -253,10 +262,10 @@ func (l *loader) coverViews(views map[*node][]int) {
 			return
 		}
 		if startsBracket(e.Str) {
-			hosts[i] = l.bracketHost(e.Str)
-			continue // always shown; never counted on to cover an inject host
+			hosts[i] = l.g.bracketHost(e.Str)
+		} else {
+			hosts[i] = strings.SplitN(e.Str, ":", 2)[0]
 		}
-		hosts[i] = strings.SplitN(e.Str, ":", 2)[0]
 		allowed.add(hosts[i], i)
 	}
 	for i, e := range strs(excludedN) {
@@ -293,7 +302,7 @@ func (l *loader) coverViews(views map[*node][]int) {
 	if len(strs(excludedN)) > 0 {
 		witness := -1
 		for i, e := range allowedN.Elems {
-			if e.Kind == kindString && !startsBracket(e.Str) && !excluded.covered(l.g, hosts[i]) {
+			if e.Kind == kindString && !excluded.covered(l.g, hosts[i]) {
 				witness = i
 				break
 			}
@@ -338,9 +347,9 @@ func (l *loader) coverViews(views map[*node][]int) {
 // bracketHost is the host #bracket finds in an entry starting with "[":
 // the canonical text inside the brackets (#Facts.urlHost) when a "]"
 // follows and what follows it is empty or ":port"; otherwise the entry.
-func (l *loader) bracketHost(entry string) string {
+func (g *grammar) bracketHost(entry string) string {
 	parts := strings.SplitN(entry, "]", 2)
-	if len(parts) == 2 && (parts[1] == "" || l.g.fast.port.MatchString(parts[1])) {
+	if len(parts) == 2 && (parts[1] == "" || g.fast.port.MatchString(parts[1])) {
 		return whatwg.BracketHost(strings.TrimPrefix(parts[0], "["))
 	}
 	return entry
