@@ -111,17 +111,21 @@ func whyNotCreate(denies [2]*denyIndex, raw string, d WriteDir, expand func(stri
 // is then asked with covers, in the order of the list, so the answer is
 // that of a reading of every rule (TestWriteDirsIndexAgrees).
 type denyIndex struct {
-	rules []PathRule
-	paths []string         // each rule's path, expanded
-	by    map[string][]int // rules by cleaned path (literal) or base directory (pattern)
-	loose []int            // patterns without an absolute base
+	rules  []PathRule
+	paths  []string         // each rule's path, expanded
+	pieces [][]string       // literal texts every path a pattern matches holds
+	by     map[string][]int // rules by cleaned path (literal) or base directory (pattern)
+	loose  []int            // patterns without an absolute base
 }
 
 func newDenyIndex(rules []PathRule, expand func(string) string) *denyIndex {
-	x := &denyIndex{rules: rules, paths: make([]string, len(rules)), by: map[string][]int{}}
+	x := &denyIndex{rules: rules, paths: make([]string, len(rules)), pieces: make([][]string, len(rules)), by: map[string][]int{}}
 	for i, r := range rules {
 		rp := expand(r.Path)
 		x.paths[i] = rp
+		if r.Pattern {
+			x.pieces[i] = literalPieces(rp)
+		}
 		if !r.Pattern {
 			x.by[path.Clean(rp)] = append(x.by[path.Clean(rp)], i)
 			continue
@@ -155,7 +159,13 @@ func (x *denyIndex) first(p string) (PathRule, bool) {
 		}
 	}
 	slices.Sort(cand)
+next:
 	for _, i := range cand {
+		for _, piece := range x.pieces[i] {
+			if !strings.Contains(p, piece) {
+				continue next // nor does any ancestor of p hold it
+			}
+		}
 		if covers(x.rules[i], x.paths[i], p) {
 			return x.rules[i], true
 		}
@@ -163,15 +173,52 @@ func (x *denyIndex) first(p string) (PathRule, bool) {
 	return PathRule{}, false
 }
 
+// literalPieces are the runs of glob between separators, wildcards and
+// bracket sets, which every path it matches holds (a bracket is skipped
+// up to the next "]": the text of an invalid set, literal, is left out).
+func literalPieces(glob string) []string {
+	var out []string
+	start := -1
+	flush := func(i int) {
+		if start >= 0 && i > start {
+			out = append(out, glob[start:i])
+		}
+		start = -1
+	}
+	for i := 0; i < len(glob); i++ {
+		switch glob[i] {
+		case '*', '?', '/', ']':
+			flush(i)
+		case '[':
+			flush(i)
+			if end := strings.IndexByte(glob[i+1:], ']'); end >= 0 {
+				i += end + 1
+			} else {
+				i = len(glob)
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(glob))
+	return out
+}
+
 // covers reports whether rule r, its path expanded to rp, names p or an
 // ancestor of p.
 func covers(r PathRule, rp, p string) bool {
+	var ds string
+	if r.Pattern {
+		ds = Doublestar(rp)
+	}
 	for a := p; ; a = path.Dir(a) {
 		if !r.Pattern && path.Clean(rp) == a {
 			return true
 		}
 		if r.Pattern {
-			if ok, err := doublestar.Match(Doublestar(rp), a); err == nil && ok {
+			if ok, err := doublestar.Match(ds, a); err == nil && ok {
 				return true
 			}
 		}
