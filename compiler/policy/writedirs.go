@@ -124,7 +124,7 @@ func newDenyIndex(rules []PathRule, expand func(string) string) *denyIndex {
 		rp := expand(r.Path)
 		x.paths[i] = rp
 		if r.Pattern {
-			x.pieces[i] = literalPieces(rp)
+			x.pieces[i] = LiteralPieces(rp)
 		}
 		if !r.Pattern {
 			x.by[path.Clean(rp)] = append(x.by[path.Clean(rp)], i)
@@ -173,10 +173,10 @@ next:
 	return PathRule{}, false
 }
 
-// literalPieces are the runs of glob between separators, wildcards and
+// LiteralPieces are the runs of glob between separators, wildcards and
 // bracket sets, which every path it matches holds (a bracket is skipped
 // up to the next "]": the text of an invalid set, literal, is left out).
-func literalPieces(glob string) []string {
+func LiteralPieces(glob string) []string {
 	var out []string
 	start := -1
 	flush := func(i int) {
