@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -81,6 +82,23 @@ func (l *loader) checks(g *grammar, doc cue.Value, long map[string]longArray) {
 		FillPath(cue.ParsePath("doc"), doc).
 		FillPath(cue.ParsePath("long"), g.ctx.BuildExpr(chunks))
 	c := g.checks.Unify(in)
+	// The coverage sets are filled with their texts, evaluated once (see
+	// #coverSet).
+	sets := map[string]any{}
+	for _, k := range []string{"allow", "exclude"} {
+		t := c.LookupPath(cue.MakePath(cue.Str("coverTexts"), cue.Str(k)))
+		names, err1 := t.LookupPath(cue.ParsePath("names")).String()
+		bases, err2 := t.LookupPath(cue.ParsePath("bases")).String()
+		searchable, err3 := t.LookupPath(cue.ParsePath("searchable")).Bool()
+		if err := errors.Join(err1, err2, err3); err != nil {
+			// A type error where the coverage rules look; the grammar
+			// reports it, and the rules that need the set yield nothing.
+			l.ruleErrs = append(l.ruleErrs, err)
+			continue
+		}
+		sets[k] = map[string]any{"names": names, "bases": bases, "searchable": searchable}
+	}
+	c = c.FillPath(cue.ParsePath("coverSets"), g.ctx.Encode(sets))
 	it, err := c.LookupPath(cue.ParsePath("out")).Fields()
 	if err != nil {
 		l.ruleErrs = append(l.ruleErrs, err)

@@ -250,7 +250,7 @@ func lineCol(lines []int, off int) (line, col int) {
 // evaluate a list grows with the square of its length: 180,000 entries took
 // minutes. A longer array is shown chunkSize elements at a time, which keeps
 // the whole load linear in the size of the file.
-const chunkSize = 1000
+var chunkSize = 1000 // a variable so that tests can make chunks small
 
 // passes is the number of evaluations of the grammar that show every
 // shown element of the longest array of the document once.

@@ -491,16 +491,18 @@ func (x pathIndex) covering(p string) []int {
 // superset, in list order: ask compiler.Covers of each.
 type coverIndex struct {
 	literal pathIndex
-	globs   pathIndex // by base directory
-	always  []int     // globs with no base directory
+	globs   pathIndex  // by base directory
+	always  []int      // globs with no base directory
+	pieces  [][]string // of each glob, the texts a path it covers holds (policy.LiteralPieces)
 }
 
 func indexCovers(rs []policy.PathRule) coverIndex {
-	x := coverIndex{literal: indexPaths(rs), globs: pathIndex{}}
+	x := coverIndex{literal: indexPaths(rs), globs: pathIndex{}, pieces: make([][]string, len(rs))}
 	for i, r := range rs {
 		if !r.Pattern {
 			continue
 		}
+		x.pieces[i] = policy.LiteralPieces(r.Path)
 		static := r.Path
 		if j := strings.IndexAny(static, "*?["); j >= 0 {
 			static = static[:j]
@@ -517,10 +519,19 @@ func indexCovers(rs []policy.PathRule) coverIndex {
 	return x
 }
 
-// candidates returns, in list order, the rules that may cover p.
+// candidates returns, in list order, the rules that may cover p: a glob
+// only when p holds each of its literal texts.
 func (x coverIndex) candidates(p string) []int {
-	out := append(x.literal.covering(p), x.always...)
-	out = append(out, x.globs.covering(p)...)
+	out := x.literal.covering(p)
+next:
+	for _, i := range append(append([]int(nil), x.always...), x.globs.covering(p)...) {
+		for _, piece := range x.pieces[i] {
+			if !strings.Contains(p, piece) {
+				continue next
+			}
+		}
+		out = append(out, i)
+	}
 	sort.Ints(out)
 	return out
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -56,6 +57,7 @@ func WriteDirs(p *Policy, home, cwd string) []WriteDir {
 		return nil
 	}
 	expand := expander(home, cwd)
+	denies := [2]*denyIndex{newDenyIndex(fs.DenyWrite, expand), newDenyIndex(fs.DenyRead, expand)}
 	var out []WriteDir
 	for _, r := range fs.AllowWrite {
 		if r.Origin == Default || r.Origin == Mandatory || r.Pattern {
@@ -68,15 +70,16 @@ func WriteDirs(p *Policy, home, cwd string) []WriteDir {
 				d.Root = path.Clean(root)
 			}
 		}
-		d.Why = whyNotCreate(fs, raw, d, expand)
+		d.Why = whyNotCreate(denies, raw, d, expand)
 		d.Create = d.Why == ""
 		out = append(out, d)
 	}
 	return out
 }
 
-// whyNotCreate says why srt does not create d, or "".
-func whyNotCreate(fs *Filesystem, raw string, d WriteDir, expand func(string) string) string {
+// whyNotCreate says why srt does not create d, or "". denies are the
+// denyWrite and denyRead rules.
+func whyNotCreate(denies [2]*denyIndex, raw string, d WriteDir, expand func(string) string) string {
 	if strings.Contains("/"+raw+"/", "/../") {
 		return "it is spelled with .."
 	}
@@ -93,28 +96,129 @@ func whyNotCreate(fs *Filesystem, raw string, d WriteDir, expand func(string) st
 			return "its name is one srt protects (" + name + ")"
 		}
 	}
-	for _, rs := range []struct {
-		list  []PathRule
-		which string
-	}{{fs.DenyWrite, "denyWrite"}, {fs.DenyRead, "denyRead"}} {
-		for _, r := range rs.list {
-			if covers(r, expand(r.Path), d.Path) {
-				return "a " + rs.which + " entry (" + r.Origin.Key + ") covers it"
-			}
+	for i, which := range []string{"denyWrite", "denyRead"} {
+		if r, ok := denies[i].first(d.Path); ok {
+			return "a " + which + " entry (" + r.Origin.Key + ") covers it"
 		}
 	}
 	return ""
 }
 
+// A denyIndex finds the first of a list of deny rules that covers a path
+// (see covers) among the rules that can: a literal rule whose path is the
+// path or an ancestor, a pattern whose base directory (before its first
+// wildcard) is; patterns without an absolute base are always tried. Each
+// is then asked with covers, in the order of the list, so the answer is
+// that of a reading of every rule (TestWriteDirsIndexAgrees).
+type denyIndex struct {
+	rules  []PathRule
+	paths  []string         // each rule's path, expanded
+	pieces [][]string       // literal texts every path a pattern matches holds
+	by     map[string][]int // rules by cleaned path (literal) or base directory (pattern)
+	loose  []int            // patterns without an absolute base
+}
+
+func newDenyIndex(rules []PathRule, expand func(string) string) *denyIndex {
+	x := &denyIndex{rules: rules, paths: make([]string, len(rules)), pieces: make([][]string, len(rules)), by: map[string][]int{}}
+	for i, r := range rules {
+		rp := expand(r.Path)
+		x.paths[i] = rp
+		if r.Pattern {
+			x.pieces[i] = LiteralPieces(rp)
+		}
+		if !r.Pattern {
+			x.by[path.Clean(rp)] = append(x.by[path.Clean(rp)], i)
+			continue
+		}
+		ds := Doublestar(rp)
+		static := ds
+		if j := strings.IndexAny(ds, "*?[{\\"); j >= 0 {
+			static = ds[:j]
+		}
+		j := strings.LastIndexByte(static, '/')
+		if !strings.HasPrefix(static, "/") || j < 0 {
+			x.loose = append(x.loose, i)
+			continue
+		}
+		base := static[:j]
+		if base == "" {
+			base = "/"
+		}
+		x.by[base] = append(x.by[base], i)
+	}
+	return x
+}
+
+// first is the first rule that covers p, an absolute clean path.
+func (x *denyIndex) first(p string) (PathRule, bool) {
+	cand := append([]int(nil), x.loose...)
+	for a := p; ; a = path.Dir(a) {
+		cand = append(cand, x.by[a]...)
+		if a == "/" || a == "." || a == "" {
+			break
+		}
+	}
+	slices.Sort(cand)
+next:
+	for _, i := range cand {
+		for _, piece := range x.pieces[i] {
+			if !strings.Contains(p, piece) {
+				continue next // nor does any ancestor of p hold it
+			}
+		}
+		if covers(x.rules[i], x.paths[i], p) {
+			return x.rules[i], true
+		}
+	}
+	return PathRule{}, false
+}
+
+// LiteralPieces are the runs of glob between separators, wildcards and
+// bracket sets, which every path it matches holds (a bracket is skipped
+// up to the next "]": the text of an invalid set, literal, is left out).
+func LiteralPieces(glob string) []string {
+	var out []string
+	start := -1
+	flush := func(i int) {
+		if start >= 0 && i > start {
+			out = append(out, glob[start:i])
+		}
+		start = -1
+	}
+	for i := 0; i < len(glob); i++ {
+		switch glob[i] {
+		case '*', '?', '/', ']':
+			flush(i)
+		case '[':
+			flush(i)
+			if end := strings.IndexByte(glob[i+1:], ']'); end >= 0 {
+				i += end + 1
+			} else {
+				i = len(glob)
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	flush(len(glob))
+	return out
+}
+
 // covers reports whether rule r, its path expanded to rp, names p or an
 // ancestor of p.
 func covers(r PathRule, rp, p string) bool {
+	var ds string
+	if r.Pattern {
+		ds = Doublestar(rp)
+	}
 	for a := p; ; a = path.Dir(a) {
 		if !r.Pattern && path.Clean(rp) == a {
 			return true
 		}
 		if r.Pattern {
-			if ok, err := doublestar.Match(Doublestar(rp), a); err == nil && ok {
+			if ok, err := doublestar.Match(ds, a); err == nil && ok {
 				return true
 			}
 		}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -84,4 +85,71 @@ func TestCwdHidden(t *testing.T) {
 			t.Errorf("%s: CwdHidden = %q, %v; want %q", tc.name, d.Origin.Key, ok, tc.want)
 		}
 	}
+}
+
+// TestWriteDirsIndexAgrees compares WriteDirs, which asks only the deny
+// rules its index finds, with a reading of every rule, on random
+// policies: literal and pattern denies (wildcards at every depth, sets,
+// braces, "..", relative spellings) under ${HOME}, ${CWD} and "/", and
+// home and working directories with glob characters in their names.
+func TestWriteDirsIndexAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"a", "b", "src", ".git", "*", "**", "*.key", "[ab]", "x?", "{c}", "..", "[", "out", "logs"}
+	spell := func(pattern bool) string {
+		root := []string{Home, Cwd, "", "rel"}[rng.IntN(4)]
+		s := root
+		for range 1 + rng.IntN(4) {
+			p := parts[rng.IntN(len(parts))]
+			if !pattern {
+				p = parts[rng.IntN(4)]
+			}
+			s += "/" + p
+		}
+		return s
+	}
+	for i := range 300 {
+		fs := Filesystem{}
+		for j := range 1 + rng.IntN(12) {
+			fs.AllowWrite = append(fs.AllowWrite, PathRule{Path: spell(false), Origin: Origin{Key: fmt.Sprintf("filesystem.allowWrite[%d]", j)}})
+		}
+		for _, list := range []*[]PathRule{&fs.DenyWrite, &fs.DenyRead} {
+			for j := range rng.IntN(20) {
+				pat := rng.IntN(2) == 0
+				*list = append(*list, PathRule{Path: spell(pat), Pattern: pat, Origin: Origin{Key: fmt.Sprintf("deny[%d]", j)}})
+			}
+		}
+		p := &Policy{Filesystem: fs}
+		home, cwd := []string{"/home/u", "/home/[u]", "/h{x}"}[i%3], []string{"/home/u/proj", "/work/p*q", "/home/u"}[i%3]
+		got := WriteDirs(p, home, cwd)
+		want := writeDirsLinear(p, home, cwd)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("policy %d (home %s, cwd %s): WriteDirs (-linear +indexed):\n%s\n%+v", i, home, cwd, d, fs)
+		}
+	}
+}
+
+// writeDirsLinear is WriteDirs asking every deny rule, in order.
+func writeDirsLinear(p *Policy, home, cwd string) []WriteDir {
+	fs := &p.Filesystem
+	expand := expander(home, cwd)
+	out := WriteDirs(&Policy{Filesystem: Filesystem{AllowWrite: fs.AllowWrite}}, home, cwd)
+	for k, d := range out {
+		if !d.Create {
+			continue
+		}
+	rules:
+		for _, rs := range []struct {
+			list  []PathRule
+			which string
+		}{{fs.DenyWrite, "denyWrite"}, {fs.DenyRead, "denyRead"}} {
+			for _, r := range rs.list {
+				if covers(r, expand(r.Path), d.Path) {
+					out[k].Why = "a " + rs.which + " entry (" + r.Origin.Key + ") covers it"
+					out[k].Create = false
+					break rules
+				}
+			}
+		}
+	}
+	return out
 }

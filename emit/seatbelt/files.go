@@ -63,12 +63,13 @@ func (m *emitter) read(denies, allows, writes []entry) {
 	// Step 4: last match wins, so what must beat an allow comes again.
 	fs = nil
 	root := false
+	ix, lits := newOtherIndex(allows, m.linear), newAllowSet(allows, m.linear)
 	for _, d := range denies {
 		switch {
 		case d.cred:
 			fs = append(fs, m.denyF(d))
 		case d.glob():
-			fs = append(fs, m.carve(d, allows))
+			fs = append(fs, m.carve(d, ix))
 			root = root || d.root == "" && d.goRegexp(true).MatchString("/")
 		default:
 			// Under different roots the relation is a host fact; the
@@ -79,7 +80,7 @@ func (m *emitter) read(denies, allows, writes []entry) {
 			// re-emitted behind a carve parameter instead: the runtime
 			// does not look at readings, and the parameter applies the
 			// deny where it lies inside the allow on this host.
-			fs = append(fs, m.late(d, allows)...)
+			fs = append(fs, m.late(d, allows, lits)...)
 		}
 		root = root || d.spelling() == "/"
 	}
@@ -104,7 +105,14 @@ func (m *emitter) read(denies, allows, writes []entry) {
 // text reading inside an allow from another root, d behind the carve
 // parameter of the pair (the allow "covers" the deny), set where it does
 // on the host.
-func (m *emitter) late(d entry, allows []entry) []string {
+func (m *emitter) late(d entry, allows []entry, lits *allowSet) []string {
+	if !d.text && !lits.linear {
+		// Only a text reading makes carve parameters here.
+		if lits.inside(d.spelling()) {
+			return []string{m.denyF(d)}
+		}
+		return nil
+	}
 	var out []string
 	for _, a := range allows {
 		if a.glob() {
@@ -131,13 +139,20 @@ func (m *emitter) late(d entry, allows []entry) []string {
 // to the reference's decision: the deny is carved where it covers the
 // entry here, and not elsewhere (a leaf-shaped deny such as "**/.env"
 // covers no directory and must stay whole inside it).
-func (m *emitter) carve(d entry, others []entry) string {
+//
+// Only the entries ix finds can be subtracted; they are taken in order.
+func (m *emitter) carve(d entry, ix *otherIndex) string {
 	var nots []string
 	seen := map[string]bool{}
-	for _, o := range others {
+	var pieces []string
+	if d.root != "" && !ix.linear {
+		pieces = literalPieces(d)
+	}
+	for _, i := range ix.candidates(d) {
+		o := ix.es[i]
 		var f string
 		switch {
-		case crossRoot(d, o) && !o.convenience && mayCover(d, o):
+		case crossRoot(d, o) && !o.convenience && (pieces == nil || o.root != "" || mayContain(pieces, ix.samples[i])) && mayCover(d, o):
 			f = m.carveParam(d, o)
 		case crossRoot(d, o):
 			continue
@@ -189,7 +204,7 @@ func mayCover(d, o entry) bool {
 // convenience write root o, kept on hosts where none of denies hides it
 // (see keepConvenience).
 type carve struct {
-	d, o           entry
+	d, o           *entry
 	denies, allows []entry
 }
 
@@ -209,7 +224,7 @@ func (m *emitter) keepConvenience(writes, denies, allows []entry) {
 			// allow does that on macOS.
 			same := d.root == w.root && symCovers(d, w.spelling()) && !reopens(d, w, allows)
 			if same || d.root != w.root && mayCover(d, w) {
-				m.carves = append(m.carves, carve{o: w, denies: denies, allows: allows})
+				m.carves = append(m.carves, carve{o: m.intern(w), denies: denies, allows: allows})
 				writes[i].pre = `(param "` + carveParamName(len(m.carves)) + `")`
 				break
 			}
@@ -247,13 +262,13 @@ func reopens(d, w entry, allows []entry) bool {
 // prefix no path has, where it does not, so the filter then matches
 // nothing and nothing is carved.
 func (m *emitter) carveParam(d, o entry) string {
-	key := m.denyF(d) + "\x00" + m.allowF(o)
+	key := [2]string{m.denyF(d), m.allowF(o)}
 	n, ok := m.carveIndex[key]
 	if !ok {
 		if m.carveIndex == nil {
-			m.carveIndex = map[string]int{}
+			m.carveIndex = map[[2]string]int{}
 		}
-		m.carves = append(m.carves, carve{d: d, o: o})
+		m.carves = append(m.carves, carve{d: m.intern(d), o: m.intern(o)})
 		n = len(m.carves)
 		m.carveIndex[key] = n
 	}
@@ -262,6 +277,20 @@ func (m *emitter) carveParam(d, o entry) string {
 		pre += " " + o.pre // a twin behind its own parameter
 	}
 	return m.allowFPrefixed(o, pre)
+}
+
+// intern is the one copy of e the carves share: a profile may have a
+// carve for each pair of a deny and an entry.
+func (m *emitter) intern(e entry) *entry {
+	if p, ok := m.interned[e]; ok {
+		return p
+	}
+	if m.interned == nil {
+		m.interned = map[entry]*entry{}
+	}
+	p := &e
+	m.interned[e] = p
+	return p
 }
 
 // moveBlock are the filters that keep denied paths and their ancestors
@@ -444,7 +473,7 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 		}
 		return out
 	}
-	both := append(append([]entry{}, allows...), writes...)
+	both := newOtherIndex(append(append([]entry{}, allows...), writes...), m.linear)
 	var fs []string
 	for _, d := range denies {
 		switch {

@@ -26,8 +26,12 @@ func Emit(p *policy.Policy) ([]byte, error) {
 }
 
 // emit builds the profile of p.
-func emit(p *policy.Policy) *emitter {
-	m := &emitter{}
+func emit(p *policy.Policy) *emitter { return emitWith(p, false) }
+
+// emitWith builds the profile of p, in the emitter's linear mode when
+// linear is set.
+func emitWith(p *policy.Policy, linear bool) *emitter {
+	m := &emitter{linear: linear}
 	m.header(p)
 	m.add(baseHead...)
 	if p.Process.EnableWeakerNetworkIsolation {
@@ -73,11 +77,19 @@ type emitter struct {
 	// carves are the subtractions decided at run time, in the order of
 	// their parameters (CARVE_1, ...); carveIndex finds one again.
 	carves     []carve
-	carveIndex map[string]int
+	carveIndex map[[2]string]int
+	interned   map[entry]*entry
 	// privates are the paths whose existence decides the /private or
 	// folded spelling of an allow, in the order of their parameters
 	// (PRIVATE_1, ...).
 	privates []string
+	// linear makes carve and late compare each deny with every entry
+	// (see otherIndex); the tests compare both ways.
+	linear bool
+	// allowMemo, denyMemo and prefixMemo hold each entry's filters:
+	// carve asks for the same ones for many denies.
+	allowMemo, denyMemo map[entry]string
+	prefixMemo          map[entry][2]string
 }
 
 func (m *emitter) add(lines ...string) { m.lines = append(m.lines, lines...) }
@@ -193,6 +205,19 @@ func (m *emitter) regex(e entry, deny bool) string {
 // allowFPrefixed is allowF with the string expression pre in front of the
 // path (or after the "^" of the regex).
 func (m *emitter) allowFPrefixed(e entry, pre string) string {
+	parts, ok := m.prefixMemo[e]
+	if !ok {
+		parts[0], parts[1] = m.prefixParts(e)
+		if m.prefixMemo == nil {
+			m.prefixMemo = map[entry][2]string{}
+		}
+		m.prefixMemo[e] = parts
+	}
+	return parts[0] + pre + parts[1]
+}
+
+// prefixParts are what allowFPrefixed puts before and after pre.
+func (m *emitter) prefixParts(e entry) (head, tail string) {
 	if e.glob() || e.dirs {
 		rest := policy.RegexEscape(e.lit) + body(e.pat)
 		if e.dirs {
@@ -200,36 +225,56 @@ func (m *emitter) allowFPrefixed(e entry, pre string) string {
 		}
 		rest += "$"
 		if e.root == "" {
-			return `(regex (string-append "^" ` + pre + " " + m.q(rest, e.origin) + "))"
+			return `(regex (string-append "^" `, " " + m.q(rest, e.origin) + "))"
 		}
-		return `(regex (string-append "^" ` + pre + ` (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+		return `(regex (string-append "^" `, ` (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
 	}
 	root, rest := split(e.spelling())
 	if root == "" {
-		return "(subpath (string-append " + pre + " " + m.q(rest, e.origin) + "))"
+		return "(subpath (string-append ", " " + m.q(rest, e.origin) + "))"
 	}
 	if rest == "" {
-		return "(subpath (string-append " + pre + ` (param "` + rootParams[root][0] + `")))`
+		return "(subpath (string-append ", ` (param "` + rootParams[root][0] + `")))`
 	}
-	return "(subpath (string-append " + pre + ` (param "` + rootParams[root][0] + `") ` + m.q(rest, e.origin) + "))"
+	return "(subpath (string-append ", ` (param "` + rootParams[root][0] + `") ` + m.q(rest, e.origin) + "))"
 }
 
 // allowF is an entry's filter in an allow rule; denyF in a deny rule.
 func (m *emitter) allowF(e entry) string {
-	if e.pre != "" {
-		return m.allowFPrefixed(e, e.pre)
+	if f, ok := m.allowMemo[e]; ok {
+		return f
 	}
-	if e.glob() || e.dirs {
-		return m.regex(e, false)
+	var f string
+	switch {
+	case e.pre != "":
+		f = m.allowFPrefixed(e, e.pre)
+	case e.glob() || e.dirs:
+		f = m.regex(e, false)
+	default:
+		f = "(subpath " + m.str(e.spelling(), e.origin) + ")"
 	}
-	return "(subpath " + m.str(e.spelling(), e.origin) + ")"
+	if m.allowMemo == nil {
+		m.allowMemo = map[entry]string{}
+	}
+	m.allowMemo[e] = f
+	return f
 }
 
 func (m *emitter) denyF(e entry) string {
-	if e.glob() {
-		return m.regex(e, true)
+	if f, ok := m.denyMemo[e]; ok {
+		return f
 	}
-	return "(subpath " + m.str(e.spelling(), e.origin) + ")"
+	var f string
+	if e.glob() {
+		f = m.regex(e, true)
+	} else {
+		f = "(subpath " + m.str(e.spelling(), e.origin) + ")"
+	}
+	if m.denyMemo == nil {
+		m.denyMemo = map[entry]string{}
+	}
+	m.denyMemo[e] = f
+	return f
 }
 
 // pinF is the filter of one directory kept in place.

@@ -1,0 +1,40 @@
+package seatbelt
+
+import (
+	"strings"
+	"testing"
+
+	"srt.dev/compiler/policy"
+)
+
+// EmitLinear is Emit in the emitter's linear mode: carve and late compare
+// each deny with every entry (see otherIndex).
+func EmitLinear(p *policy.Policy) ([]byte, error) {
+	m := emitWith(p, true)
+	if m.err != nil {
+		return nil, m.err
+	}
+	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+}
+
+// TestLiteralPieces pins the texts a pattern's matches must contain: the
+// runs between separators and wildcards, without bracket sets (valid or
+// not).
+func TestLiteralPieces(t *testing.T) {
+	for _, c := range []struct {
+		e    entry
+		want string
+	}{
+		{entry{root: policy.Home, pat: "/.local/share/app1/keys/*.pem"}, ".local|share|app1|keys|.pem"},
+		{entry{root: policy.Cwd, pat: "/**/*.key5"}, ".key5"},
+		{entry{root: policy.Cwd, pat: "/src/[ab]*.go"}, "src|.go"},
+		{entry{root: policy.Cwd, pat: "/x/[WIP] y/z?"}, "x| y|z"},
+		{entry{root: policy.Cwd, pat: "/x/[unclosed/y"}, "x"},
+		{entry{root: policy.Cwd, lit: "/[WIP] x", pat: "/*.log"}, "/[WIP] x|.log"},
+		{entry{root: policy.Home, lit: "/a/b"}, "/a/b"},
+	} {
+		if got := strings.Join(literalPieces(c.e), "|"); got != c.want {
+			t.Errorf("literalPieces(%+v) = %q, want %q", c.e, got, c.want)
+		}
+	}
+}
