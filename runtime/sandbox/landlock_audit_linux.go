@@ -36,6 +36,24 @@ import (
 	"srt.dev/runtime/violations"
 )
 
+// landlockReportNote is srt doctor's word on whether srt reports the
+// writes the second layer refuses.
+func landlockReportNote(abi int) string {
+	if abi < 7 {
+		return "srt cannot report the writes this layer refuses: the kernel logs them from Landlock ABI 7 (Linux 6.15)"
+	}
+	st, err := kaudit.Get()
+	switch {
+	case err != nil:
+		return "srt does not report the writes this layer refuses: reading the kernel's audit takes root on the host (docs/layers.md)"
+	case st.Enabled == 0:
+		return "srt does not report the writes this layer refuses: the kernel's audit is off (auditctl -e 1 turns it on, for the whole host: see docs/layers.md first)"
+	case st.Failure == kaudit.FailPanic:
+		return "srt does not report the writes this layer refuses: the kernel's audit panics when it loses a record (auditctl -f 2)"
+	}
+	return "srt reports the writes this layer refuses (--violations, the audit log): the kernel's audit is on and srt may read it"
+}
+
 // maxLandlockDenials bounds what one run keeps: as many as the violation
 // store holds; more are counted, not listed.
 const maxLandlockDenials = violations.Keep

@@ -2,10 +2,12 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"os"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/violations"
 )
 
@@ -84,5 +86,29 @@ func TestLandlockAttribution(t *testing.T) {
 		"D", `audit(7.000:12): domain=ee status=allocated mode=enforcing pid=11 uid=0 exe="/srt" comm="0123456789abcde"`)
 	if len(a.denials) != 4 || a.domain != "dd" {
 		t.Errorf("a second domain made by the init step's thread was taken: %q", paths(a))
+	}
+}
+
+// BenchmarkLandlockAuditHost is what reading the second layer's refusals
+// costs srt on the host for a run that is refused nothing, with the
+// kernel's audit on: asking the audit's status, joining its group (the
+// kernel logs the listener), listing the init step's threads (here this
+// process's), then waiting for the kernel's queue to be empty and leaving
+// the group. Joining and leaving wait while the kernel's queue is full:
+// on a host without auditd every record goes to the console.
+func BenchmarkLandlockAuditHost(b *testing.B) {
+	testenv.KernelAudit(b)
+	abi := landlockABI()
+	for i := 0; i < b.N; i++ {
+		a, why := openLandlockAudit(abi)
+		if a == nil {
+			b.Fatal(why)
+		}
+		if err := a.expect(os.Getpid()); err != nil {
+			b.Fatal(err)
+		}
+		if d, _, _, _ := a.finish(); len(d) != 0 {
+			b.Fatalf("refusals of another process: %v", d)
+		}
 	}
 }

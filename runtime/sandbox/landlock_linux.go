@@ -332,5 +332,5 @@ func landlockDoctor() Check {
 	if len(has) > 0 {
 		detail += "; with " + strings.Join(has, ", ")
 	}
-	return Check{Name: "Landlock (second layer)", OK: true, Detail: detail}
+	return Check{Name: "Landlock (second layer)", OK: true, Detail: detail, Note: landlockReportNote(abi)}
 }
