@@ -41,14 +41,16 @@ Options (recognised before the first command word or "--"):
                         rules apply to the next connection, file-system
                         rules cannot change in a running sandbox
   --violations          after the command, print the connections the
-                        sandbox refused as a <sandbox_violations> block on
-                        stderr
-  --refusals WHEN       after the command, print one line per host the
-                        sandbox refused, with the rule that decided and
-                        the settings file to edit: auto (when stderr is a
-                        terminal; the default), always or never
+                        sandbox refused (and, on Linux as root with the
+                        kernel's audit on, the writes its second layer
+                        refused) as a <sandbox_violations> block on stderr
+  --refusals WHEN       after the command, print one line per host (or
+                        write) the sandbox refused, with the rule that
+                        decided: auto (when stderr is a terminal; the
+                        default), always or never
   --audit-log FILE      append every network decision, allowed or refused,
-                        to FILE as JSON lines
+                        and the refused writes --violations lists, to FILE
+                        as JSON lines
   -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
   -h, --help            this help
   -V, --version         the version

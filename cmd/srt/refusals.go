@@ -14,7 +14,8 @@ import (
 const maxRefusalLines = 10
 
 // refusalLines are the lines srt prints after a command the sandbox
-// refused something: one per refused host (and port), in the order first
+// refused something: one per refused host (and port), and per write the
+// second layer refused where srt can tell (Linux), in the order first
 // refused, each saying what was refused, which rule decided and which
 // settings file to edit. They come from the record of the run's
 // refusals, made while it ran: nothing is looked up after it.
@@ -29,7 +30,7 @@ func refusalLines(entries []violations.Entry) []string {
 		out = append(out, e.Why)
 	}
 	if n := len(out); n > maxRefusalLines {
-		out = append(out[:maxRefusalLines], fmt.Sprintf("srt sandbox refused %d more hosts (--violations lists every refusal).", n-maxRefusalLines))
+		out = append(out[:maxRefusalLines], fmt.Sprintf("srt sandbox refused %d more hosts or writes (--violations lists every refusal).", n-maxRefusalLines))
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func TestRefusalLines(t *testing.T) {
 	es = append([]violations.Entry{{Line: "deny file-write /x/.bashrc (…)"}}, es...)
 	got := refusalLines(es)
 	if len(got) != 11 || got[0] != "srt sandbox refused h0.test:443: …" || got[9] != "srt sandbox refused h9.test:443: …" ||
-		got[10] != "srt sandbox refused 4 more hosts (--violations lists every refusal)." {
+		got[10] != "srt sandbox refused 4 more hosts or writes (--violations lists every refusal)." {
 		t.Errorf("refusalLines =\n%s", strings.Join(got, "\n"))
 	}
 	if got := refusalLines(nil); got != nil {

@@ -265,16 +265,47 @@ func (rs *landlockRuleset) add(p string, fd int, access uint64) error {
 // goroutine for good: what that goroutine starts (the command) inherits
 // the restriction. Landlock needs no_new_privs (bubblewrap sets it for the
 // whole sandbox already). The ruleset's descriptor is closed.
-func (rs *landlockRuleset) enforce(flags uintptr) error {
+//
+// With a token (ABI 7 and later), the host reads the kernel's audit for
+// this run's refusals (landlock_audit_linux.go): the thread bears the
+// token as its name while it makes the domain (the kernel records the
+// name with it), and the command's refusals are logged after it is
+// executed too (LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON). Without one, the
+// kernel's default: nothing the command does is logged.
+func (rs *landlockRuleset) enforce(token string) error {
 	defer unix.Close(rs.fd)
 	runtime.LockOSThread()
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("landlock: no_new_privs: %w", err)
 	}
+	var flags uintptr
+	if token != "" && rs.abi >= 7 {
+		restore, err := nameThread(token)
+		if err != nil {
+			return err
+		}
+		defer restore()
+		flags = unix.LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
+	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rs.fd), flags, 0); errno != 0 {
 		return fmt.Errorf("landlock: restricting the command: %w", errno)
 	}
 	return nil
+}
+
+// nameThread names the calling thread name (cut to the 15 bytes a name
+// holds); restore gives it its name back.
+func nameThread(name string) (restore func(), err error) {
+	var old [16]byte
+	if err := unix.Prctl(unix.PR_GET_NAME, uintptr(unsafe.Pointer(&old[0])), 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("landlock: the thread's name: %w", err)
+	}
+	var b [16]byte
+	copy(b[:15], name)
+	if err := unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("landlock: naming the thread: %w", err)
+	}
+	return func() { unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&old[0])), 0, 0, 0) }, nil
 }
 
 // landlockDoctor is srt doctor's line on the second layer.
@@ -301,5 +332,5 @@ func landlockDoctor() Check {
 	if len(has) > 0 {
 		detail += "; with " + strings.Join(has, ", ")
 	}
-	return Check{Name: "Landlock (second layer)", OK: true, Detail: detail}
+	return Check{Name: "Landlock (second layer)", OK: true, Detail: detail, Note: landlockReportNote(abi)}
 }

@@ -30,7 +30,7 @@ func BenchmarkLandlock(b *testing.B) {
 		go func() {
 			rs, err := spec.build(abi)
 			if err == nil {
-				err = rs.enforce(0)
+				err = rs.enforce("")
 			}
 			done <- err
 			// The goroutine ends locked: Go ends its restricted thread.

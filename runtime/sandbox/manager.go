@@ -36,8 +36,9 @@ type ManagerOptions struct {
 	// Ask is called for destinations no rule decides; nil refuses them.
 	// It is never called under strictAllowlist.
 	Ask Ask
-	// Audit receives every network decision, allowed or refused, as one
-	// JSON object per line (violations.Record).
+	// Audit receives every network decision, allowed or refused, and
+	// each write the second layer refused that a run reports (Linux), as
+	// one JSON object per line (violations.Record).
 	Audit io.Writer
 	// OnViolation is called for each refusal recorded (after
 	// ignoreViolations); it must not block.

@@ -86,6 +86,10 @@ type linuxRun struct {
 	snap *quarantine.Snapshot
 	// limits is how the plan's resource limits are enforced here.
 	limits *limitsPlan
+	// ll reads the second layer's refusals, once llOpened has it; nil
+	// when this run cannot report them.
+	ll       *landlockAudit
+	llOpened chan *landlockAudit
 	// Scratch space of the run ("" when not made): the source of
 	// placeholder directories, TMPDIR, the trust bundle's directory,
 	// the masked credential files' directory.
@@ -390,6 +394,8 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		return nil, err
 	}
 	defer closeAll()
+	r.openLandlockAudit()
+	defer r.closeLandlockAudit()
 	hostEnd := files.hostEnd
 	cmd := r.bubblewrap(files)
 	if r.tty != nil {
@@ -405,7 +411,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	files.closeChildEnds()
 	// The sandbox's first process (our init role, PID 1 inside) as the
 	// host sees it: signals for the command go to it, and it forwards them.
-	initPID, cgPID := make(chan int, 1), make(chan int, 1)
+	initPID, cgPID, llPID := make(chan int, 1), make(chan int, 1), make(chan int, 1)
 	go func() {
 		var info struct {
 			ChildPID int `json:"child-pid"`
@@ -413,9 +419,12 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 		json.NewDecoder(files.info).Decode(&info)
 		initPID <- info.ChildPID
 		cgPID <- info.ChildPID
+		llPID <- info.ChildPID
 	}()
-	// The sandbox enters its cgroups before the command starts.
+	// The sandbox enters its cgroups before the command starts, and the
+	// threads that may make its second layer are listed.
 	ready := func() error {
+		r.expectLandlock(llPID)
 		if cg == nil || len(cg.made) == 0 {
 			return nil
 		}
@@ -477,6 +486,7 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 	}
 	out.ExitCode = exitCode(cmd.ProcessState)
 	r.reportLimits(m, out, cpuHit)
+	r.reportLandlock(m, out)
 	if herr != nil && (out.ExitCode == 0 || r.snap == nil && check != nil) {
 		return out, fmt.Errorf("the sandbox did not start the command: %w", herr)
 	}
@@ -518,7 +528,7 @@ func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec 
 			herr = ready()
 		}
 		if herr == nil {
-			_, herr = hostEnd.Write([]byte{1})
+			_, herr = hostEnd.Write(r.ll.startMessage())
 			r.o.step("command started")
 		}
 		if herr != nil {

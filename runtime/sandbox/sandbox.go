@@ -128,7 +128,10 @@ type Result struct {
 	// state, the init step and the command). Linux only.
 	ArgvLines []int
 	// Violations are the connections the proxies refused this command,
-	// after ignoreViolations.
+	// after ignoreViolations; on Linux also the protected names the
+	// quarantine moved, the resource limits reached and, where srt can
+	// tell (root, the kernel's audit on: docs/layers.md), the writes the
+	// second layer refused.
 	Violations []violations.Entry
 	// Quarantined are the protected names the command wrote below its
 	// write roots, moved to the quarantine when it ended (Linux).

@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"srt.dev/runtime/private"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/private"
 	"srt.dev/runtime/quarantine"
 )
 
@@ -163,6 +164,10 @@ func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error
 // (limits_linux.go); forwards signals to that group; and
 // exits with the command's status. It returns only on failure.
 func Init(args []string) error {
+	// One thread from here on: the host lists the threads of this process
+	// once it has the hand-off, and reads the kernel's audit for the
+	// domain one of them makes (landlock_audit_linux.go).
+	runtime.LockOSThread()
 	// PID 1 ignores signals it has no handler for, so the command runs as
 	// its child; signals are caught from the start and delivered once it
 	// runs.
@@ -235,9 +240,14 @@ func Init(args []string) error {
 	// what the write roots hold (the check after the run compares with
 	// it) and set up the terminal (modes, window size). Without that
 	// byte, the command does not start.
-	if n, err := unix.Read(fdHandoff, make([]byte, 1)); n != 1 {
+	// The byte may come with the token the second layer's domain is to
+	// be made with (see landlockRuleset.enforce).
+	start := make([]byte, 32)
+	n, err := unix.Read(fdHandoff, start)
+	if n < 1 {
 		return fmt.Errorf("the host did not let the command start: %v", err)
 	}
+	token := string(start[1:n])
 	if master != nil {
 		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
@@ -255,7 +265,7 @@ func Init(args []string) error {
 	if rules != nil {
 		// From here on this goroutine stays on a thread restricted by the
 		// second layer, and starts the command from it.
-		if err := rules.enforce(0); err != nil {
+		if err := rules.enforce(token); err != nil {
 			return err
 		}
 	}

@@ -73,12 +73,3 @@ func mkdirBelow(root, p string) error {
 	unix.Close(fd)
 	return nil
 }
-
-// originText names a rule's place in the settings: its key, and its
-// file:line:col when known.
-func originText(o policy.Origin) string {
-	if o.Pos == "" {
-		return o.Key
-	}
-	return o.Key + " (" + o.Pos + ")"
-}

@@ -193,18 +193,28 @@ func (s *Store) Annotate(key, stderr string) string {
 	return stderr + "\n" + block
 }
 
-// A Record is one network decision in the audit log. It names the command
-// by its program and a hash, never by its text: arguments can carry
-// secrets (a token in a curl header), and an audit log is kept and shared.
+// A Record is one decision in the audit log: a network decision of the
+// proxies (Proxy, Host, Port), or a write the second layer refused on
+// Linux (Layer, Path, Access). It names the command by its program and a
+// hash, never by its text: arguments can carry secrets (a token in a
+// curl header), and an audit log is kept and shared.
 type Record struct {
-	Time   time.Time `json:"time"`
-	Proxy  string    `json:"proxy"` // http, connect, socks
-	Host   string    `json:"host"`
-	Port   int       `json:"port"`
-	Allow  bool      `json:"allow"`
-	Reason string    `json:"reason,omitempty"`
-	Rule   string    `json:"rule,omitempty"`
-	Stage  string    `json:"stage"` // policy, guard or host
+	Time  time.Time `json:"time"`
+	Proxy string    `json:"proxy,omitempty"` // http, connect, socks
+	Host  string    `json:"host,omitempty"`
+	Port  int       `json:"port,omitempty"`
+	// Layer is "landlock" for a refused write; Path is the file, or the
+	// directory of a new entry, as the command saw it; Access are the
+	// rights Landlock refused ("fs.make_reg", ...).
+	Layer  string `json:"layer,omitempty"`
+	Path   string `json:"path,omitempty"`
+	Access string `json:"access,omitempty"`
+	Allow  bool   `json:"allow"`
+	Reason string `json:"reason,omitempty"`
+	// Rule is the rule that decided: the list entry that matched, or, for
+	// a refused write, the settings key and place (or "default").
+	Rule  string `json:"rule,omitempty"`
+	Stage string `json:"stage"` // policy, guard, host, or landlock
 	// Program is the base name of the command's first word.
 	Program string `json:"program,omitempty"`
 	// CommandHash is CommandHash of the command's attribution key: the
