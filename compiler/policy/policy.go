@@ -244,15 +244,16 @@ func WritesCwdAtHome(p *Policy, cwd, home string) (r PathRule, ok bool) {
 
 // Process holds the process-isolation switches.
 type Process struct {
-	// Seccomp lists the seccomp programs the command runs under, in the
-	// order they are installed: "keyring" always, "unix" unless
-	// allowAllUnixSockets, "namespaces" unless allowNestedUserNamespaces.
-	Seccomp                      []string `json:"seccomp"`
-	EnableWeakerNestedSandbox    bool     `json:"enableWeakerNestedSandbox,omitempty"`
-	AllowNestedUserNamespaces    bool     `json:"allowNestedUserNamespaces,omitempty"`
-	EnableWeakerNetworkIsolation bool     `json:"enableWeakerNetworkIsolation,omitempty"`
-	AllowAppleEvents             bool     `json:"allowAppleEvents,omitempty"`
-	AllowPty                     bool     `json:"allowPty,omitempty"`
+	// Seccomp lists the seccomp rule sets the command runs under, in the
+	// order a program applies them: SeccompKeyring always, SeccompUnix
+	// unless allowAllUnixSockets, SeccompNamespaces unless
+	// allowNestedUserNamespaces.
+	Seccomp                      []SeccompRule `json:"seccomp"`
+	EnableWeakerNestedSandbox    bool          `json:"enableWeakerNestedSandbox,omitempty"`
+	AllowNestedUserNamespaces    bool          `json:"allowNestedUserNamespaces,omitempty"`
+	EnableWeakerNetworkIsolation bool          `json:"enableWeakerNetworkIsolation,omitempty"`
+	AllowAppleEvents             bool          `json:"allowAppleEvents,omitempty"`
+	AllowPty                     bool          `json:"allowPty,omitempty"`
 	// BwrapPath is the bubblewrap binary to use; "" means bwrap on PATH.
 	BwrapPath string `json:"bwrapPath,omitempty"`
 	// Limits are the resource limits of each sandbox (limits), in the
@@ -326,13 +327,11 @@ type Masking struct {
 	// value is secret.
 	Extract string `json:"extract,omitempty"`
 	// OnExtractNoMatch is what happens when Extract or Decode finds no
-	// secret: "warn" (or empty: the value stays as it is, with a warning),
-	// "deny" (the variable is removed, the file hidden) or "error" (the
-	// run stops).
-	OnExtractNoMatch string `json:"onExtractNoMatch,omitempty"`
-	// Decode is "jwt": the secrets are JSON Web Tokens (found by Extract,
-	// or by their shape), each shown as a fake token.
-	Decode string `json:"decode,omitempty"`
+	// secret; "" means NoMatchWarn.
+	OnExtractNoMatch NoMatchAction `json:"onExtractNoMatch,omitempty"`
+	// Decode, when DecodeJWT, says the secrets are JSON Web Tokens (found
+	// by Extract, or by their shape), each shown as a fake token.
+	Decode Decoder `json:"decode,omitempty"`
 	// MaskClaims, with Decode, masks only these claims of each token; the
 	// others stay readable in the fake token.
 	MaskClaims []string `json:"maskClaims,omitempty"`
@@ -353,23 +352,17 @@ type AWSPair struct {
 }
 
 // SigV4 is the policy for the SigV4 request shapes that cannot be
-// re-signed. Each is SigV4Deny or SigV4Passthrough; "" means deny.
+// re-signed; "" means SigV4Deny.
 type SigV4 struct {
 	// Streaming: aws-chunked uploads (a STREAMING-… payload hash), whose
 	// every chunk is signed with the client's key.
-	Streaming string `json:"streaming,omitempty"`
+	Streaming SigV4Mode `json:"streaming,omitempty"`
 	// Presigned: URLs that carry X-Amz-Signature in the query.
-	Presigned string `json:"presigned,omitempty"`
+	Presigned SigV4Mode `json:"presigned,omitempty"`
 	// SigV4A: AWS4-ECDSA-P256-SHA256 signatures, whose key is derived
 	// from the secret by a different scheme.
-	SigV4A string `json:"sigv4a,omitempty"`
+	SigV4A SigV4Mode `json:"sigv4a,omitempty"`
 }
-
-// The values of each SigV4 setting.
-const (
-	SigV4Deny        = "deny"
-	SigV4Passthrough = "passthrough"
-)
 
 // GitSafeValues are the safe.directory values for dirs
 // (docs/reference.md#linux-environment): each directory and everything below it, or "*" for more than
