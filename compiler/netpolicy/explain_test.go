@@ -11,13 +11,16 @@ import (
 // the fixed text of another cause keeps its own explanation, and the
 // refusal still shows the text as written.
 func TestExplainByCause(t *testing.T) {
-	r := rules(t, []string{"github.com"}, []string{"evil.test", "gone.test", "off.test", "plain.test"})
-	r.DeniedReasons = map[string]string{
-		"evil.test": "malformed host",
-		"gone.test": "sandbox policy unavailable",
-		"off.test":  "host is not on the allow list",
+	base := func() *Rules {
+		r := rules(t, []string{"github.com"}, []string{"evil.test", "gone.test", "off.test", "plain.test"})
+		r.DeniedReasons = map[string]string{
+			"evil.test": "malformed host",
+			"gone.test": "sandbox policy unavailable",
+			"off.test":  "host is not on the allow list",
+		}
+		r.Source = "s.json"
+		return r
 	}
-	r.Source = "s.json"
 	deny := func(entry string) string {
 		return `srt sandbox refused ` + entry + `:443: it matches "` + entry + `" in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in s.json.`
 	}
@@ -46,15 +49,15 @@ func TestExplainByCause(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := *r
+			r := base()
 			if tt.answer != "" {
 				r.Ask = func(context.Context, string, int) (bool, string, error) { return false, tt.answer, nil }
 			}
-			d := Decide(context.Background(), &r, tt.host, 443, "")
+			d := Decide(context.Background(), r, tt.host, 443, "")
 			if d.Allow || d.Cause != tt.cause || d.Reason != tt.reason {
 				t.Errorf("Decide(%s) = %+v, want cause %v, reason %q", tt.host, d, tt.cause, tt.reason)
 			}
-			if got := Explain(&r, d, tt.host, 443); got != tt.why {
+			if got := Explain(r, d, tt.host, 443); got != tt.why {
 				t.Errorf("Explain(%s) = %q\nwant %q", tt.host, got, tt.why)
 			}
 		})
