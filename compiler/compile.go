@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -140,7 +141,7 @@ func (c *compiler) network() (policy.Network, error) {
 		SOCKSProxyPort:      deref(n.SOCKSProxyPort),
 	}
 	if m := n.MitmProxy; m != nil {
-		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
+		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: c.patterns(m.Domains, "network", "mitmProxy", "domains")}
 	}
 	out.TLSTerminate = c.set(n.TLSTerminate != nil, "network", "tlsTerminate")
 	c.set(n.HTTPProxyPort != nil, "network", "httpProxyPort")
@@ -151,10 +152,13 @@ func (c *compiler) network() (policy.Network, error) {
 	}
 	if t := n.TLSTerminate; t != nil {
 		out.TLS = &policy.TLSTerminate{
-			CACertPath: deref(t.CACertPath), CAKeyPath: deref(t.CAKeyPath),
-			ExcludeDomains: t.ExcludeDomains, ExtraCACertPaths: t.ExtraCACertPaths,
-			MaxTunnels: deref(t.MaxTunnels), HandshakeTimeoutMs: deref(t.HandshakeTimeoutMs),
-			Origin: c.origin("network", "tlsTerminate"),
+			CACertPath:         deref(t.CACertPath),
+			CAKeyPath:          deref(t.CAKeyPath),
+			ExcludeDomains:     c.patterns(t.ExcludeDomains, "network", "tlsTerminate", "excludeDomains"),
+			ExtraCACertPaths:   t.ExtraCACertPaths,
+			MaxTunnels:         deref(t.MaxTunnels),
+			HandshakeTimeoutMs: deref(t.HandshakeTimeoutMs),
+			Origin:             c.origin("network", "tlsTerminate"),
 		}
 	}
 	if pp := n.ParentProxy; pp != nil {
@@ -191,6 +195,26 @@ func (c *compiler) hosts(key string, entries []string) (policy.HostList, error) 
 		l = append(l, r)
 	}
 	return l, nil
+}
+
+// patterns parses the host patterns at path (mitmProxy.domains,
+// excludeDomains, injectHosts), each with its origin; nil gives nil.
+func (c *compiler) patterns(entries []string, path ...any) policy.HostList {
+	if entries == nil {
+		return nil
+	}
+	l := make(policy.HostList, 0, len(entries))
+	for i, e := range entries {
+		at := append(append([]any{}, path...), i)
+		r, err := policy.ParseHostPattern(e)
+		if err != nil {
+			c.refused(err, at...)
+			continue
+		}
+		r.Origin = c.origin(at...)
+		l = append(l, r)
+	}
+	return l
 }
 
 // pathRule normalises one path entry. It reports false for an entry the
@@ -417,9 +441,13 @@ func (c *compiler) env() policy.Env {
 // credential at path.
 func (c *compiler) masking(o schema.CredentialOptions, path ...any) policy.Masking {
 	m := policy.Masking{
-		InjectHosts: o.InjectHosts,
+		InjectHosts: c.patterns(o.InjectHosts, append(path, "injectHosts")...),
 		Extract:     deref(o.Extract),
 		MaskClaims:  o.MaskClaims,
+	}
+	if o.InjectHosts != nil && len(o.InjectHosts) == 0 {
+		// A plan could not tell it from nil, which means the allowed hosts.
+		c.refused(errors.New("a masked credential's injectHosts may not be empty (the value would go nowhere)"), append(path, "injectHosts")...)
 	}
 	c.word(&m.OnExtractNoMatch, o.OnExtractNoMatch, append(path, "onExtractNoMatch")...)
 	c.word(&m.Decode, o.Decode, append(path, "decode")...)

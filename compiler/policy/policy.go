@@ -6,8 +6,11 @@ import (
 )
 
 // FormatVersion is the version of the Policy shape, written in artifacts so
-// that a runtime can refuse a plan it does not understand.
-const FormatVersion = 1
+// that a runtime can refuse a plan it does not understand. Version 2 holds
+// the host patterns (TLSTerminate.ExcludeDomains, MitmProxy.Domains,
+// Masking.InjectHosts) parsed, as HostLists, where version 1 held the
+// strings.
+const FormatVersion = 2
 
 // The symbolic roots of paths in a policy. They stand for host facts that
 // the runtime fills in, so that the same settings give the same policy on
@@ -114,9 +117,11 @@ type Network struct {
 // neither for an ephemeral one), the hosts tunnelled opaquely, the extra
 // trusted CAs, and the limits (0 means the default).
 type TLSTerminate struct {
-	CACertPath         string   `json:"caCertPath,omitempty"`
-	CAKeyPath          string   `json:"caKeyPath,omitempty"`
-	ExcludeDomains     []string `json:"excludeDomains,omitempty"`
+	CACertPath string `json:"caCertPath,omitempty"`
+	CAKeyPath  string `json:"caKeyPath,omitempty"`
+	// ExcludeDomains are the host patterns (ParseHostPattern) whose
+	// connections are tunnelled opaquely; match them with port 0.
+	ExcludeDomains     HostList `json:"excludeDomains,omitempty"`
 	ExtraCACertPaths   []string `json:"extraCaCertPaths,omitempty"`
 	MaxTunnels         int      `json:"maxTunnels,omitempty"`
 	HandshakeTimeoutMs int      `json:"handshakeTimeoutMs,omitempty"`
@@ -125,8 +130,10 @@ type TLSTerminate struct {
 
 // MitmProxy is network.mitmProxy.
 type MitmProxy struct {
-	SocketPath string   `json:"socketPath"`
-	Domains    []string `json:"domains"`
+	SocketPath string `json:"socketPath"`
+	// Domains are the host patterns (ParseHostPattern) routed to the
+	// socket; Match reads them.
+	Domains HostList `json:"domains"`
 }
 
 // ParentProxy is network.parentProxy.
@@ -291,20 +298,17 @@ type Env struct {
 // credential masked by m: its injectHosts, or when they are not set the
 // allowed hosts, with ports cleared (ports are not part of an inject
 // scope). Match it with port 0.
-func (m Masking) InjectScope(allowed HostList) (HostList, error) {
+func (m Masking) InjectScope(allowed HostList) HostList {
 	src := allowed
 	if m.InjectHosts != nil {
-		var err error
-		if src, err = ParseHostList(m.InjectHosts); err != nil {
-			return nil, err
-		}
+		src = m.InjectHosts
 	}
 	out := make(HostList, len(src))
 	for i, r := range src {
 		r.Port = 0
 		out[i] = r
 	}
-	return out, nil
+	return out
 }
 
 // EnvRule names one environment variable.
@@ -319,9 +323,11 @@ type EnvRule struct {
 // real value may go (credentials.envVars and credentials.files entries in
 // mask mode).
 type Masking struct {
-	// InjectHosts are the host patterns the proxy may send the real value
-	// to; nil means the allowed hosts.
-	InjectHosts []string `json:"injectHosts,omitempty"`
+	// InjectHosts are the host patterns (ParseHostPattern) the proxy may
+	// send the real value to; nil means the allowed hosts. It is never
+	// empty: the compiler refuses an empty injectHosts, which a plan could
+	// not tell from nil.
+	InjectHosts HostList `json:"injectHosts,omitempty"`
 	// Extract is an ECMAScript regular expression: the first group of
 	// each match is secret, the rest stays readable. Empty: the whole
 	// value is secret.

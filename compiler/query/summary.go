@@ -222,7 +222,7 @@ func MaskedPart(m policy.Masking, file bool) string {
 // InjectScope says which hosts receive a masked credential's real value.
 func (e *Evaluator) InjectScope(m policy.Masking) string {
 	if m.InjectHosts != nil {
-		return "the proxy sends the real value to " + strings.Join(m.InjectHosts, ", ") + " (injectHosts)"
+		return "the proxy sends the real value to " + strings.Join(m.InjectHosts.Entries(), ", ") + " (injectHosts)"
 	}
 	var hosts []string
 	seen := map[string]bool{}

@@ -106,10 +106,7 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %s: %w", key, what, err)
 	}
-	scope, err := r.InjectScope(m.allowed)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: injectHosts: %w", key, err)
-	}
+	scope := r.InjectScope(m.allowed)
 	inject := func(host string) bool {
 		_, ok := scope.Match(host, 0)
 		return ok
