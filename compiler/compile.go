@@ -2,7 +2,9 @@ package compiler
 
 import (
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -58,6 +60,9 @@ func compile(s *schema.Settings, os schema.OS) (*policy.Policy, schema.Diagnosti
 	p.Process = c.process()
 	p.Env = c.env()
 	p.IgnoreViolations = s.IgnoreViolations
+	if c.bug != nil {
+		return nil, nil, c.bug
+	}
 	if os == schema.OSWindows {
 		p.Windows = c.windows()
 		p.Windows.SkippedLiterals = c.skipped
@@ -76,6 +81,27 @@ type compiler struct {
 	skipped []policy.PathRule
 	// switches collects the Origin of every switch the settings set.
 	switches map[string]policy.Origin
+	// bug is the first value the grammar should have refused.
+	bug error
+}
+
+// refused records err, about the value at path, as a value the grammar
+// should have refused (the first one is reported).
+func (c *compiler) refused(err error, path ...any) {
+	if c.bug == nil {
+		c.bug = fmt.Errorf("compiler: %s: %w (the grammar should have refused it)", schema.Path(path), err)
+	}
+}
+
+// word reads the value at path, if set, into a word of the policy's
+// vocabulary (policy.SigV4Mode, policy.Decoder, …).
+func (c *compiler) word(dst encoding.TextUnmarshaler, v *string, path ...any) {
+	if v == nil {
+		return
+	}
+	if err := dst.UnmarshalText([]byte(*v)); err != nil {
+		c.refused(err, path...)
+	}
 }
 
 // flag reads the boolean switch at path, recording where it was set.
@@ -115,7 +141,7 @@ func (c *compiler) network() (policy.Network, error) {
 		SOCKSProxyPort:      deref(n.SOCKSProxyPort),
 	}
 	if m := n.MitmProxy; m != nil {
-		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: m.Domains}
+		out.MitmProxy = &policy.MitmProxy{SocketPath: m.SocketPath, Domains: c.patterns(m.Domains, "network", "mitmProxy", "domains")}
 	}
 	out.TLSTerminate = c.set(n.TLSTerminate != nil, "network", "tlsTerminate")
 	c.set(n.HTTPProxyPort != nil, "network", "httpProxyPort")
@@ -126,10 +152,13 @@ func (c *compiler) network() (policy.Network, error) {
 	}
 	if t := n.TLSTerminate; t != nil {
 		out.TLS = &policy.TLSTerminate{
-			CACertPath: deref(t.CACertPath), CAKeyPath: deref(t.CAKeyPath),
-			ExcludeDomains: t.ExcludeDomains, ExtraCACertPaths: t.ExtraCACertPaths,
-			MaxTunnels: deref(t.MaxTunnels), HandshakeTimeoutMs: deref(t.HandshakeTimeoutMs),
-			Origin: c.origin("network", "tlsTerminate"),
+			CACertPath:         deref(t.CACertPath),
+			CAKeyPath:          deref(t.CAKeyPath),
+			ExcludeDomains:     c.patterns(t.ExcludeDomains, "network", "tlsTerminate", "excludeDomains"),
+			ExtraCACertPaths:   t.ExtraCACertPaths,
+			MaxTunnels:         deref(t.MaxTunnels),
+			HandshakeTimeoutMs: deref(t.HandshakeTimeoutMs),
+			Origin:             c.origin("network", "tlsTerminate"),
 		}
 	}
 	if pp := n.ParentProxy; pp != nil {
@@ -166,6 +195,26 @@ func (c *compiler) hosts(key string, entries []string) (policy.HostList, error) 
 		l = append(l, r)
 	}
 	return l, nil
+}
+
+// patterns parses the host patterns at path (mitmProxy.domains,
+// excludeDomains, injectHosts), each with its origin; nil gives nil.
+func (c *compiler) patterns(entries []string, path ...any) policy.HostList {
+	if entries == nil {
+		return nil
+	}
+	l := make(policy.HostList, 0, len(entries))
+	for i, e := range entries {
+		at := append(append([]any{}, path...), i)
+		r, err := policy.ParseHostPattern(e)
+		if err != nil {
+			c.refused(err, at...)
+			continue
+		}
+		r.Origin = c.origin(at...)
+		l = append(l, r)
+	}
+	return l
 }
 
 // pathRule normalises one path entry. It reports false for an entry the
@@ -227,7 +276,7 @@ func (c *compiler) filesystem() policy.Filesystem {
 				continue
 			}
 			if f.Mode == "mask" {
-				m := masking(f.CredentialOptions)
+				m := c.masking(f.CredentialOptions, "credentials", "files", i)
 				m.MaskDuplicates = is(f.MaskDuplicates)
 				r.Mask = &m
 				out.CredentialMasks = append(out.CredentialMasks, r)
@@ -329,7 +378,7 @@ func Covers(r policy.PathRule, p string) bool {
 func (c *compiler) process() policy.Process {
 	s := c.s
 	p := policy.Process{
-		Seccomp:                      []string{},
+		Seccomp:                      []policy.SeccompRule{},
 		EnableWeakerNestedSandbox:    c.flag(s.EnableWeakerNestedSandbox, "enableWeakerNestedSandbox"),
 		AllowNestedUserNamespaces:    c.flag(s.AllowNestedUserNamespaces, "allowNestedUserNamespaces"),
 		EnableWeakerNetworkIsolation: c.flag(s.EnableWeakerNetworkIsolation, "enableWeakerNetworkIsolation"),
@@ -351,12 +400,12 @@ func (c *compiler) process() policy.Process {
 		}
 	}
 	// The keyring rules apply in every sandbox: no setting turns them off.
-	p.Seccomp = append(p.Seccomp, "keyring")
+	p.Seccomp = append(p.Seccomp, policy.SeccompKeyring)
 	if !is(s.Network.AllowAllUnixSockets) {
-		p.Seccomp = append(p.Seccomp, "unix")
+		p.Seccomp = append(p.Seccomp, policy.SeccompUnix)
 	}
 	if !p.AllowNestedUserNamespaces {
-		p.Seccomp = append(p.Seccomp, "namespaces")
+		p.Seccomp = append(p.Seccomp, policy.SeccompNamespaces)
 	}
 	return p
 }
@@ -368,7 +417,7 @@ func (c *compiler) env() policy.Env {
 		for i, v := range cr.EnvVars {
 			r := policy.EnvRule{Name: v.Name, Origin: c.origin("credentials", "envVars", i)}
 			if v.Mode == "mask" {
-				r.Masking = masking(v.CredentialOptions)
+				r.Masking = c.masking(v.CredentialOptions, "credentials", "envVars", i)
 				e.Mask = append(e.Mask, r)
 			} else {
 				e.Unset = append(e.Unset, r)
@@ -376,7 +425,10 @@ func (c *compiler) env() policy.Env {
 		}
 		e.AWSPairs = c.awsPairs(cr)
 		if v := cr.SigV4; v != nil {
-			e.SigV4 = &policy.SigV4{Streaming: deref(v.Streaming), Presigned: deref(v.Presigned), SigV4A: deref(v.SigV4A)}
+			e.SigV4 = &policy.SigV4{}
+			c.word(&e.SigV4.Streaming, v.Streaming, "credentials", "sigv4", "streaming")
+			c.word(&e.SigV4.Presigned, v.Presigned, "credentials", "sigv4", "presigned")
+			c.word(&e.SigV4.SigV4A, v.SigV4A, "credentials", "sigv4", "sigv4a")
 		}
 	}
 	if g := c.s.Git; g != nil {
@@ -385,15 +437,21 @@ func (c *compiler) env() policy.Env {
 	return e
 }
 
-// masking is what the runtime needs of a masked credential's options.
-func masking(o schema.CredentialOptions) policy.Masking {
-	return policy.Masking{
-		InjectHosts:      o.InjectHosts,
-		Extract:          deref(o.Extract),
-		OnExtractNoMatch: deref(o.OnExtractNoMatch),
-		Decode:           deref(o.Decode),
-		MaskClaims:       o.MaskClaims,
+// masking is what the runtime needs of the options of the masked
+// credential at path.
+func (c *compiler) masking(o schema.CredentialOptions, path ...any) policy.Masking {
+	m := policy.Masking{
+		InjectHosts: c.patterns(o.InjectHosts, append(path, "injectHosts")...),
+		Extract:     deref(o.Extract),
+		MaskClaims:  o.MaskClaims,
 	}
+	if o.InjectHosts != nil && len(o.InjectHosts) == 0 {
+		// A plan could not tell it from nil, which means the allowed hosts.
+		c.refused(errors.New("a masked credential's injectHosts may not be empty (the value would go nowhere)"), append(path, "injectHosts")...)
+	}
+	c.word(&m.OnExtractNoMatch, o.OnExtractNoMatch, append(path, "onExtractNoMatch")...)
+	c.word(&m.Decode, o.Decode, append(path, "decode")...)
+	return m
 }
 
 // Standard names of an AWS credential's variables, paired automatically.

@@ -92,7 +92,7 @@ func TestCompileFilesystem(t *testing.T) {
 	if p.Network.Denied[0].Host != "*" || p.Network.Denied[0].Port != 22 || p.Network.Allowed[1].Origin.Key != "network.allowedDomains[1]" {
 		t.Errorf("network = %+v", p.Network)
 	}
-	if diff := cmp.Diff([]string{"keyring", "unix", "namespaces"}, p.Process.Seccomp); diff != "" {
+	if diff := cmp.Diff([]policy.SeccompRule{policy.SeccompKeyring, policy.SeccompUnix, policy.SeccompNamespaces}, p.Process.Seccomp); diff != "" {
 		t.Errorf("seccomp (-want +got):\n%s", diff)
 	}
 }
@@ -140,7 +140,7 @@ func TestCompileSwitches(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The keyring rules stay: no setting turns them off.
-	if diff := cmp.Diff([]string{"keyring"}, p.Process.Seccomp); diff != "" {
+	if diff := cmp.Diff([]policy.SeccompRule{policy.SeccompKeyring}, p.Process.Seccomp); diff != "" {
 		t.Errorf("seccomp (-want +got):\n%s", diff)
 	}
 	fs := p.Filesystem

@@ -15,6 +15,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
+	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
@@ -381,10 +382,10 @@ func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox
 	if !ok {
 		return nil, fmt.Errorf("%s holds no Linux plan (%s): compile it with srtc compile --target linux (or all)", dir, name)
 	}
-	lp := &sandbox.LinuxPlan{Name: name, Args: args, Seccomp: map[string][]byte{}}
+	lp := &sandbox.LinuxPlan{Name: name, Args: args, Seccomp: map[seccomp.Arch][]byte{}}
 	for n, b := range files {
 		if arch, ok := strings.CutPrefix(n, "linux/seccomp."); ok && strings.HasSuffix(arch, ".bpf") {
-			lp.Seccomp[strings.TrimSuffix(arch, ".bpf")] = b
+			lp.Seccomp[seccomp.Arch(strings.TrimSuffix(arch, ".bpf"))] = b
 		}
 	}
 	if m.Concrete != nil {

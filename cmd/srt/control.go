@@ -124,12 +124,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 
 // sigV4Summary says what credentials.sigv4 does with each shape.
 func sigV4Summary(s *policy.SigV4) string {
-	v := func(x string) string {
-		if x == "" {
-			return policy.SigV4Deny
-		}
-		return x
-	}
+	v := func(x policy.SigV4Mode) string { return string(x.Resolved()) }
 	var c policy.SigV4
 	if s != nil {
 		c = *s

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"srt.dev/compiler"
+	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/schema"
@@ -185,8 +186,8 @@ func TestPlanRefusals(t *testing.T) {
 	}{
 		{"unknown format", func(plan string) {
 			raw, _ := os.ReadFile(filepath.Join(plan, "plan.json"))
-			os.WriteFile(filepath.Join(plan, "plan.json"), bytes.Replace(raw, []byte(`"formatVersion": 1`), []byte(`"formatVersion": 99`), 1), 0o644)
-		}, "plan format 99, and this srt reads format 1 only: compile it again"},
+			os.WriteFile(filepath.Join(plan, "plan.json"), bytes.Replace(raw, []byte(`"formatVersion": `+strconv.Itoa(policy.FormatVersion)), []byte(`"formatVersion": 99`), 1), 0o644)
+		}, "plan format 99, and this srt reads format " + strconv.Itoa(policy.FormatVersion) + " only: compile it again"},
 		{"no program for this machine", func(plan string) {
 			editPlan(t, plan, "linux/seccomp."+string(arch)+".bpf", nil)
 		}, "the plan has none for this machine (linux/seccomp." + string(arch) + ".bpf): compile it again"},

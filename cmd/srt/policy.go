@@ -78,7 +78,14 @@ func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, 
 func decodePolicy(b []byte) (*policy.Policy, error) {
 	var p policy.Policy
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, err
+		// A policy of another format may not decode as this one: say so.
+		var v struct {
+			FormatVersion int `json:"formatVersion"`
+		}
+		if json.Unmarshal(b, &v) != nil || v.FormatVersion == policy.FormatVersion {
+			return nil, err
+		}
+		p.FormatVersion = v.FormatVersion
 	}
 	if p.FormatVersion != policy.FormatVersion {
 		return nil, fmt.Errorf("policy format %d, want %d", p.FormatVersion, policy.FormatVersion)

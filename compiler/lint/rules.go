@@ -378,8 +378,8 @@ func (l *linter) credentials() {
 	}
 	for _, c := range ms {
 		if c.m.InjectHosts != nil {
-			for _, h := range c.m.InjectHosts {
-				if strings.HasPrefix(h, "*") {
+			for _, r := range c.m.InjectHosts {
+				if h := r.Entry; strings.HasPrefix(h, "*") {
 					l.add("SRT191", c.o, "%s sends its real value to every host under %q (injectHosts): name the hosts that need it", c.what, strings.TrimPrefix(h, "*."))
 				}
 			}

@@ -3,20 +3,89 @@ package netpolicy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"srt.dev/compiler/policy"
 )
 
-// Reasons a connection is refused, as the reference words them.
+// A Cause is why a connection is refused: one of a fixed set, whatever
+// text the refusal shows (Decision.Reason).
+type Cause uint8
+
+// The causes, in the decision order (docs/reference.md#network-decision).
 const (
-	ReasonMalformed   = "malformed host"
-	ReasonDenyList    = "host is on the deny list"
-	ReasonNotAllowed  = "host is not on the allow list"
-	ReasonUserDenied  = "user denied"
-	ReasonAskFailed   = "permission prompt failed"
-	ReasonUnavailable = "sandbox policy unavailable"
+	// CauseNone: the connection is allowed.
+	CauseNone Cause = iota
+	// CauseUnavailable: no network policy is loaded.
+	CauseUnavailable
+	// CauseMalformed: the host fails validation before any rule.
+	CauseMalformed
+	// CauseDenyList: a deniedDomains entry matches (Decision.Rule).
+	CauseDenyList
+	// CauseNotAllowed: no rule allows it, and nothing was asked.
+	CauseNotAllowed
+	// CauseAskFailed: the permission prompt failed or was abandoned.
+	CauseAskFailed
+	// CauseUserDenied: the permission prompt refused it.
+	CauseUserDenied
 )
+
+// Causes returns every cause.
+func Causes() []Cause {
+	return []Cause{CauseNone, CauseUnavailable, CauseMalformed, CauseDenyList, CauseNotAllowed, CauseAskFailed, CauseUserDenied}
+}
+
+// Text is the reason the reference gives for a refusal with cause c and
+// no text of its own: a deniedDomainReasons entry replaces it for
+// CauseDenyList, the prompt's answer for CauseUserDenied. "" for
+// CauseNone.
+func (c Cause) Text() string {
+	switch c {
+	case CauseNone:
+		return ""
+	case CauseUnavailable:
+		return "sandbox policy unavailable"
+	case CauseMalformed:
+		return "malformed host"
+	case CauseDenyList:
+		return "host is on the deny list"
+	case CauseNotAllowed:
+		return "host is not on the allow list"
+	case CauseAskFailed:
+		return "permission prompt failed"
+	case CauseUserDenied:
+		return "user denied"
+	}
+	return fmt.Sprintf("cause %d", uint8(c))
+}
+
+// String names c, for logs and test failures.
+func (c Cause) String() string {
+	switch c {
+	case CauseNone:
+		return "none"
+	case CauseUnavailable:
+		return "unavailable"
+	case CauseMalformed:
+		return "malformed"
+	case CauseDenyList:
+		return "deny-list"
+	case CauseNotAllowed:
+		return "not-allowed"
+	case CauseAskFailed:
+		return "ask-failed"
+	case CauseUserDenied:
+		return "user-denied"
+	}
+	return fmt.Sprintf("Cause(%d)", uint8(c))
+}
+
+// refuse is the decision to refuse a connection to host for cause c, with
+// the cause's own text.
+func refuse(host string, c Cause) Decision {
+	return Decision{Host: host, Cause: c, Reason: c.Text()}
+}
 
 // Rules is the network policy the proxies enforce; it is replaced whole when
 // the settings change. The zero value allows nothing.
@@ -31,8 +100,8 @@ type Rules struct {
 	// any. nil means none.
 	PerCommand func(id string) (policy.HostList, bool)
 	// Ask decides what no rule decides. nil means deny. An error denies
-	// with ReasonAskFailed; allow=false with a reason denies with it,
-	// sanitised.
+	// with CauseAskFailed; allow=false denies with CauseUserDenied and the
+	// reason, sanitised, as the text.
 	Ask func(ctx context.Context, rawHost string, port int) (allow bool, reason string, err error)
 	// Source is the settings file the rules come from, named in the
 	// explanation of a refusal (Explain); "" means unknown.
@@ -54,7 +123,13 @@ type Decision struct {
 	// Host is the canonical host every later step uses (dial, Host
 	// header, the guard); empty for a malformed host.
 	Host string
-	// Reason says why a connection is refused.
+	// Cause says why a connection is refused; CauseNone when it is
+	// allowed. Decisions are told apart by Cause, never by Reason.
+	Cause Cause
+	// Reason is the text a refusal shows (violation lines, the status
+	// phrase): Cause.Text(), or the entry's deniedDomainReasons text
+	// (CauseDenyList), or the prompt's answer (CauseUserDenied). It may be
+	// any text the settings or the prompt chose.
 	Reason string
 	// Rule is the entry that decided, if one did.
 	Rule *policy.HostRule
@@ -65,25 +140,26 @@ type Decision struct {
 // list; strict → deny; the command's own list; ask; deny.
 func Decide(ctx context.Context, r *Rules, rawHost string, port int, commandID string) Decision {
 	if r == nil {
-		return Decision{Reason: ReasonUnavailable}
+		return refuse("", CauseUnavailable)
 	}
 	host, err := policy.CanonicalHost(rawHost)
 	if err != nil {
-		return Decision{Reason: ReasonMalformed}
+		return refuse("", CauseMalformed)
 	}
 	r.index()
 	if rule, ok := r.denied.Match(host, port); ok {
-		reason := ReasonDenyList
+		d := refuse(host, CauseDenyList)
 		if text, ok := r.DeniedReasons[rule.Entry]; ok && text != "" {
-			reason = text
+			d.Reason = text
 		}
-		return Decision{Host: host, Reason: reason, Rule: &rule}
+		d.Rule = &rule
+		return d
 	}
 	if rule, ok := r.allowed.Match(host, port); ok {
 		return Decision{Allow: true, Host: host, Rule: &rule}
 	}
 	if r.Strict {
-		return Decision{Host: host, Reason: ReasonNotAllowed}
+		return refuse(host, CauseNotAllowed)
 	}
 	if commandID != "" && r.PerCommand != nil {
 		if list, ok := r.PerCommand(commandID); ok {
@@ -93,17 +169,18 @@ func Decide(ctx context.Context, r *Rules, rawHost string, port int, commandID s
 		}
 	}
 	if r.Ask == nil {
-		return Decision{Host: host, Reason: ReasonNotAllowed}
+		return refuse(host, CauseNotAllowed)
 	}
 	allow, reason, err := r.Ask(ctx, rawHost, port)
 	switch {
 	case err != nil || errors.Is(ctx.Err(), context.Canceled):
-		return Decision{Host: host, Reason: ReasonAskFailed}
+		return refuse(host, CauseAskFailed)
 	case allow:
 		return Decision{Allow: true, Host: host}
 	}
-	if reason = SanitizeReason(reason, 500); reason == "" {
-		reason = ReasonUserDenied
+	d := refuse(host, CauseUserDenied)
+	if reason = SanitizeReason(reason, 500); reason != "" {
+		d.Reason = reason
 	}
-	return Decision{Host: host, Reason: reason}
+	return d
 }

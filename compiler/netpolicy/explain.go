@@ -19,19 +19,27 @@ func Explain(r *Rules, d Decision, rawHost string, port int) string {
 		target = quoteHost(d.Host, port)
 	}
 	file := sourceOf(r)
-	switch {
-	case d.Reason == ReasonMalformed:
+	switch d.Cause {
+	case CauseNone:
+		return fmt.Sprintf("srt sandbox allowed %s.", target)
+	case CauseMalformed:
 		return fmt.Sprintf("srt sandbox refused %s: the host name is malformed, and no setting allows it.", target)
-	case d.Reason == ReasonUnavailable:
+	case CauseUnavailable:
 		return fmt.Sprintf("srt sandbox refused %s: no network policy is loaded.", target)
-	case d.Rule != nil:
-		return fmt.Sprintf("srt sandbox refused %s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, d.Rule.Entry, file)
-	case d.Reason == ReasonNotAllowed:
+	case CauseDenyList:
+		entry := d.Host
+		if d.Rule != nil {
+			entry = d.Rule.Entry
+		}
+		return fmt.Sprintf("srt sandbox refused %s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, entry, file)
+	case CauseNotAllowed:
 		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
-	case d.Reason == ReasonAskFailed:
+	case CauseAskFailed:
 		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
+	case CauseUserDenied:
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, SanitizeReason(d.Reason, 200), d.Host, file)
 	}
-	return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, SanitizeReason(d.Reason, 200), d.Host, file)
+	return fmt.Sprintf("srt sandbox refused %s (%s).", target, SanitizeReason(d.Reason, 200))
 }
 
 // ExplainGuard is Explain for a connection the policy allowed (by the

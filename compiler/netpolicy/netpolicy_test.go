@@ -30,26 +30,27 @@ func TestDecide(t *testing.T) {
 		host   string
 		port   int
 		allow  bool
+		cause  Cause
 		reason string
 	}{
-		{"github.com", 443, true, ""},
-		{"GitHub.com.", 443, true, ""},
-		{"github.com", 22, false, ReasonDenyList}, // the deny list comes first
-		{"a.example.com", 443, true, ""},
-		{"a.example.com", 80, false, ReasonNotAllowed},
-		{"evil.example.com", 443, false, "known exfiltration host"},
-		{"2130706433", 80, true, ""}, // canonical 127.0.0.1
-		{"user@github.com", 443, false, ReasonMalformed},
-		{"bücher.example", 443, false, ReasonMalformed},
-		{"other.test", 443, false, ReasonNotAllowed},
+		{"github.com", 443, true, CauseNone, ""},
+		{"GitHub.com.", 443, true, CauseNone, ""},
+		{"github.com", 22, false, CauseDenyList, "host is on the deny list"}, // the deny list comes first
+		{"a.example.com", 443, true, CauseNone, ""},
+		{"a.example.com", 80, false, CauseNotAllowed, "host is not on the allow list"},
+		{"evil.example.com", 443, false, CauseDenyList, "known exfiltration host"},
+		{"2130706433", 80, true, CauseNone, ""}, // canonical 127.0.0.1
+		{"user@github.com", 443, false, CauseMalformed, "malformed host"},
+		{"bücher.example", 443, false, CauseMalformed, "malformed host"},
+		{"other.test", 443, false, CauseNotAllowed, "host is not on the allow list"},
 	}
 	for _, tt := range tests {
 		d := Decide(context.Background(), r, tt.host, tt.port, "")
-		if d.Allow != tt.allow || d.Reason != tt.reason {
-			t.Errorf("Decide(%s:%d) = %+v, want allow=%v reason=%q", tt.host, tt.port, d, tt.allow, tt.reason)
+		if d.Allow != tt.allow || d.Cause != tt.cause || d.Reason != tt.reason {
+			t.Errorf("Decide(%s:%d) = %+v, want allow=%v cause=%v reason=%q", tt.host, tt.port, d, tt.allow, tt.cause, tt.reason)
 		}
 	}
-	if d := Decide(context.Background(), nil, "github.com", 443, ""); d.Allow || d.Reason != ReasonUnavailable {
+	if d := Decide(context.Background(), nil, "github.com", 443, ""); d.Allow || d.Cause != CauseUnavailable || d.Reason != "sandbox policy unavailable" {
 		t.Errorf("no rules: %+v", d)
 	}
 }
@@ -70,7 +71,7 @@ func TestDecideLater(t *testing.T) {
 		t.Errorf("another command's list applied: %+v", d)
 	}
 	r.Strict = true
-	if d := Decide(ctx, r, "registry.npmjs.org", 443, "cmd-1234567890123456789012"); d.Allow || d.Reason != ReasonNotAllowed {
+	if d := Decide(ctx, r, "registry.npmjs.org", 443, "cmd-1234567890123456789012"); d.Allow || d.Cause != CauseNotAllowed {
 		t.Errorf("strict allow list let a per-command entry through: %+v", d)
 	}
 	// The ask callback: only an explicit allow allows.
@@ -81,10 +82,10 @@ func TestDecideLater(t *testing.T) {
 		want   Decision
 	}{
 		{true, "", nil, Decision{Allow: true}},
-		{false, "", nil, Decision{Reason: ReasonUserDenied}},
-		{false, "no <evil.com> today\n\tok", nil, Decision{Reason: "no evil.com today ok"}},
-		{false, "  \n\u200b ", nil, Decision{Reason: ReasonUserDenied}},
-		{true, "", errors.New("boom"), Decision{Reason: ReasonAskFailed}},
+		{false, "", nil, Decision{Cause: CauseUserDenied, Reason: "user denied"}},
+		{false, "no <evil.com> today\n\tok", nil, Decision{Cause: CauseUserDenied, Reason: "no evil.com today ok"}},
+		{false, "  \n\u200b ", nil, Decision{Cause: CauseUserDenied, Reason: "user denied"}},
+		{true, "", errors.New("boom"), Decision{Cause: CauseAskFailed, Reason: "permission prompt failed"}},
 	}
 	for _, a := range asks {
 		r := base()
@@ -94,7 +95,7 @@ func TestDecideLater(t *testing.T) {
 			return a.allow, a.reason, a.err
 		}
 		d := Decide(ctx, r, "VM.test.", 443, "")
-		if d.Allow != a.want.Allow || d.Reason != a.want.Reason {
+		if d.Allow != a.want.Allow || d.Cause != a.want.Cause || d.Reason != a.want.Reason {
 			t.Errorf("ask %+v: %+v", a, d)
 		}
 		if asked != "VM.test." {

@@ -3,14 +3,18 @@
 // on purpose: emitters import it, never the settings schema.
 //
 // A Policy is one settings file compiled: the network rules the proxies
-// enforce (allow and deny lists parsed once into HostRule matchers,
+// enforce (allow and deny lists, and the host patterns of excludeDomains,
+// mitmProxy.domains and injectHosts, parsed once into HostRule matchers,
 // docs/reference.md#host-matching; the resolved-address ranges), the
 // file-system rules as PathRules on symbolic roots (${HOME}, ${CWD}) with
 // the mandatory write denies and their scan, the process switches, the
 // command's environment, and, for a file read with the Windows path rules,
 // the windows.* keys. Every rule carries the Origin that produced it (a
 // settings key and file:line:col, or default or mandatory), and nothing in
-// a Policy depends on the host.
+// a Policy depends on the host. Its words (the seccomp rule sets,
+// onExtractNoMatch, decode, the SigV4 modes) are named types with
+// constants; a plan naming a word this srt does not know is refused when
+// it is read.
 //
 // It also holds the helpers the compiler, the emitters, the evaluator and
 // the runtime share so that they cannot disagree: CanonicalHost, the glob

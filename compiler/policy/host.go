@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,6 +70,85 @@ func ParseHostRule(entry string) (HostRule, error) {
 		r.Host = strings.ToLower(r.Host)
 	}
 	return r, nil
+}
+
+// ParseHostPattern parses a host pattern (docs/reference.md#grammar): a
+// network.mitmProxy.domains, network.tlsTerminate.excludeDomains or
+// injectHosts entry, which has no port. The rule's Host is what matches a
+// canonical destination host (CanonicalHost): an IPv6 literal, the only
+// pattern with a ":", without its zone and written canonically (an
+// IPv4-mapped one as the IPv4 address); "*.base" lower-cased; any other
+// pattern as written. It refuses what the grammar refuses, so that no
+// entry can mean more here than there ("*", "*.com", "host:443").
+func ParseHostPattern(entry string) (HostRule, error) {
+	r := HostRule{Entry: entry, Host: entry}
+	if strings.Contains(entry, ":") {
+		addr, zone, zoned := strings.Cut(entry, "%")
+		a, err := netip.ParseAddr(addr)
+		if err != nil || !a.Is6() || zoned && !validZone(zone) {
+			return r, fmt.Errorf("%q: not a host pattern: a \":\" is only for an IPv6 address, and a host pattern has no port", entry)
+		}
+		r.Host = a.Unmap().String()
+		return r, nil
+	}
+	if strings.Contains(entry, "/") {
+		return r, fmt.Errorf("%q: not a host pattern: no scheme or path", entry)
+	}
+	if entry == "localhost" {
+		return r, nil
+	}
+	if base, ok := strings.CutPrefix(entry, "*."); ok {
+		labels := strings.Split(base, ".")
+		if len(labels) < 2 || slices.Contains(labels, "") {
+			return r, fmt.Errorf("%q: not a host pattern: a wildcard needs at least two labels after \"*.\" (*.example.com)", entry)
+		}
+		r.Host = strings.ToLower(entry)
+		return r, nil
+	}
+	if strings.Contains(entry, "*") || !strings.Contains(entry, ".") || strings.HasPrefix(entry, ".") || strings.HasSuffix(entry, ".") {
+		return r, fmt.Errorf("%q: not a host pattern: a host name with a dot inside (example.com), a wildcard (*.example.com), localhost or an IPv6 address", entry)
+	}
+	return r, nil
+}
+
+// validZone reports whether an IPv6 zone is one the grammar admits
+// (Node's net.isIPv6): letters, digits, ".", ":" and "-".
+func validZone(z string) bool {
+	if z == "" {
+		return false
+	}
+	for i := 0; i < len(z); i++ {
+		c := z[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseHostPatterns parses host patterns in order; nil gives nil.
+func ParseHostPatterns(entries []string) (HostList, error) {
+	if entries == nil {
+		return nil, nil
+	}
+	l := make(HostList, 0, len(entries))
+	for _, e := range entries {
+		r, err := ParseHostPattern(e)
+		if err != nil {
+			return nil, err
+		}
+		l = append(l, r)
+	}
+	return l, nil
+}
+
+// Entries returns the entries of l as written.
+func (l HostList) Entries() []string {
+	out := make([]string, len(l))
+	for i, r := range l {
+		out[i] = r.Entry
+	}
+	return out
 }
 
 // parsePort accepts 1-65535 without leading zeros.

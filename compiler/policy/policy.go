@@ -6,8 +6,11 @@ import (
 )
 
 // FormatVersion is the version of the Policy shape, written in artifacts so
-// that a runtime can refuse a plan it does not understand.
-const FormatVersion = 1
+// that a runtime can refuse a plan it does not understand. Version 2 holds
+// the host patterns (TLSTerminate.ExcludeDomains, MitmProxy.Domains,
+// Masking.InjectHosts) parsed, as HostLists, where version 1 held the
+// strings.
+const FormatVersion = 2
 
 // The symbolic roots of paths in a policy. They stand for host facts that
 // the runtime fills in, so that the same settings give the same policy on
@@ -114,9 +117,11 @@ type Network struct {
 // neither for an ephemeral one), the hosts tunnelled opaquely, the extra
 // trusted CAs, and the limits (0 means the default).
 type TLSTerminate struct {
-	CACertPath         string   `json:"caCertPath,omitempty"`
-	CAKeyPath          string   `json:"caKeyPath,omitempty"`
-	ExcludeDomains     []string `json:"excludeDomains,omitempty"`
+	CACertPath string `json:"caCertPath,omitempty"`
+	CAKeyPath  string `json:"caKeyPath,omitempty"`
+	// ExcludeDomains are the host patterns (ParseHostPattern) whose
+	// connections are tunnelled opaquely; match them with port 0.
+	ExcludeDomains     HostList `json:"excludeDomains,omitempty"`
 	ExtraCACertPaths   []string `json:"extraCaCertPaths,omitempty"`
 	MaxTunnels         int      `json:"maxTunnels,omitempty"`
 	HandshakeTimeoutMs int      `json:"handshakeTimeoutMs,omitempty"`
@@ -125,8 +130,10 @@ type TLSTerminate struct {
 
 // MitmProxy is network.mitmProxy.
 type MitmProxy struct {
-	SocketPath string   `json:"socketPath"`
-	Domains    []string `json:"domains"`
+	SocketPath string `json:"socketPath"`
+	// Domains are the host patterns (ParseHostPattern) routed to the
+	// socket; Match reads them.
+	Domains HostList `json:"domains"`
 }
 
 // ParentProxy is network.parentProxy.
@@ -244,15 +251,16 @@ func WritesCwdAtHome(p *Policy, cwd, home string) (r PathRule, ok bool) {
 
 // Process holds the process-isolation switches.
 type Process struct {
-	// Seccomp lists the seccomp programs the command runs under, in the
-	// order they are installed: "keyring" always, "unix" unless
-	// allowAllUnixSockets, "namespaces" unless allowNestedUserNamespaces.
-	Seccomp                      []string `json:"seccomp"`
-	EnableWeakerNestedSandbox    bool     `json:"enableWeakerNestedSandbox,omitempty"`
-	AllowNestedUserNamespaces    bool     `json:"allowNestedUserNamespaces,omitempty"`
-	EnableWeakerNetworkIsolation bool     `json:"enableWeakerNetworkIsolation,omitempty"`
-	AllowAppleEvents             bool     `json:"allowAppleEvents,omitempty"`
-	AllowPty                     bool     `json:"allowPty,omitempty"`
+	// Seccomp lists the seccomp rule sets the command runs under, in the
+	// order a program applies them: SeccompKeyring always, SeccompUnix
+	// unless allowAllUnixSockets, SeccompNamespaces unless
+	// allowNestedUserNamespaces.
+	Seccomp                      []SeccompRule `json:"seccomp"`
+	EnableWeakerNestedSandbox    bool          `json:"enableWeakerNestedSandbox,omitempty"`
+	AllowNestedUserNamespaces    bool          `json:"allowNestedUserNamespaces,omitempty"`
+	EnableWeakerNetworkIsolation bool          `json:"enableWeakerNetworkIsolation,omitempty"`
+	AllowAppleEvents             bool          `json:"allowAppleEvents,omitempty"`
+	AllowPty                     bool          `json:"allowPty,omitempty"`
 	// BwrapPath is the bubblewrap binary to use; "" means bwrap on PATH.
 	BwrapPath string `json:"bwrapPath,omitempty"`
 	// Limits are the resource limits of each sandbox (limits), in the
@@ -290,20 +298,17 @@ type Env struct {
 // credential masked by m: its injectHosts, or when they are not set the
 // allowed hosts, with ports cleared (ports are not part of an inject
 // scope). Match it with port 0.
-func (m Masking) InjectScope(allowed HostList) (HostList, error) {
+func (m Masking) InjectScope(allowed HostList) HostList {
 	src := allowed
 	if m.InjectHosts != nil {
-		var err error
-		if src, err = ParseHostList(m.InjectHosts); err != nil {
-			return nil, err
-		}
+		src = m.InjectHosts
 	}
 	out := make(HostList, len(src))
 	for i, r := range src {
 		r.Port = 0
 		out[i] = r
 	}
-	return out, nil
+	return out
 }
 
 // EnvRule names one environment variable.
@@ -318,21 +323,21 @@ type EnvRule struct {
 // real value may go (credentials.envVars and credentials.files entries in
 // mask mode).
 type Masking struct {
-	// InjectHosts are the host patterns the proxy may send the real value
-	// to; nil means the allowed hosts.
-	InjectHosts []string `json:"injectHosts,omitempty"`
+	// InjectHosts are the host patterns (ParseHostPattern) the proxy may
+	// send the real value to; nil means the allowed hosts. It is never
+	// empty: the compiler refuses an empty injectHosts, which a plan could
+	// not tell from nil.
+	InjectHosts HostList `json:"injectHosts,omitempty"`
 	// Extract is an ECMAScript regular expression: the first group of
 	// each match is secret, the rest stays readable. Empty: the whole
 	// value is secret.
 	Extract string `json:"extract,omitempty"`
 	// OnExtractNoMatch is what happens when Extract or Decode finds no
-	// secret: "warn" (or empty: the value stays as it is, with a warning),
-	// "deny" (the variable is removed, the file hidden) or "error" (the
-	// run stops).
-	OnExtractNoMatch string `json:"onExtractNoMatch,omitempty"`
-	// Decode is "jwt": the secrets are JSON Web Tokens (found by Extract,
-	// or by their shape), each shown as a fake token.
-	Decode string `json:"decode,omitempty"`
+	// secret; "" means NoMatchWarn.
+	OnExtractNoMatch NoMatchAction `json:"onExtractNoMatch,omitempty"`
+	// Decode, when DecodeJWT, says the secrets are JSON Web Tokens (found
+	// by Extract, or by their shape), each shown as a fake token.
+	Decode Decoder `json:"decode,omitempty"`
 	// MaskClaims, with Decode, masks only these claims of each token; the
 	// others stay readable in the fake token.
 	MaskClaims []string `json:"maskClaims,omitempty"`
@@ -353,23 +358,17 @@ type AWSPair struct {
 }
 
 // SigV4 is the policy for the SigV4 request shapes that cannot be
-// re-signed. Each is SigV4Deny or SigV4Passthrough; "" means deny.
+// re-signed; "" means SigV4Deny.
 type SigV4 struct {
 	// Streaming: aws-chunked uploads (a STREAMING-… payload hash), whose
 	// every chunk is signed with the client's key.
-	Streaming string `json:"streaming,omitempty"`
+	Streaming SigV4Mode `json:"streaming,omitempty"`
 	// Presigned: URLs that carry X-Amz-Signature in the query.
-	Presigned string `json:"presigned,omitempty"`
+	Presigned SigV4Mode `json:"presigned,omitempty"`
 	// SigV4A: AWS4-ECDSA-P256-SHA256 signatures, whose key is derived
 	// from the secret by a different scheme.
-	SigV4A string `json:"sigv4a,omitempty"`
+	SigV4A SigV4Mode `json:"sigv4a,omitempty"`
 }
-
-// The values of each SigV4 setting.
-const (
-	SigV4Deny        = "deny"
-	SigV4Passthrough = "passthrough"
-)
 
 // GitSafeValues are the safe.directory values for dirs
 // (docs/reference.md#linux-environment): each directory and everything below it, or "*" for more than

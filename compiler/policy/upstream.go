@@ -8,27 +8,11 @@ import (
 // Match reports whether a canonical host (CanonicalHost) is one of the
 // mitmProxy domains: "*.base" matches names below base (never an IP
 // address), any other entry the host itself, case-insensitively, an IP
-// address in any spelling of the same address.
+// address in any spelling of the same address (ParseHostPattern wrote it
+// canonically).
 func (m *MitmProxy) Match(host string) bool {
-	ip, ipErr := netip.ParseAddr(host)
-	for _, d := range m.Domains {
-		if base, ok := strings.CutPrefix(d, "*."); ok {
-			if ipErr != nil && strings.HasSuffix(strings.ToLower(host), "."+strings.ToLower(base)) {
-				return true
-			}
-			continue
-		}
-		if a, err := netip.ParseAddr(d); err == nil {
-			if ipErr == nil && a.WithZone("").Unmap() == ip.Unmap() {
-				return true
-			}
-			continue
-		}
-		if strings.EqualFold(strings.TrimSuffix(d, "."), host) {
-			return true
-		}
-	}
-	return false
+	_, ok := m.Domains.Match(host, 0)
+	return ok
 }
 
 // NoProxy is a NO_PROXY list (network.parentProxy.noProxy, or the

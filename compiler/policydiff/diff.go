@@ -131,7 +131,8 @@ func injectChanges(t query.Target, eo, en *query.Evaluator, probes []hostPort) [
 			set[h.host] = true
 		}
 		for _, m := range []policy.Masking{o.Masking, n.Masking} {
-			for _, h := range m.InjectHosts {
+			for _, r := range m.InjectHosts {
+				h := r.Host // canonical, as a destination host is
 				if strings.HasPrefix(h, "*.") {
 					h = "srt-probe" + h[1:]
 				}

@@ -38,10 +38,7 @@ func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Deci
 	if m.InjectHosts != nil {
 		from = "injectHosts"
 	}
-	scope, err := e.injectScope(m)
-	if err != nil {
-		return Decision{Rule: o, Why: "injectHosts does not parse: " + err.Error()}
-	}
+	scope := e.injectScope(m)
 	if r, ok := scope.Match(strings.ToLower(host), 0); ok {
 		return Decision{Allow: true, Rule: o, Why: "the real value is sent to " + host + ": " + from + " lists " + r.Entry}
 	}
@@ -50,18 +47,12 @@ func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Deci
 
 // injectScope is m.InjectScope(allowed), indexed, made once per list of
 // inject hosts (diff asks about every host of both policies).
-func (e *Evaluator) injectScope(m policy.Masking) (*policy.HostIndex, error) {
-	var key *string // the allowed hosts, or the first of m's inject hosts
+func (e *Evaluator) injectScope(m policy.Masking) *policy.HostIndex {
+	var key *policy.HostRule // the allowed hosts, or the first of m's inject hosts
 	if len(m.InjectHosts) > 0 {
 		key = &m.InjectHosts[0]
 	}
-	make := func() (*policy.HostIndex, error) {
-		scope, err := m.InjectScope(e.p.Network.Allowed)
-		if err != nil {
-			return nil, err
-		}
-		return scope.Index(), nil
-	}
+	make := func() *policy.HostIndex { return m.InjectScope(e.p.Network.Allowed).Index() }
 	x := e.idx
 	if x == nil || m.InjectHosts != nil && key == nil {
 		return make() // an empty injectHosts list
@@ -70,24 +61,23 @@ func (e *Evaluator) injectScope(m policy.Masking) (*policy.HostIndex, error) {
 	defer x.mu.Unlock()
 	id := scopeID{key, len(m.InjectHosts)}
 	if s, ok := x.scopes[id]; ok {
-		return s.index, s.err
+		return s.index
 	}
-	index, err := make()
+	index := make()
 	if x.scopes == nil {
 		x.scopes = map[scopeID]scope{}
 	}
-	x.scopes[id] = scope{index, err}
-	return index, err
+	x.scopes[id] = scope{index}
+	return index
 }
 
 // A scopeID names a list of inject hosts: its first element and length
 // (nil for the allowed hosts), as the policy holds it.
 type scopeID struct {
-	first *string
+	first *policy.HostRule
 	n     int
 }
 
 type scope struct {
 	index *policy.HostIndex
-	err   error
 }

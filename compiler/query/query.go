@@ -211,7 +211,7 @@ func (e *Evaluator) Connect(host string, port int, t Target) Decision {
 		return Decision{Allow: true, Rule: d.Rule.Origin, Why: "allowed by the allow list; " + e.routeWhy(d.Host, port) + externalWhy(n)}
 	case d.Rule != nil:
 		return Decision{Rule: d.Rule.Origin, Why: d.Reason + externalWhy(n)}
-	case d.Reason == netpolicy.ReasonMalformed:
+	case d.Cause == netpolicy.CauseMalformed:
 		return Decision{Rule: policy.Default, Why: "malformed host: refused before any rule" + externalWhy(n)}
 	}
 	return Decision{Rule: policy.Default, Why: "no allowedDomains entry matches; what no rule allows is denied" + externalWhy(n)}

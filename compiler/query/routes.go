@@ -8,35 +8,32 @@ import (
 )
 
 // A mitmIndex answers policy.MitmProxy.Match without reading every domain:
-// explain and diff ask it for every allowed host. ASCII names are found
-// by a map, wildcards by the suffixes of the host after each ".", IP
-// literals by their address; a name with other characters, which
-// strings.EqualFold compares with Unicode's case folding, is compared
-// with Match's own rule. The answer is Match's (TestMitmIndexAgrees).
+// explain and diff ask it for every allowed host. ASCII names and IP
+// literals (which ParseHostPattern wrote canonically) are found by a map,
+// wildcards by the suffixes of the host after each "."; a name with other
+// characters, which strings.EqualFold compares with Unicode's case
+// folding, is compared with Match's own rule. The answer is Match's
+// (TestMitmIndexAgrees).
 type mitmIndex struct {
-	exact map[string]bool     // lower-cased ASCII names, trailing "." dropped
-	wild  map[string]bool     // lower-cased bases of "*.base"
-	addrs map[netip.Addr]bool // unmapped, without zone
-	rest  *policy.MitmProxy   // the names the maps cannot hold
-	all   *policy.MitmProxy   // every domain, for a host that is not ASCII
+	exact map[string]bool   // lower-cased ASCII names and addresses
+	wild  map[string]bool   // lower-cased bases of "*.base"
+	rest  *policy.MitmProxy // the names the maps cannot hold
+	all   *policy.MitmProxy // every domain, for a host that is not ASCII
 }
 
 func newMitmIndex(m *policy.MitmProxy) *mitmIndex {
-	x := &mitmIndex{exact: map[string]bool{}, wild: map[string]bool{}, addrs: map[netip.Addr]bool{}, rest: &policy.MitmProxy{}, all: m}
-	for _, d := range m.Domains {
+	x := &mitmIndex{exact: map[string]bool{}, wild: map[string]bool{}, rest: &policy.MitmProxy{}, all: m}
+	for _, r := range m.Domains {
+		d := r.Host
 		if base, ok := strings.CutPrefix(d, "*."); ok {
 			x.wild[strings.ToLower(base)] = true
 			continue
 		}
-		if a, err := netip.ParseAddr(d); err == nil {
-			x.addrs[a.WithZone("").Unmap()] = true
-			continue
-		}
 		if isASCII(d) {
-			x.exact[strings.ToLower(strings.TrimSuffix(d, "."))] = true
+			x.exact[strings.ToLower(d)] = true
 			continue
 		}
-		x.rest.Domains = append(x.rest.Domains, d)
+		x.rest.Domains = append(x.rest.Domains, r)
 	}
 	return x
 }
@@ -46,12 +43,7 @@ func (x *mitmIndex) match(host string) bool {
 	if !isASCII(host) {
 		return x.all.Match(host) // EqualFold folds "\u212a" to "k"
 	}
-	ip, err := netip.ParseAddr(host)
-	if err == nil {
-		if x.addrs[ip.Unmap()] {
-			return true
-		}
-	} else {
+	if _, err := netip.ParseAddr(host); err != nil {
 		lower := strings.ToLower(host)
 		for i := 0; i < len(lower); i++ {
 			if lower[i] == '.' && x.wild[lower[i+1:]] {

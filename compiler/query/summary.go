@@ -173,12 +173,7 @@ func (e *Evaluator) knobs(pl platform) []knob {
 		if e.p.Env.SigV4 != nil {
 			sv = *e.p.Env.SigV4
 		}
-		or := func(v string) string {
-			if v == "" {
-				return policy.SigV4Deny
-			}
-			return v
-		}
+		or := func(v policy.SigV4Mode) string { return string(v.Resolved()) }
 		out = append(out, knob{"AWS key " + vars, Decision{Rule: a.Origin,
 			Why: "on Linux, SigV4 requests signed with the stand-in key id are signed again with the real secret, for the hosts every variable of the pair is injected into; requests that cannot be signed again: streaming " + or(sv.Streaming) + ", presigned " + or(sv.Presigned) + ", sigv4a " + or(sv.SigV4A) + " (credentials.sigv4, which a policy update can change)"}})
 	}
@@ -196,9 +191,9 @@ func (e *Evaluator) knobs(pl platform) []knob {
 func MaskedPart(m policy.Masking, file bool) string {
 	var what string
 	switch {
-	case m.Decode == "jwt" && len(m.MaskClaims) > 0:
+	case m.Decode == policy.DecodeJWT && len(m.MaskClaims) > 0:
 		what = "each JSON Web Token as a fake one whose claims " + strings.Join(m.MaskClaims, ", ") + " are stand-ins"
-	case m.Decode == "jwt":
+	case m.Decode == policy.DecodeJWT:
 		what = "each JSON Web Token as a fake one whose claims are stand-ins (exp, nbf and iat stay readable)"
 	case m.Extract != "":
 		what = "a stand-in for the first group of each match of " + strconv.Quote(m.Extract) + ", the rest as it is"
@@ -207,18 +202,18 @@ func MaskedPart(m policy.Masking, file bool) string {
 	default:
 		return "a stand-in of the value's length"
 	}
-	if m.Decode == "jwt" && m.Extract != "" {
+	if m.Decode == policy.DecodeJWT && m.Extract != "" {
 		what += " (tokens found by " + strconv.Quote(m.Extract) + ")"
 	}
 	if m.MaskDuplicates {
 		what += ", and the secrets' repeats elsewhere in the file as stand-ins too"
 	}
-	switch m.OnExtractNoMatch {
-	case "error":
+	switch m.OnExtractNoMatch.Resolved() {
+	case policy.NoMatchError:
 		what += "; if none is found, srt does not run the command"
-	case "deny":
+	case policy.NoMatchDeny:
 		what += "; if none is found, the credential is hidden"
-	default:
+	case policy.NoMatchWarn:
 		what += "; if none is found, the real value is shown unmasked, with a warning (onExtractNoMatch \"warn\")"
 	}
 	return what
@@ -227,7 +222,7 @@ func MaskedPart(m policy.Masking, file bool) string {
 // InjectScope says which hosts receive a masked credential's real value.
 func (e *Evaluator) InjectScope(m policy.Masking) string {
 	if m.InjectHosts != nil {
-		return "the proxy sends the real value to " + strings.Join(m.InjectHosts, ", ") + " (injectHosts)"
+		return "the proxy sends the real value to " + strings.Join(m.InjectHosts.Entries(), ", ") + " (injectHosts)"
 	}
 	var hosts []string
 	seen := map[string]bool{}

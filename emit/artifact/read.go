@@ -26,7 +26,14 @@ func Read(fsys fs.FS, dir string) (*Manifest, Files, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		// A plan of another format may not decode as this one: say so.
+		var v struct {
+			FormatVersion int `json:"formatVersion"`
+		}
+		if json.Unmarshal(b, &v) != nil || v.FormatVersion == policy.FormatVersion {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		m.FormatVersion = v.FormatVersion
 	}
 	if m.FormatVersion != policy.FormatVersion {
 		return nil, nil, fmt.Errorf("%s: plan format %d, and this srt reads format %d only: compile it again with the srtc of this srt's version (srtc compile -o %s SETTINGS), or run it with the srt that matches the srtc that wrote it", name, m.FormatVersion, policy.FormatVersion, dir)

@@ -54,3 +54,21 @@ func TestReadOutside(t *testing.T) {
 		t.Errorf("Read = %v, want a refusal of ../secret", err)
 	}
 }
+
+// TestReadFormat1: a plan of format 1, whose host patterns are strings,
+// is refused with the format and what to do, not with the JSON error its
+// strings cause in this format; a plan of this format with strings there
+// is refused with the JSON error.
+func TestReadFormat1(t *testing.T) {
+	const plan = `{"formatVersion": %s, "network": {"allowed": [], "denied": [], "tls": {"excludeDomains": ["pinned.example.com"], "origin": {"key": "network.tlsTerminate"}}}, "files": {}}`
+	fsys := fstest.MapFS{"plan.json": {Data: []byte(strings.Replace(plan, "%s", "1", 1))}}
+	want := "plan/plan.json: plan format 1, and this srt reads format " + strconv.Itoa(policy.FormatVersion) + " only: compile it again"
+	if _, _, err := Read(fsys, "plan"); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Read(format 1) = %v, want %q", err, want)
+	}
+	fsys = fstest.MapFS{"plan.json": {Data: []byte(strings.Replace(plan, "%s", strconv.Itoa(policy.FormatVersion), 1))}}
+	want = "plan/plan.json: json: cannot unmarshal string into Go struct field"
+	if _, _, err := Read(fsys, "plan"); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Read(strings in format %d) = %v, want %q", policy.FormatVersion, err, want)
+	}
+}

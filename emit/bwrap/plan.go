@@ -236,7 +236,11 @@ func Emit(p *policy.Policy) Plan {
 		pl.Steps = append(pl.Steps, Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
 	}
 	if len(p.Process.Seccomp) > 0 {
-		dir(Seccomp, strings.Join(p.Process.Seccomp, "+"), nil)
+		names := make([]string, len(p.Process.Seccomp))
+		for i, r := range p.Process.Seccomp {
+			names[i] = string(r)
+		}
+		dir(Seccomp, strings.Join(names, "+"), nil)
 	}
 	return pl
 }

@@ -214,8 +214,8 @@ func (p *SOCKS) unauthenticated(c net.Conn, host string, port int) {
 	reason := "srt: this proxy requires authentication; use the proxy settings srt provides"
 	if err == nil && rules != nil {
 		if rule, ok := rules.Denied.Match(canon, port); ok {
-			d := netpolicy.Decision{Host: canon, Reason: netpolicy.ReasonDenyList, Rule: &rule}
-			p.record(Event{Proxy: "socks", Host: host, Port: port, Reason: netpolicy.ReasonDenyList, Rule: rule.Entry, Stage: "policy", CommandID: p.Command}, netpolicy.Explain(rules, d, host, port))
+			d := netpolicy.Decision{Host: canon, Cause: netpolicy.CauseDenyList, Reason: netpolicy.CauseDenyList.Text(), Rule: &rule}
+			p.record(Event{Proxy: "socks", Host: host, Port: port, Reason: d.Reason, Rule: rule.Entry, Stage: "policy", CommandID: p.Command}, netpolicy.Explain(rules, d, host, port))
 			if text := rules.DeniedReasons[rule.Entry]; text != "" {
 				reason = text
 			}

@@ -118,14 +118,16 @@ func (p *Parent) String() string {
 // Domains go to the proxy listening on the Unix socket SocketPath.
 type Mitm struct {
 	SocketPath string
-	// Domains are host patterns: "*.example.com" (names below it), a name,
-	// or an IP address; case-insensitive, no ports.
-	Domains []string
+	// Domains are host patterns (policy.ParseHostPattern): "*.example.com"
+	// (names below it), a name, or an IP address; case-insensitive, no
+	// ports.
+	Domains policy.HostList
 }
 
 // Match reports whether a canonical host is one of m's domains.
 func (m *Mitm) Match(host string) bool {
-	return (&policy.MitmProxy{Domains: m.Domains}).Match(host)
+	_, ok := m.Domains.Match(host, 0)
+	return ok
 }
 
 // A hop is the upstream proxy an allowed connection goes through.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"srt.dev/compiler/policy"
 )
 
 func TestParentFrom(t *testing.T) {
@@ -63,15 +65,25 @@ func TestParentFrom(t *testing.T) {
 }
 
 func TestMitmMatch(t *testing.T) {
-	m := &Mitm{Domains: []string{"*.inspect.test", "API.test", "::1", "192.0.2.1"}}
+	m := &Mitm{Domains: patterns(t, "*.inspect.test", "API.test", "0:0::1", "192.0.2.1", "::ffff:192.0.2.3")}
 	for host, want := range map[string]bool{
 		"a.inspect.test": true, "inspect.test": false, "api.test": true, "x.api.test": false,
-		"::1": true, "192.0.2.1": true, "192.0.2.2": false,
+		"::1": true, "192.0.2.1": true, "192.0.2.2": false, "192.0.2.3": true,
 	} {
 		if got := m.Match(host); got != want {
 			t.Errorf("%s: %v, want %v", host, got, want)
 		}
 	}
+}
+
+// patterns parses host patterns as the compiler does.
+func patterns(t *testing.T, entries ...string) policy.HostList {
+	t.Helper()
+	l, err := policy.ParseHostPatterns(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 // upstreamProxy is a small HTTP proxy for the tests, on a TCP or Unix
@@ -238,7 +250,7 @@ func TestMitmProxy(t *testing.T) {
 	mitm, _ := startUpstreamProxy(t, "unix", sock)
 	parent, paddr := startUpstreamProxy(t, "tcp", "127.0.0.1:0")
 	tb.egress.Parent, _ = ParentFrom("http://"+paddr, "", "", func(string) string { return "" })
-	route := &Mitm{SocketPath: sock, Domains: []string{"*.inspect.test"}}
+	route := &Mitm{SocketPath: sock, Domains: patterns(t, "*.inspect.test")}
 	tb.egress.Mitm = func() *Mitm { return route }
 
 	resp, body := get(t, tb.client("srt", "tok"), "http://a.inspect.test/x")
@@ -268,7 +280,7 @@ func TestMitmProxy(t *testing.T) {
 	}
 	// The socket fails: 502, and neither the parent nor a direct dial.
 	before := len(parent.log())
-	route = &Mitm{SocketPath: filepath.Join(t.TempDir(), "gone.sock"), Domains: []string{"*.inspect.test"}}
+	route = &Mitm{SocketPath: filepath.Join(t.TempDir(), "gone.sock"), Domains: patterns(t, "*.inspect.test")}
 	if status, _ := connectGet(t, tb.proxyAddr, "a.inspect.test:443"); status != "502 Bad Gateway" {
 		t.Errorf("socket gone: %s", status)
 	}

@@ -67,8 +67,8 @@ func sigV4Policy(s *policy.SigV4) *proxy.SigV4Policy {
 		return &proxy.SigV4Policy{}
 	}
 	return &proxy.SigV4Policy{
-		Streaming: s.Streaming == policy.SigV4Passthrough,
-		Presigned: s.Presigned == policy.SigV4Passthrough,
-		SigV4A:    s.SigV4A == policy.SigV4Passthrough,
+		Streaming: s.Streaming.Passthrough(),
+		Presigned: s.Presigned.Passthrough(),
+		SigV4A:    s.SigV4A.Passthrough(),
 	}
 }

@@ -13,7 +13,7 @@ import (
 func TestAWSPairsEnv(t *testing.T) {
 	allowed, _ := policy.ParseHostList([]string{"s3.amazonaws.com", "example.com"})
 	e := policy.Env{
-		Mask: []policy.EnvRule{{Name: "K"}, {Name: "S"}, {Name: "T", Masking: policy.Masking{InjectHosts: []string{"s3.amazonaws.com"}}}},
+		Mask: []policy.EnvRule{{Name: "K"}, {Name: "S"}, {Name: "T", Masking: policy.Masking{InjectHosts: policy.HostList{{Entry: "s3.amazonaws.com", Host: "s3.amazonaws.com"}}}}},
 		AWSPairs: []policy.AWSPair{{AccessKeyIDVar: "K", SecretAccessKeyVar: "S", SessionTokenVar: "T",
 			Origin: policy.Origin{Key: "credentials.awsPairs[0]", Pos: "s.json:3:5"}}},
 	}

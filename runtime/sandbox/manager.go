@@ -152,9 +152,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	}
 	var live *tlsOptions
 	if t := p.Network.TLS; t != nil {
-		if live, err = newTLSOptions(t); err != nil {
-			return err
-		}
+		live = newTLSOptions(t)
 	}
 	r := &netpolicy.Rules{
 		Allowed:       p.Network.Allowed,

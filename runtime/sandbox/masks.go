@@ -90,12 +90,15 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 	spec := secrets.Spec{Extract: r.Extract, Decode: r.Decode, MaskClaims: r.MaskClaims, Duplicates: r.MaskDuplicates, File: file}
 	masked, err := secrets.Mask(value, spec, sentinel)
 	if errors.Is(err, secrets.ErrNoMatch) {
-		switch r.OnExtractNoMatch {
-		case "error":
+		switch r.OnExtractNoMatch.Resolved() {
+		case policy.NoMatchError:
 			return "", nil, fmt.Errorf("%s: %s: %v, and onExtractNoMatch is \"error\"; fix extract or decode, or set onExtractNoMatch to \"warn\" or \"deny\"", key, what, err)
-		case "deny":
+		case policy.NoMatchDeny:
 			m.warn(fmt.Sprintf("%s: %s: %v; hidden from the command (onExtractNoMatch \"deny\")", key, what, err))
 			return "", nil, errHide
+		case policy.NoMatchWarn:
+		default:
+			return "", nil, fmt.Errorf("%s: %s: %v, and onExtractNoMatch is %q, which this srt does not know: compile the plan again", key, what, err, r.OnExtractNoMatch)
 		}
 		m.warn(fmt.Sprintf("%s: %s: %v; the command sees it unmasked (onExtractNoMatch \"warn\"; set it to \"deny\" to hide it instead)", key, what, err))
 		return "", nil, errLeave
@@ -103,10 +106,7 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %s: %w", key, what, err)
 	}
-	scope, err := r.InjectScope(m.allowed)
-	if err != nil {
-		return "", nil, fmt.Errorf("%s: injectHosts: %w", key, err)
-	}
+	scope := r.InjectScope(m.allowed)
 	inject := func(host string) bool {
 		_, ok := scope.Match(host, 0)
 		return ok

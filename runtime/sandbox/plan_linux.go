@@ -31,7 +31,7 @@ func compiledPlan(p *policy.Policy) (*LinuxPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		lp.Seccomp = map[string][]byte{string(hostArch): prog}
+		lp.Seccomp = map[seccomp.Arch][]byte{hostArch: prog}
 	}
 	return lp, nil
 }
@@ -59,7 +59,7 @@ func (lp *LinuxPlan) read(home, cwd string) ([]bwrap.Step, []byte, error) {
 	if hostArch == "" {
 		return nil, nil, fmt.Errorf("%s installs a seccomp program, and srt has none for this machine (%s): refusing to run without one", lp.Name, goruntime.GOARCH)
 	}
-	prog, ok := lp.Seccomp[string(hostArch)]
+	prog, ok := lp.Seccomp[hostArch]
 	if !ok {
 		return nil, nil, fmt.Errorf("%s installs a seccomp program, and the plan has none for this machine (linux/seccomp.%s.bpf): compile it again with an srtc that writes one", lp.Name, hostArch)
 	}

@@ -33,8 +33,9 @@ package sandbox
 import (
 	"io"
 	"log/slog"
-	"srt.dev/compiler/policy"
 
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/violations"
 )
@@ -107,10 +108,9 @@ type LinuxPlan struct {
 	// Args is linux/bwrap.args: its --option lines are passed to bubblewrap
 	// word for word, its @ steps resolved for this host.
 	Args []byte
-	// Seccomp are the programs (linux/seccomp.<arch>.bpf) by architecture
-	// name ("x86_64", "aarch64"); the one of this machine is handed to
-	// bubblewrap byte for byte.
-	Seccomp map[string][]byte
+	// Seccomp are the programs (linux/seccomp.<arch>.bpf) by architecture;
+	// the one of this machine is handed to bubblewrap byte for byte.
+	Seccomp map[seccomp.Arch][]byte
 	// Home and Cwd, when set, are the host a concrete plan was written
 	// for: it runs only with the same home and working directories.
 	Home, Cwd string

@@ -138,10 +138,7 @@ func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions
 		b.Write(certs)
 	}
 	r.bundle = b.Bytes()
-	start, err := newTLSOptions(t)
-	if err != nil {
-		return nil, err
-	}
+	start := newTLSOptions(t)
 	// The live options are the Manager's latest; a policy that dropped
 	// tlsTerminate leaves the run with those it started with.
 	opts := func() *tlsOptions {
@@ -167,12 +164,8 @@ type tlsOptions struct {
 	timeout    time.Duration
 }
 
-func newTLSOptions(t *policy.TLSTerminate) (*tlsOptions, error) {
-	exclude, err := policy.ParseHostList(t.ExcludeDomains)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where(t.Origin, "network.tlsTerminate.excludeDomains"), err)
-	}
-	return &tlsOptions{exclude: exclude, maxTunnels: t.MaxTunnels, timeout: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond}, nil
+func newTLSOptions(t *policy.TLSTerminate) *tlsOptions {
+	return &tlsOptions{exclude: t.ExcludeDomains, maxTunnels: t.MaxTunnels, timeout: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond}
 }
 
 // unwrapPath drops the path a *PathError repeats.

@@ -215,6 +215,12 @@ func TestTLSExcludedHostIsOpaque(t *testing.T) {
 	if err != nil || !strings.Contains(out, "hello /pinned") || !strings.Contains(out, "exit=0") {
 		t.Errorf("excluded host: %v\n%s\n%s", err, out, errs)
 	}
+	// An IPv6 spelling of the address (the grammar's bare IPv6 literal)
+	// excludes it too: the compiler wrote it canonically.
+	out, errs, _, err = runScript(t, tlsSettings(t, u, `"excludeDomains": ["::ffff:127.0.0.1"]`, ""), pinned)
+	if err != nil || !strings.Contains(out, "hello /pinned") || !strings.Contains(out, "exit=0") {
+		t.Errorf("excluded by an IPv6 spelling: %v\n%s\n%s", err, out, errs)
+	}
 	out, errs, _, err = runScript(t, tlsSettings(t, u, `"excludeDomains": ["localhost"]`, ""), pinned)
 	if err != nil || strings.Contains(out, "hello /pinned") || !strings.Contains(out, "exit=90") {
 		t.Errorf("terminated host: a pinning client got through: %v\n%s\n%s", err, out, errs)

@@ -41,7 +41,7 @@ func mitmRoute(p *policy.Policy) *proxy.Mitm {
 	if m == nil {
 		return nil
 	}
-	return &proxy.Mitm{SocketPath: m.SocketPath, Domains: append([]string(nil), m.Domains...)}
+	return &proxy.Mitm{SocketPath: m.SocketPath, Domains: append(policy.HostList(nil), m.Domains...)}
 }
 
 // mitmConflict refuses network.tlsTerminate together with

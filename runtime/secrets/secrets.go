@@ -10,7 +10,7 @@
 //     line break, so that `$(cat file)` gives the whole stand-in);
 //   - with Extract, an ECMAScript regular expression applied to the whole
 //     text, the first group of every match (the rest stays readable);
-//   - with Decode "jwt", every JSON Web Token (found by Extract's first
+//   - with Decode policy.DecodeJWT, every JSON Web Token (found by Extract's first
 //     group, or by the shape of a token: eyJ….….…) that decodes as one;
 //     each is shown as a fake HS256 token whose masked claims are
 //     stand-ins. MaskClaims names the claims to mask; without it every
@@ -37,12 +37,14 @@ import (
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
+
+	"srt.dev/compiler/policy"
 )
 
 // Spec says what of a credential is secret (policy.Masking).
 type Spec struct {
 	Extract    string
-	Decode     string // "" or "jwt"
+	Decode     policy.Decoder
 	MaskClaims []string
 	// Duplicates also replaces a secret where it appears outside the
 	// places Extract or Decode found it (maskDuplicates).
@@ -110,7 +112,7 @@ func Mask(text string, s Spec, standIn func(real string) (string, error)) (Maske
 		real := text[sp.start:sp.end]
 		fake, ok := fakes[real]
 		if !ok {
-			if s.Decode == "jwt" {
+			if s.Decode == policy.DecodeJWT {
 				if fake, ok, err = fakeToken(real, s.MaskClaims, standIn); err != nil {
 					return Masked{}, err
 				}
@@ -128,7 +130,7 @@ func Mask(text string, s Spec, standIn func(real string) (string, error)) (Maske
 		last = sp.end
 	}
 	if len(pieces) == 0 {
-		if s.Extract != "" || s.Decode != "" {
+		if s.Extract != "" || s.Decode != policy.DecodeNone {
 			return Masked{}, ErrNoMatch
 		}
 		return Masked{Text: text}, nil
@@ -149,6 +151,11 @@ func Mask(text string, s Spec, standIn func(real string) (string, error)) (Maske
 
 // find returns the non-overlapping byte ranges of the secrets, in order.
 func find(text string, s Spec) ([]span, error) {
+	switch s.Decode {
+	case policy.DecodeNone, policy.DecodeJWT:
+	default:
+		return nil, fmt.Errorf("unknown decoder %q", s.Decode)
+	}
 	switch {
 	case s.Extract != "":
 		re, err := Compile(s.Extract)
@@ -171,7 +178,7 @@ func find(text string, s Spec) ([]span, error) {
 			return nil, fmt.Errorf("extract %q: %w", s.Extract, err)
 		}
 		return spans, nil
-	case s.Decode == "jwt":
+	case s.Decode == policy.DecodeJWT:
 		var spans []span
 		for _, ix := range jwtShape().FindAllStringIndex(text, -1) {
 			spans = append(spans, span{ix[0], ix[1]})

@@ -72,6 +72,15 @@ func TestMask(t *testing.T) {
 	}
 }
 
+// TestUnknownDecoder: a decoder this package does not know is an error,
+// not a whole-value mask: what the command sees must be what the plan says.
+func TestUnknownDecoder(t *testing.T) {
+	m, err := Mask("eyJhbGciOiJIUzI1NiJ9.e30.c2ln", Spec{Decode: "base64"}, counter())
+	if err == nil || err.Error() != `unknown decoder "base64"` {
+		t.Errorf("Mask(decode base64) = %+v, %v; want the error unknown decoder \"base64\"", m, err)
+	}
+}
+
 func TestCompileRefuses(t *testing.T) {
 	for _, re := range []string{`token=\w+`, `(?:a)`, `(`} {
 		if _, err := Compile(re); err == nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/bpf"
+
+	"srt.dev/compiler/policy"
 )
 
 // Return values of a seccomp filter (linux/seccomp.h).
@@ -81,45 +83,53 @@ type Rules struct {
 	Namespaces bool // the rules of Namespaces
 }
 
-// RuleNames lists the rule set names ParseRules knows, in the order a
-// program applies them.
-var RuleNames = []string{"keyring", "unix", "namespaces"}
-
-// ParseRules reads a selection of rule sets by name (a policy's
-// process.seccomp list, or the operand of a plan's @seccomp step split at
-// "+"). An unknown name is an error: a program that silently left a rule
-// set out would enforce less than the plan says.
-func ParseRules(names []string) (Rules, error) {
+// ParseRules reads a selection of rule sets (a policy's process.seccomp
+// list). An unknown rule set is an error: a program that silently left a
+// rule set out would enforce less than the plan says.
+func ParseRules(names []policy.SeccompRule) (Rules, error) {
 	var r Rules
 	for _, n := range names {
 		switch n {
-		case "keyring":
+		case policy.SeccompKeyring:
 			r.Keyring = true
-		case "unix":
+		case policy.SeccompUnix:
 			r.Unix = true
-		case "namespaces":
+		case policy.SeccompNamespaces:
 			r.Namespaces = true
 		default:
-			return Rules{}, fmt.Errorf("seccomp: unknown rule set %q (this srt knows %s)", n, strings.Join(RuleNames, ", "))
+			known := make([]string, 0, 3)
+			for _, k := range policy.SeccompRules() {
+				known = append(known, string(k))
+			}
+			return Rules{}, fmt.Errorf("seccomp: unknown rule set %q (this srt knows %s)", n, strings.Join(known, ", "))
 		}
 	}
 	return r, nil
 }
 
-// Name is the selected rule sets joined with "+" in RuleNames order, e.g.
-// "keyring+unix+namespaces", or "".
+// Name is the selected rule sets joined with "+" in the order of
+// policy.SeccompRules, e.g. "keyring+unix+namespaces", or "".
 func (r Rules) Name() string {
 	var names []string
-	if r.Keyring {
-		names = append(names, "keyring")
-	}
-	if r.Unix {
-		names = append(names, "unix")
-	}
-	if r.Namespaces {
-		names = append(names, "namespaces")
+	for _, n := range policy.SeccompRules() {
+		if r.has(n) {
+			names = append(names, string(n))
+		}
 	}
 	return strings.Join(names, "+")
+}
+
+// has reports whether r selects the rule set n.
+func (r Rules) has(n policy.SeccompRule) bool {
+	switch n {
+	case policy.SeccompKeyring:
+		return r.Keyring
+	case policy.SeccompUnix:
+		return r.Unix
+	case policy.SeccompNamespaces:
+		return r.Namespaces
+	}
+	return false
 }
 
 // Build returns one program with the selected rule sets, so that the

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/bpf"
+
+	"srt.dev/compiler/policy"
 )
 
 // seccompData encodes struct seccomp_data for x/net/bpf's VM, which loads
@@ -198,14 +200,14 @@ func TestMarshalRoundTrip(t *testing.T) {
 }
 
 func TestParseRules(t *testing.T) {
-	r, err := ParseRules([]string{"keyring", "unix", "namespaces"})
+	r, err := ParseRules([]policy.SeccompRule{"keyring", "unix", "namespaces"})
 	if err != nil || r != (Rules{Keyring: true, Unix: true, Namespaces: true}) || r.Name() != "keyring+unix+namespaces" {
 		t.Errorf("ParseRules = %+v, %v", r, err)
 	}
 	if r, err := ParseRules(nil); err != nil || r != (Rules{}) {
 		t.Errorf("ParseRules(nil) = %+v, %v", r, err)
 	}
-	if _, err := ParseRules([]string{"unix", "keyrings"}); err == nil || !strings.Contains(err.Error(), `"keyrings"`) {
+	if _, err := ParseRules([]policy.SeccompRule{"unix", "keyrings"}); err == nil || !strings.Contains(err.Error(), `"keyrings"`) {
 		t.Errorf("an unknown rule set was accepted: %v", err)
 	}
 }
