@@ -36,6 +36,8 @@ func helperRole(args []string) (code int, ok bool) {
 		err = sandbox.Init(args[1:]) // returns only on failure
 		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
 		return 126, true
+	case sandbox.LimitArg:
+		err = sandbox.LimitExec(args[1:]) // returns only on failure
 	case sandbox.ReapArg:
 		err = sandbox.Reap(args[1:])
 	case sandbox.ConnectArg:

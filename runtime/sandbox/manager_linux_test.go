@@ -32,6 +32,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "init: %v\n", err)
 		os.Exit(126)
 	}
+	if len(os.Args) > 1 && os.Args[1] == LimitArg {
+		err := LimitExec(os.Args[2:])
+		fmt.Fprintf(os.Stderr, "limit: %v\n", err)
+		os.Exit(126)
+	}
 	if len(os.Args) > 1 && os.Args[1] == ReapArg {
 		// The reaper a run starts (without this the binary would run the
 		// tests again, and each of their runs another reaper).

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -251,16 +252,21 @@ func Init(args []string) error {
 	if master != nil {
 		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
-	for _, fd := range append(fds, fdHandoff, fdSelf, fdSeccomp, fdInfo) {
+	// The limits are the command's alone (see LimitArg): the init step
+	// keeps this binary open to start the command through it.
+	closeFDs := append(fds, fdHandoff, fdSeccomp, fdInfo)
+	if rlimits == nil {
+		closeFDs = append(closeFDs, fdSelf)
+	}
+	for _, fd := range closeFDs {
 		unix.Close(fd)
 	}
-	if err := closeInherited(); err != nil {
+	if err := closeInherited(); err != nil { // fdSelf too: close-on-exec
 		return err
 	}
-	for _, v := range rlimits {
-		if err := applyRlimit(v); err != nil {
-			return err
-		}
+	if rlimits != nil {
+		pre := []string{"/proc/self/fd/" + strconv.Itoa(fdSelf), LimitArg}
+		args = append(append(append(pre, rlimits...), "--"), args...)
 	}
 	if rules != nil {
 		// From here on this goroutine stays on a thread restricted by the
@@ -439,4 +445,37 @@ func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *qua
 		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
 	}
 	return items
+}
+
+// LimitArg, as argv[1], runs this binary as the command's trampoline:
+// srt LimitArg NAME=SOFT:HARD... -- COMMAND... sets the rlimits (see
+// rlimitArg) and executes the command in its place. The init step starts
+// the command this way when the plan has limits: set on the init step
+// itself (PID 1, a Go program that makes threads and maps memory when it
+// needs them), a limit the command fills would kill it, and the sandbox
+// with it: the kernel counts every task of the user in the sandbox
+// against RLIMIT_NPROC, the init step's threads too.
+const LimitArg = "__srt_limit__"
+
+// LimitExec is the trampoline (see LimitArg); it returns only on failure.
+func LimitExec(args []string) error {
+	i := slices.Index(args, "--")
+	if i < 1 || i == len(args)-1 {
+		return errors.New("usage: srt " + LimitArg + " NAME=SOFT:HARD... -- COMMAND...")
+	}
+	for _, v := range args[:i] {
+		if err := applyRlimit(v); err != nil {
+			return err
+		}
+	}
+	argv := args[i+1:]
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "srt: %v\n", err)
+		os.Exit(127)
+	}
+	err = syscall.Exec(path, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "srt: %s: %v\n", argv[0], err)
+	os.Exit(126)
+	return err
 }
