@@ -461,7 +461,7 @@ const LimitArg = "__srt_limit__"
 func LimitExec(args []string) error {
 	i := slices.Index(args, "--")
 	if i < 1 || i == len(args)-1 {
-		return errors.New("usage: srt " + LimitArg + " NAME=SOFT:HARD... -- COMMAND...")
+		return errors.New("usage: srt " + LimitArg + " NAME=SOFT:HARD -- COMMAND (one or more of each)")
 	}
 	for _, v := range args[:i] {
 		if err := applyRlimit(v); err != nil {
