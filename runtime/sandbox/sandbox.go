@@ -49,6 +49,16 @@ const (
 // InitArg, as argv[1], runs this binary in its init role (see Init).
 const InitArg = "__srt_sandbox_init__"
 
+// LimitArg, as argv[1], runs this binary as the command's trampoline:
+// srt LimitArg NAME=SOFT:HARD... -- COMMAND... sets the rlimits (see
+// rlimitArg) and executes the command in its place. The init step starts
+// the command this way when the plan has limits: set on the init step
+// itself (PID 1, a Go program that makes threads and maps memory when it
+// needs them), a limit the command fills would kill it, and the sandbox
+// with it: the kernel counts every task of the user in the sandbox
+// against RLIMIT_NPROC, the init step's threads too.
+const LimitArg = "__srt_limit__"
+
 // Options configure a run. The zero value of every optional field is a
 // sensible default.
 type Options struct {
