@@ -32,7 +32,7 @@ fi
 # system calls or network. The exceptions, one "package import  # why" per
 # line, are all here.
 pure_exceptions='
-srt.dev/compiler/query net # ParseIP and SplitHostPort: parsing only
+srt.dev/review/query net # ParseIP and SplitHostPort: parsing only
 '
 host_imports=' os os/exec os/user os/signal syscall io/ioutil net net/http plugin golang.org/x/sys/unix '
 violations=""
@@ -48,6 +48,47 @@ for pkg in $(go list -deps ./schema/... ./compiler/... ./emit/... | grep '^srt.d
 done
 if [ -n "$violations" ]; then
 	printf 'pure packages reach the host (move the code to runtime/, or list the exception in test.sh):%b\n' "$violations" >&2
+	exit 1
+fi
+
+# The house's layers, lowest first: a package imports only from its own
+# layer or below (tests aside). internal/ holds leaves (helpers, test
+# fixtures, and tools under internal/perf and internal/settingsgen/*,
+# which are programs); the IR and its semantics (compiler/policy) sit
+# under the grammar and the compiler; emitters under the review tools;
+# the runtime beside them; the commands on top.
+layer() {
+	case "$1" in
+	srt.dev/internal/perf|srt.dev/internal/settingsgen/*) echo 7 ;;
+	srt.dev/internal/*|srt.dev/schema/builtin) echo 0 ;;
+	srt.dev/compiler/policy|srt.dev/compiler/policy/*) echo 1 ;;
+	srt.dev/schema|srt.dev/schema/*|srt.dev/compiler|srt.dev/compiler/*) echo 2 ;;
+	srt.dev/emit/*) echo 3 ;;
+	srt.dev/review/*) echo 4 ;;
+	srt.dev/runtime|srt.dev/runtime/*) echo 5 ;;
+	srt.dev/cmd/*|srt.dev/examples/*|srt.dev/golden) echo 6 ;;
+	*) echo "test.sh: package $1 has no layer: give it one" >&2; echo 9 ;;
+	esac
+}
+upward=""
+while read -r pkg imps; do
+	lp=$(layer "$pkg")
+	for imp in $imps; do
+		case "$imp" in srt.dev/*) ;; *) continue ;; esac
+		li=$(layer "$imp")
+		[ "$li" -gt "$lp" ] && upward="$upward\n$pkg (layer $lp) imports $imp (layer $li)"
+		# The runtime decides by the policy, never by the review tools.
+		case "$pkg:$imp" in srt.dev/runtime*:srt.dev/review/*) upward="$upward\n$pkg imports $imp" ;; esac
+	done
+done < <(go list -f '{{.ImportPath}} {{join .Imports " "}}' ./...)
+if [ -n "$upward" ]; then
+	printf 'imports against the layers (see test.sh):%b\n' "$upward" >&2
+	exit 1
+fi
+# srt starts twice a run: it links neither the grammar (CUE) nor the
+# compiler, which srtc holds.
+if go list -deps ./cmd/srt | grep -qE '^(cuelang\.org/|srt\.dev/compiler$|srt\.dev/schema$)'; then
+	echo "cmd/srt links CUE or the compiler: $(go list -deps ./cmd/srt | grep -E '^(cuelang\.org/|srt\.dev/compiler$|srt\.dev/schema$)' | head -3 | tr '\n' ' ')" >&2
 	exit 1
 fi
 

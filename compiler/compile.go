@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/bmatcuk/doublestar/v4"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/schema"
@@ -223,12 +220,7 @@ func (c *compiler) pathRule(e schema.PathEntry, path ...any) (policy.PathRule, b
 	if c.os == schema.OSWindows {
 		return c.windowsPathRule(e, path...)
 	}
-	n := normalize(e.Path, e.Literal)
-	r := policy.PathRule{Path: n.path, Pattern: n.pattern, Literal: e.Literal, TrailingSeparator: n.trailing, Origin: c.origin(path...)}
-	if n.folded {
-		r.Written = e.Path
-	}
-	return r, true
+	return policy.ParsePathRule(e.Path, e.Literal, c.origin(path...)), true
 }
 
 func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.PathRule {
@@ -336,12 +328,12 @@ func (c *compiler) filesystem() policy.Filesystem {
 // inside that deny opens p again.
 func hiddenByRead(p string, deny, allow []policy.PathRule) bool {
 	for _, d := range deny {
-		if !Covers(d, p) {
+		if !d.Covers(p) {
 			continue
 		}
 		reopened := false
 		for _, a := range allow {
-			if Covers(a, p) && Covers(d, a.Path) {
+			if a.Covers(p) && d.Covers(a.Path) {
 				reopened = true
 			}
 		}
@@ -350,29 +342,6 @@ func hiddenByRead(p string, deny, allow []policy.PathRule) bool {
 		}
 	}
 	return false
-}
-
-// Covers reports whether rule r names p or an ancestor of p, as a name or,
-// for a pattern, by matching p or one of its ancestors. Both are symbolic
-// and normalised. Only "/" covers paths under another root: whether /home
-// covers ${HOME} is a fact of the host, for the resolve step.
-func Covers(r policy.PathRule, p string) bool {
-	for a := p; ; {
-		if r.Path == a {
-			return true
-		}
-		if r.Pattern {
-			if ok, err := doublestar.Match(policy.Doublestar(r.Path), a); err == nil && ok {
-				return true
-			}
-		}
-		i := strings.LastIndexByte(a, '/')
-		if i <= 0 {
-			// "/" covers everything: the symbolic roots are absolute too.
-			return r.Path == "/"
-		}
-		a = a[:i]
-	}
 }
 
 func (c *compiler) process() policy.Process {

@@ -42,5 +42,5 @@ package compiler
 //  4. What the key changes at run time, if anything the emitted artifacts
 //     cannot say (the proxies read policy.Network directly).
 //
-// The review tools (compiler/query, lint, policydiff) answer from the IR:
+// The review tools (review/query, lint, policydiff) answer from the IR:
 // they need a change only where the key adds a new kind of question.

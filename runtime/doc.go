@@ -8,7 +8,7 @@
 //     names and removes them once no run relies on them, also after srt was
 //     killed;
 //   - proxy serves the HTTP and SOCKS5 proxies on the decision of
-//     compiler/netpolicy (whether a connection may go out, and which of the
+//     compiler/policy/netpolicy (whether a connection may go out, and which of the
 //     addresses an allowed name resolves to may be dialled);
 //   - violations keeps the refusals and writes the audit log;
 //   - sandbox runs commands: the Manager, bubblewrap and the init step on

@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"srt.dev/compiler"
-	"srt.dev/compiler/query"
 	"srt.dev/internal/testenv"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"srt.dev/compiler"
-	"srt.dev/compiler/query"
 	"srt.dev/emit/artifact"
 	"srt.dev/internal/kaudit"
 	"srt.dev/internal/testenv"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/internal/buildversion"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/proxy/decider"

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"srt.dev/compiler/policydiff"
-	"srt.dev/compiler/query"
+	"srt.dev/review/policydiff"
+	"srt.dev/review/query"
 )
 
 // exitWider is diff's status when NEW widens access, so that CI can ask

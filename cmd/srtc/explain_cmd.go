@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/policytest"
-	"srt.dev/compiler/query"
+	"srt.dev/review/policytest"
+	"srt.dev/review/query"
 )
 
 type explainCmd struct {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"srt.dev/compiler/lint"
+	"srt.dev/review/lint"
 	"srt.dev/schema"
 )
 

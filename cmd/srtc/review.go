@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"srt.dev/compiler/query"
+	"srt.dev/review/source"
+
+	"srt.dev/review/query"
 	"srt.dev/schema"
 	"srt.dev/schema/builtin"
 )
@@ -50,7 +52,7 @@ func loadSource(s streams, name string, rules schema.OS) (*query.Source, string,
 	if name == "" {
 		sayDefault(s, label)
 	}
-	src, diags, err := query.Load(label, data, schema.Options{OS: rules})
+	src, diags, err := source.Load(label, data, schema.Options{OS: rules})
 	if err != nil {
 		return nil, "", err
 	}

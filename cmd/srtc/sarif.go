@@ -5,7 +5,7 @@ import (
 
 	"path/filepath"
 
-	"srt.dev/compiler/lint"
+	"srt.dev/review/lint"
 )
 
 // The SARIF 2.1.0 log srtc lint writes (OASIS SARIF v2.1.0; only the

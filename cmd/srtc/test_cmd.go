@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"srt.dev/compiler/policytest"
-	"srt.dev/compiler/query"
+	"srt.dev/review/policytest"
+	"srt.dev/review/query"
 )
 
 type testCmd struct {

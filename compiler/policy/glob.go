@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
 
 // Doublestar translates an srt glob (docs/reference.md#glob-syntax) into the
 // syntax of github.com/bmatcuk/doublestar/v4, which both the compiler and
@@ -56,4 +60,27 @@ func validSet(set string) bool {
 		}
 	}
 	return true
+}
+
+// Covers reports whether the rule names p or an ancestor of p, as a name or,
+// for a pattern, by matching p or one of its ancestors. Both are symbolic
+// and normalised. Only "/" covers paths under another root: whether /home
+// covers ${HOME} is a fact of the host, for the resolve step.
+func (r PathRule) Covers(p string) bool {
+	for a := p; ; {
+		if r.Path == a {
+			return true
+		}
+		if r.Pattern {
+			if ok, err := doublestar.Match(Doublestar(r.Path), a); err == nil && ok {
+				return true
+			}
+		}
+		i := strings.LastIndexByte(a, '/')
+		if i <= 0 {
+			// "/" covers everything: the symbolic roots are absolute too.
+			return r.Path == "/"
+		}
+		a = a[:i]
+	}
 }

@@ -23,7 +23,7 @@ var vocabulary = []string{
 	"srt.dev/compiler/policy.NoMatchAction",
 	"srt.dev/compiler/policy.Decoder",
 	"srt.dev/compiler/policy.SigV4Mode",
-	"srt.dev/compiler/netpolicy.Cause",
+	"srt.dev/compiler/policy/netpolicy.Cause",
 	"srt.dev/emit/bwrap/seccomp.Arch",
 }
 

@@ -14,12 +14,12 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
 	"srt.dev/emit/seatbelt"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 
-// The agreement test: compiler/query's macOS answers (written from the
+// The agreement test: review/query's macOS answers (written from the
 // spec) against the emitted profile read by the test interpreter
 // (interp_test.go), for every golden profile and generated policies, over
 // the paths each policy names and probes around them.
@@ -271,7 +271,7 @@ func agree(t *testing.T, name string, p *policy.Policy, profile []byte, tl *tall
 // lines with the profile: Apple Events, trustd, pseudo-terminals, local
 // binding and the listed Mach services are operations of the profile;
 // "connect anything else" is a direct connection (the proxies decide the
-// rest, in compiler/netpolicy, which the evaluator calls). Lines the
+// rest, in compiler/policy/netpolicy, which the evaluator calls). Lines the
 // profile cannot express (the environment, credential injection) are
 // counted as such.
 func agreeProcess(t *testing.T, name string, p *policy.Policy, h seatbelt.Host, in *seatbelt.Interp, ev *query.Evaluator, refused bool, tl *tally) {
@@ -366,7 +366,7 @@ func report(t *testing.T, tl *tally) {
 	if n > 400 {
 		tl.disagreements = tl.disagreements[:400]
 	}
-	t.Errorf("%d disagreements between compiler/query (macos) and the profile:\n%s", n, strings.Join(tl.disagreements, "\n"))
+	t.Errorf("%d disagreements between review/query (macos) and the profile:\n%s", n, strings.Join(tl.disagreements, "\n"))
 }
 
 // TestAgreementGolden compares over every golden case with a profile.

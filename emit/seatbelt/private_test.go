@@ -7,8 +7,8 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
 	"srt.dev/emit/seatbelt"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 

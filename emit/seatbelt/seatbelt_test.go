@@ -83,7 +83,7 @@ func rules(rng *rand.Rand, key string) []policy.PathRule {
 	var out []policy.PathRule
 	for i := rng.Intn(4); i > 0; i-- {
 		literal := rng.Intn(5) == 0
-		p, pattern := compiler.Normalize(randomPath(rng), literal)
+		p, pattern := policy.Normalize(randomPath(rng), literal)
 		out = append(out, policy.PathRule{Path: p, Pattern: pattern, Literal: literal, Origin: policy.Origin{Key: key}})
 	}
 	return out

@@ -12,10 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"srt.dev/review/source"
+
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
 	"srt.dev/emit/wfp"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 
@@ -37,7 +39,7 @@ type tally struct {
 }
 
 // TestAgreeGolden: for every Windows golden case with a plan, the model of
-// the plan (interp_test.go) and compiler/query answer every probe path the
+// the plan (interp_test.go) and review/query answer every probe path the
 // same way.
 func TestAgreeGolden(t *testing.T) {
 	plans, err := filepath.Glob("../../golden/windows/*/windows/plan.json")
@@ -156,11 +158,11 @@ func report(t *testing.T, what string, tl *tally) {
 	}
 }
 
-// agree compares the model of pl with compiler/query on the probes of the
+// agree compares the model of pl with review/query on the probes of the
 // settings' policy, both from the Windows reading.
 func agree(t *testing.T, tl *tally, settings []byte, pl *wfp.Plan) {
 	t.Helper()
-	src, diags, err := query.Load("settings.json", settings, schema.Options{OS: schema.OSWindows})
+	src, diags, err := source.Load("settings.json", settings, schema.Options{OS: schema.OSWindows})
 	if err != nil || diags != nil {
 		t.Fatalf("load: %v %v", err, diags)
 	}
@@ -274,7 +276,7 @@ func TestAgreePortable(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(filepath.Base(filepath.Dir(settings)), func(t *testing.T) {
-			src, diags, err := query.Load("settings.json", data, schema.Options{OS: schema.OSPosix})
+			src, diags, err := source.Load("settings.json", data, schema.Options{OS: schema.OSPosix})
 			if err != nil || diags != nil {
 				t.Fatalf("load: %v %v", err, diags)
 			}
@@ -303,7 +305,7 @@ func hasDotDot(p *policy.Policy) bool {
 	return false
 }
 
-// agreeNetwork compares the plan's WFP filters with what compiler/query
+// agreeNetwork compares the plan's WFP filters with what review/query
 // says about the network on Windows. query.Connect answers what the
 // proxies allow, which windows/plan.json does not hold (the manifest
 // plan.json does); what the filters decide is whether anything but the
@@ -350,7 +352,7 @@ func agreeNetwork(t *testing.T, tl *tally, pl *wfp.Plan, m *model, e *query.Eval
 	}
 }
 
-// The documented exceptions: what compiler/query deliberately answers
+// The documented exceptions: what review/query deliberately answers
 // for names, while the plan's outcome depends on the disk at session
 // start, which the query does not know.
 const (

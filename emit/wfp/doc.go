@@ -22,6 +22,6 @@
 // The tests hold an independent model of what the plan makes Windows
 // enforce (interp_test.go: DACL evaluation of the set-ace operations under
 // the write-restricted token, the WFP filters), and compare its answers
-// with compiler/query's over the golden corpus and generated settings
+// with review/query's over the golden corpus and generated settings
 // (agree_test.go).
 package wfp

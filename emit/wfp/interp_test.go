@@ -30,7 +30,7 @@ package wfp_test
 // is used): the host's own ACLs (hostBaseline), which bits Windows counts
 // as "write" for a write-restricted token (writeBits), and that connecting
 // to an AF_UNIX socket needs write access to its file. Nothing here has run
-// on Windows: this checks that the plan and compiler/query agree, not that
+// on Windows: this checks that the plan and review/query agree, not that
 // either matches a real machine.
 
 import (
@@ -60,7 +60,7 @@ const (
 
 // hostBaseline is the model's stand-in for the host's own ACLs, which come
 // after every ACE of the plan: read and execute for everyone, nothing
-// writable. compiler/query makes the same assumption ("readable where the
+// writable. review/query makes the same assumption ("readable where the
 // host's ACLs let the sandbox account read"; "nothing is writable unless
 // allowWrite grants it"). A real profile is readable only through the
 // profile grant, and a world-writable directory stays writable under the

@@ -507,7 +507,7 @@ func Lookup(name string) (List, bool) {
 }
 
 // GenerateTests writes a policy test file (.srt-settings.test, see
-// compiler/policytest) of s.Assertions lines for the settings of seed and
+// review/policytest) of s.Assertions lines for the settings of seed and
 // s: reads and writes of paths the rules name and of paths inside them,
 // connects to the hosts, and a few unix sockets, some limited to targets.
 // The verdicts are guesses: a run reports which hold.

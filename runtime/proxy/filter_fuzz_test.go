@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"testing"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // FuzzFilterHead reads arbitrary bytes as a request head the way

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/runtime/proxy/decider"
 )
 

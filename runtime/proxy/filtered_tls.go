@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // refusedOpaque answers a CONNECT that cannot be terminated.

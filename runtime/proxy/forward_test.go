@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // A way is one of the forwarder's four callers, set up around an upstream

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // fuzzEgress allows only ok.test and records every name it is asked to

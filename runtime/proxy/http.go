@@ -1,7 +1,7 @@
 // Package proxy is srt's egress: an HTTP proxy (CONNECT and absolute-form
 // requests) and a SOCKS5 proxy that let the sandboxed command reach only
 // what the network policy allows (docs/reference.md#network). Both ask the same
-// decision function (compiler/netpolicy), resolve an allowed name once, vet
+// decision function (compiler/policy/netpolicy), resolve an allowed name once, vet
 // the addresses, and dial a survivor. With Egress.Filter set, the HTTP
 // proxy runs in the filtered mode of srt proxy instead: every request is
 // put to an external decider (package decider) under a fixed policy.
@@ -25,7 +25,7 @@ import (
 	"sync"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // An Event is one decision of the proxies: a connection allowed (the

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // testbed is a backend on loopback and a proxy whose policy allows the

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // openFDs counts this process's open descriptors (Linux), -1 elsewhere,

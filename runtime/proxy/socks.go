@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // SOCKS is the SOCKS5 proxy: CONNECT only (RFC 1928), user/password

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 const (

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // The wire benchmarks compare the proxies with the floor: the same client

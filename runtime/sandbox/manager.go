@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/violations"
 )

@@ -19,8 +19,8 @@ import (
 
 	"log/slog"
 
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/internal/testenv"
 	"srt.dev/runtime/proxy"
 )

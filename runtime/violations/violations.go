@@ -18,7 +18,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"srt.dev/compiler/netpolicy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // Keep is how many refusals a Store holds (the reference's).

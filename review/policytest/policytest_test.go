@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"srt.dev/compiler/query"
+	"srt.dev/review/source"
+
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 
@@ -21,7 +23,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	src, diags, err := query.Load("s.json", []byte(`{"network": {"allowedDomains": ["github.com"], "deniedDomains": [], "allowUnixSockets": ["/run/a.sock"]},
+	src, diags, err := source.Load("s.json", []byte(`{"network": {"allowedDomains": ["github.com"], "deniedDomains": [], "allowUnixSockets": ["/run/a.sock"]},
 		"filesystem": {"denyRead": ["~/.ssh"], "allowWrite": ["."], "denyWrite": []}}`), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatal(err, diags)

@@ -11,9 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"srt.dev/compiler"
-	"srt.dev/compiler/netpolicy"
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 )
 
 // Target is a platform whose sandbox semantics an answer follows
@@ -170,7 +169,7 @@ func (e *Evaluator) Path(spelling string) string {
 	if e.p.Windows != nil {
 		return e.windowsPath(spelling)
 	}
-	p, _ := compiler.Normalize(spelling, true)
+	p, _ := policy.Normalize(spelling, true)
 	return e.expand(p)
 }
 
@@ -248,7 +247,7 @@ func externalWhy(n *policy.Network) string {
 }
 
 // dialWhy says where the proxy dials an allowed host (canonical), as the
-// resolved-address guard (compiler/netpolicy Guard) decides: a literal as
+// resolved-address guard (compiler/policy/netpolicy Guard) decides: a literal as
 // written, a localhost name only at loopback, any other name only at an
 // address that passes the guard. The proxies run on the host, outside the
 // sandbox's network namespace, so loopback there is the host's.

@@ -1,5 +1,5 @@
 // Package policytest reads policy test files and checks their assertions
-// statically against a compiled policy, on each target (compiler/query).
+// statically against a compiled policy, on each target (review/query).
 //
 // A test file sits next to the settings (.srt-settings.json →
 // .srt-settings.test). One assertion per line; "#" starts a comment:
@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"strings"
 
-	"srt.dev/compiler/query"
+	"srt.dev/review/query"
 )
 
 // An Assertion is one line of a test file.

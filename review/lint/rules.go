@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
+	"srt.dev/review/query"
 )
 
 // dangerousSockets are substrings of socket paths that hand out more than
@@ -144,7 +143,7 @@ func (l *linter) shadows() {
 	for _, a := range userRules(fs.AllowRead) {
 		inside := false
 		for _, i := range denyAt.candidates(a.Path) {
-			if compiler.Covers(fs.DenyRead[i], a.Path) {
+			if fs.DenyRead[i].Covers(a.Path) {
 				inside = true
 				break
 			}
@@ -210,7 +209,7 @@ func (l *linter) shadows() {
 // inner deny a (then a is not redundant: it re-denies inside the allow).
 func (l *linter) reopenedBetween(b, a policy.PathRule) bool {
 	for _, i := range l.reopenersAt.candidates(a.Path) {
-		if r := l.reopeners[i]; compiler.Covers(b, r.Path) && compiler.Covers(r, a.Path) {
+		if r := l.reopeners[i]; b.Covers(r.Path) && r.Covers(a.Path) {
 			return true
 		}
 	}
@@ -321,7 +320,7 @@ func (l *linter) neverMatch() {
 		// deny covers what lies below its path), or a glob on either side.
 		reach := len(aw) > 0 && (d.Pattern || awPattern || d.Path == "/" || len(awAt.covering(d.Path)) > 0 || hasBelow(awPaths, d.Path))
 		for _, a := range fs.AllowWrite {
-			if a.Origin == policy.Default && compiler.Covers(a, d.Path) {
+			if a.Origin == policy.Default && a.Covers(d.Path) {
 				reach = true
 			}
 		}

@@ -64,6 +64,6 @@
 // evaluates with its own model of Windows. Neither is a measurement on a
 // real Mac or Windows machine.
 //
-// Network answers use policy.HostList through compiler/netpolicy.Decide,
+// Network answers use policy.HostList through compiler/policy/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.
 package query

@@ -1,5 +1,5 @@
 // Package policydiff compares two compiled policies by what they allow,
-// not by their text: it asks the same questions of both (compiler/query)
+// not by their text: it asks the same questions of both (review/query)
 // for every path, host and socket either one names, and for every switch,
 // on each target, and reports each answer that changed as wider (NEW
 // allows what OLD denied) or stricter.
@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
+	"srt.dev/review/query"
 )
 
 // A Change is one answer that differs between the two policies.

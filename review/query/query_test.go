@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"srt.dev/compiler"
 	"srt.dev/schema"
 )
 
@@ -364,4 +365,14 @@ func TestUpstreamRoutes(t *testing.T) {
 	if !found {
 		t.Error("no true line for the external port in the summary")
 	}
+}
+
+// Load compiles a settings file for the tests as review/source does
+// (which imports this package).
+func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagnostics, error) {
+	p, diags, err := compiler.CompileFile(name, data, opts)
+	if err != nil || diags != nil {
+		return nil, diags, err
+	}
+	return &Source{Policy: p}, nil, nil
 }

@@ -1,9 +1,7 @@
-package compiler
+package policy
 
 import (
 	"strings"
-
-	"srt.dev/compiler/policy"
 )
 
 // Normalize turns a path entry as written into a symbolic, clean path
@@ -28,6 +26,18 @@ func Normalize(spelling string, literal bool) (path string, pattern bool) {
 	return n.path, n.pattern
 }
 
+// ParsePathRule is the rule of a path entry as written (see Normalize),
+// with origin o: the entry's spelling is kept in Written when Normalize
+// folded a ".." of it.
+func ParsePathRule(spelling string, literal bool, o Origin) PathRule {
+	n := normalize(spelling, literal)
+	r := PathRule{Path: n.path, Pattern: n.pattern, Literal: literal, TrailingSeparator: n.trailing, Origin: o}
+	if n.folded {
+		r.Written = spelling
+	}
+	return r
+}
+
 // normalized is an entry as Normalize reads it, with what the reading
 // dropped that a target may need.
 type normalized struct {
@@ -36,7 +46,7 @@ type normalized struct {
 	// folded is set when a ".." of a relative spelling was folded.
 	folded bool
 	// trailing is set for a spelling with glob characters that ends in
-	// "/" (see policy.PathRule.TrailingSeparator).
+	// "/" (see PathRule.TrailingSeparator).
 	trailing bool
 }
 
@@ -44,13 +54,13 @@ func normalize(spelling string, literal bool) normalized {
 	root, rest := "", spelling
 	switch {
 	case spelling == "~":
-		root, rest = policy.Home, ""
+		root, rest = Home, ""
 	case strings.HasPrefix(spelling, "~/"):
-		root, rest = policy.Home, spelling[2:]
+		root, rest = Home, spelling[2:]
 	case strings.HasPrefix(spelling, "/"):
 		root, rest = "", spelling
 	default:
-		root, rest = policy.Cwd, spelling
+		root, rest = Cwd, spelling
 	}
 	var out normalized
 	var segs []string
@@ -58,7 +68,7 @@ func normalize(spelling string, literal bool) normalized {
 		switch {
 		case s == "" || s == ".":
 			continue
-		case s == ".." && root == policy.Cwd && len(segs) > 0 && segs[len(segs)-1] != "..":
+		case s == ".." && root == Cwd && len(segs) > 0 && segs[len(segs)-1] != "..":
 			segs = segs[:len(segs)-1]
 			out.folded = true
 			continue

@@ -5,7 +5,6 @@ import (
 	"path"
 	"strings"
 
-	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 )
 
@@ -76,11 +75,11 @@ func (l linux) covers(r policy.PathRule, p string) bool {
 			if !ok || rel != "" && rel[0] != '/' {
 				return false // a pattern under the root covers nothing outside it
 			}
-			return compiler.Covers(r, root.sym+rel)
+			return r.Covers(root.sym + rel)
 		}
 	}
 	r.Path = l.expand(r.Path)
-	return compiler.Covers(r, p)
+	return r.Covers(p)
 }
 
 func (l linux) credentialRead(m policy.PathRule) Decision {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	"srt.dev/compiler/query"
+	"srt.dev/review/source"
+
 	"srt.dev/internal/settingsgen"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 
@@ -18,7 +20,7 @@ func noCredentials(n int) settingsgen.Sizes {
 }
 
 func loadGenerated(tb testing.TB, seed uint64, s settingsgen.Sizes) *query.Source {
-	src, diags, err := query.Load(fmt.Sprintf("gen%d.json", seed), settingsgen.Generate(seed, s), schema.Options{OS: schema.OSPosix})
+	src, diags, err := source.Load(fmt.Sprintf("gen%d.json", seed), settingsgen.Generate(seed, s), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		tb.Fatal(err, diags)
 	}

@@ -8,6 +8,6 @@
 // Every rule has a stable code (SRT1xx) and a severity; a finding points at
 // the settings entry that caused it (file:line:col from the rule's Origin).
 // Codes are never reused for a different check, so that CI annotations and
-// suppressions keep their meaning. Rules reason with compiler/query, the
+// suppressions keep their meaning. Rules reason with review/query, the
 // evaluator explain and test use.
 package lint

@@ -5,15 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"srt.dev/review/source"
+
 	"github.com/google/go-cmp/cmp"
 
-	"srt.dev/compiler/query"
+	"srt.dev/review/query"
 	"srt.dev/schema"
 )
 
 func load(t *testing.T, settings string) *query.Source {
 	t.Helper()
-	src, diags, err := query.Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
+	src, diags, err := source.Load("s.json", []byte(settings), schema.Options{OS: schema.OSPosix})
 	if err != nil || diags != nil {
 		t.Fatalf("Load: %v %v", err, diags)
 	}

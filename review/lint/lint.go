@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
-	"srt.dev/compiler/query"
+	"srt.dev/review/query"
 )
 
 // Severity ranks a finding.
@@ -204,13 +203,13 @@ func (l *linter) writes() {
 	}
 	for _, r := range userRules(fs.AllowWrite) {
 		switch {
-		case compiler.Covers(r, "/") || r.Path == "/":
+		case r.Covers("/") || r.Path == "/":
 			l.add("SRT102", r.Origin, "allowWrite %q grants /", r.Path)
-		case compiler.Covers(r, policy.Home):
+		case r.Covers(policy.Home):
 			l.add("SRT101", r.Origin, "allowWrite %q grants the home directory", r.Path)
 		default:
 			for _, d := range pathDirs {
-				if compiler.Covers(r, d) && !l.deniedWrite(d) {
+				if r.Covers(d) && !l.deniedWrite(d) {
 					l.add("SRT103", r.Origin, "allowWrite %q grants %s", r.Path, d)
 					break
 				}
@@ -224,7 +223,7 @@ func (l *linter) writes() {
 	var pairs [][2]int
 	for j, a := range aw {
 		for _, i := range dwAt.candidates(a.Path) {
-			if compiler.Covers(dw[i], a.Path) {
+			if dw[i].Covers(a.Path) {
 				pairs = append(pairs, [2]int{i, j})
 			}
 		}
@@ -239,7 +238,7 @@ func (l *linter) writes() {
 // deniedWrite reports whether a user denyWrite covers p.
 func (l *linter) deniedWrite(p string) bool {
 	for _, d := range userRules(l.p.Filesystem.DenyWrite) {
-		if compiler.Covers(d, p) {
+		if d.Covers(p) {
 			return true
 		}
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 )
 
@@ -156,7 +155,7 @@ func coversWindows(r policy.PathRule, p string) bool {
 	if !r.Pattern && len(r.Path) == 3 && strings.HasSuffix(r.Path, ":/") {
 		return strings.HasPrefix(p, r.Path) || p+"/" == r.Path
 	}
-	return compiler.Covers(r, p)
+	return r.Covers(p)
 }
 
 // windowsRoots are the symbolic roots of a Windows reading that Home
@@ -197,7 +196,7 @@ func (e *Evaluator) expandWindows(p string) string {
 // windowsPath reads a path as a user writes it on Windows (C:\x, ~\x,
 // %USERPROFILE%\x, \\server\share\x) into the policy's form.
 func (e *Evaluator) windowsPath(spelling string) string {
-	wp, err := compiler.NormalizeWindows(spelling, true)
+	wp, err := policy.NormalizeWindows(spelling, true)
 	if err != nil {
 		// Not a Windows path at all: compare it as written.
 		return spelling
