@@ -55,7 +55,7 @@ func newCA() (*CA, error) {
 }
 
 // Leaf returns the certificate for name (a host name or an IP address),
-// made once.
+// made once, with its parsed form in Leaf.
 func (ca *CA) Leaf(name string) (*tls.Certificate, error) {
 	ca.mu.Lock()
 	defer ca.mu.Unlock()
@@ -83,7 +83,11 @@ func (ca *CA) Leaf(name string) (*tls.Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	c := &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
 	ca.leaf[name] = c
 	return c, nil
 }
