@@ -1,9 +1,6 @@
 package violations
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Seatbelt tags every profile's denials with a message, TagPrefix +
 // base64(attribution key) + "_END_" + a per-process suffix
@@ -11,7 +8,19 @@ import (
 // lines ending in the suffix and hands each chunk to SeatbeltLog.
 const TagPrefix = "CMD64_"
 
-var tagKey = regexp.MustCompile(`^` + TagPrefix + `(.+?)_END`)
+// tagKey is the attribution key of a line that starts with the tag: what
+// lies between TagPrefix and the first "_END" after at least one byte.
+func tagKey(l string) (string, bool) {
+	rest, ok := strings.CutPrefix(l, TagPrefix)
+	if !ok || rest == "" {
+		return "", false
+	}
+	i := strings.Index(rest[1:], "_END")
+	if i < 0 {
+		return "", false
+	}
+	return rest[:i+1], true
+}
 
 // noise are denials every process provokes; the reference drops them.
 var noise = []string{"mDNSResponder", "mach-lookup com.apple.diagnosticd", "mach-lookup com.apple.analyticsd"}
@@ -31,8 +40,8 @@ func SeatbeltLog(chunk string) []LogViolation {
 	key := ""
 	lines := strings.Split(chunk, "\n")
 	for _, l := range lines {
-		if m := tagKey.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
-			key = m[1]
+		if k, ok := tagKey(strings.TrimSpace(l)); ok {
+			key = k
 			break
 		}
 	}

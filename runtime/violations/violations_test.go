@@ -141,3 +141,27 @@ func TestSeatbeltLog(t *testing.T) {
 		t.Errorf("untagged chunk: %+v", got)
 	}
 }
+
+// The key is what lies between the tag's prefix and the first "_END"
+// after at least one byte, as `^CMD64_(.+?)_END` reads it.
+func TestSeatbeltTagKey(t *testing.T) {
+	for _, c := range []struct {
+		line, key string
+		ok        bool
+	}{
+		{"CMD64_abc_END__x_SBX", "abc", true},
+		{"CMD64_a_END_b_END", "a", true},
+		{"CMD64__END_END", "_END", true}, // the key needs one byte: the first "_END" is skipped
+		{"CMD64__ENDx", "", false},
+		{"CMD64_", "", false},
+		{"CMD64_abc", "", false},
+		{"CMD64__END", "", false},
+		{" CMD64_abc_END", "", false}, // SeatbeltLog trims; tagKey does not
+		{"XCMD64_abc_END", "", false},
+	} {
+		key, ok := tagKey(c.line)
+		if key != c.key || ok != c.ok {
+			t.Errorf("tagKey(%q) = %q, %v; want %q, %v", c.line, key, ok, c.key, c.ok)
+		}
+	}
+}
