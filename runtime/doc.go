@@ -10,6 +10,9 @@
 //   - proxy serves the HTTP and SOCKS5 proxies on the decision of
 //     compiler/policy/netpolicy (whether a connection may go out, and which of the
 //     addresses an allowed name resolves to may be dialled);
+//   - secrets finds what of a masked credential is secret; credentials
+//     prepares a run's TLS termination (its CA and trust bundle), its
+//     masked variables and files, and its AWS keys, for the proxies;
 //   - violations keeps the refusals and writes the audit log;
 //   - sandbox runs commands: the Manager, bubblewrap and the init step on
 //     Linux, sandbox-exec on macOS (never run on a real Mac), doctor.

@@ -14,6 +14,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/compiler/policy/netpolicy"
+	"srt.dev/runtime/credentials"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/violations"
 )
@@ -72,7 +73,7 @@ type Manager struct {
 	parent *proxy.Parent
 	mitm   atomic.Pointer[proxy.Mitm]
 	// tls holds tlsTerminate's live options (nil without tlsTerminate).
-	tls atomic.Pointer[tlsOptions]
+	tls atomic.Pointer[credentials.TLSOptions]
 	// sigv4 is credentials.sigv4 in force: what the proxy does with the
 	// SigV4 requests it cannot re-sign.
 	sigv4 atomic.Pointer[proxy.SigV4Policy]
@@ -150,9 +151,9 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	if err != nil {
 		return fmt.Errorf("network.deniedResolvedAddresses: %w", err)
 	}
-	var live *tlsOptions
+	var live *credentials.TLSOptions
 	if t := p.Network.TLS; t != nil {
-		live = newTLSOptions(t)
+		live = credentials.NewTLSOptions(t)
 	}
 	r := &netpolicy.Rules{
 		Allowed:       p.Network.Allowed,
@@ -170,7 +171,7 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	m.mu.Unlock()
 	m.listed.Store(&listed)
 	m.tls.Store(live)
-	m.sigv4.Store(sigV4Policy(p.Env.SigV4))
+	m.sigv4.Store(credentials.SigV4Policy(p.Env.SigV4))
 	m.mitm.Store(mitmRoute(p))
 	m.rules.Store(r)
 	m.store.SetIgnore(p.IgnoreViolations)

@@ -20,6 +20,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/credentials"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
@@ -72,11 +73,11 @@ type linuxRun struct {
 	// env is bubblewrap's environment: removed variables gone, masked
 	// ones with their stand-ins.
 	env              []string
-	tty              *hostTerminal // nil without a terminal
-	text, key, token string        // the command's attribution and the proxy password
-	self             string        // this binary
-	tls              *runTLS       // nil without tlsTerminate
-	masks            *masking
+	tty              *hostTerminal    // nil without a terminal
+	text, key, token string           // the command's attribution and the proxy password
+	self             string           // this binary
+	tls              *credentials.TLS // nil without tlsTerminate
+	masks            *credentials.Masking
 	prog             []byte // the seccomp program
 	reg              *placeholders.Registry
 	res              *resolve.Result
@@ -126,7 +127,7 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 	if r.token, err = randomHex(16); err != nil { // this run's proxy password
 		return nil, err
 	}
-	if err := r.credentials(m); err != nil {
+	if err := r.prepareCredentials(m); err != nil {
 		return nil, err
 	}
 	if err := checkCwd(p, o.Home, o.Cwd); err != nil {
@@ -192,26 +193,26 @@ func (m *Manager) prepare(p *policy.Policy, argv []string, o Options) (*linuxRun
 	return r, nil
 }
 
-// credentials prepares TLS termination and the masked credentials: every
-// error (an unreadable CA file, a masked variable that is not set) comes
-// before anything runs.
-func (r *linuxRun) credentials(m *Manager) error {
+// prepareCredentials prepares TLS termination and the masked
+// credentials (runtime/credentials): every error (an unreadable CA file,
+// a masked variable that is not set) comes before anything runs.
+func (r *linuxRun) prepareCredentials(m *Manager) error {
 	p, o := r.p, r.o
 	var err error
 	if p.Network.TLS != nil {
-		if r.tls, err = newRunTLS(p.Network.TLS, o.Home, o.Cwd, m.tls.Load, o.debug); err != nil {
+		if r.tls, err = credentials.NewTLS(p.Network.TLS, o.Home, o.Cwd, m.tls.Load, o.debug); err != nil {
 			return err
 		}
 	}
-	r.masks, err = maskedEnv(o.Env, p.Env, p.Network.Allowed, func(msg string) {
+	r.masks, err = credentials.MaskEnv(o.Env, p.Env, p.Network.Allowed, func(msg string) {
 		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", msg)
 	})
 	if err != nil {
 		return err
 	}
-	r.env = r.masks.env
-	for _, k := range r.masks.inject.AWS {
-		o.debug(fmt.Sprintf("credentials: %s is an AWS key: SigV4 requests signed with its stand-in are re-signed for the hosts all its variables are injected into; credentials.sigv4 follows policy updates, the pairs and masked variables are fixed for the run", k.Name))
+	r.env = r.masks.Env()
+	for _, name := range r.masks.AWSKeyNames() {
+		o.debug(fmt.Sprintf("credentials: %s is an AWS key: SigV4 requests signed with its stand-in are re-signed for the hosts all its variables are injected into; credentials.sigv4 follows policy updates, the pairs and masked variables are fixed for the run", name))
 	}
 	return nil
 }
@@ -269,15 +270,13 @@ func (r *linuxRun) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 	if r.tlsDir, err = r.reg.Scratch(); err != nil {
 		return err
 	}
-	bundle := filepath.Join(r.tlsDir, bundleName)
-	if err := os.WriteFile(bundle, r.tls.bundle, 0o444); err != nil {
+	bundle := filepath.Join(r.tlsDir, credentials.BundleName)
+	if err := os.WriteFile(bundle, r.tls.Bundle, 0o444); err != nil {
 		return err
 	}
-	for _, v := range caVars {
-		*env = append(*env, v+"="+bundle)
-	}
-	if r.tls.keyPath != "" {
-		*steps = append(*steps, bwrap.Step{Directive: bwrap.DenyRead, Operand: r.tls.keyPath})
+	*env = append(*env, r.tls.Env(bundle)...)
+	if r.tls.KeyPath != "" {
+		*steps = append(*steps, bwrap.Step{Directive: bwrap.DenyRead, Operand: r.tls.KeyPath})
 	}
 	return nil
 }
@@ -287,15 +286,12 @@ func (r *linuxRun) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: fdSeccomp, TmpDir: r.tmp, State: r.state(),
-		ProxyEnv: externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
-		MaskValue: func(name string) (string, bool) {
-			v, ok := r.masks.values[name]
-			return v, ok
-		},
+		ProxyEnv:  externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
+		MaskValue: r.masks.Value,
 	}
 	// Masked credential files: a copy with the secrets replaced, in a
 	// scratch directory of the run, bound read-only over the real file.
-	h.MaskedCopy = r.masks.fileCopier(r.p.Filesystem, func() (string, error) {
+	h.MaskedCopy = r.masks.FileCopier(r.p.Filesystem, func() (string, error) {
 		if r.maskDir == "" {
 			d, err := r.reg.Scratch()
 			if err != nil {
@@ -505,9 +501,9 @@ func (m *Manager) start(ctx context.Context, r *linuxRun, sigs <-chan os.Signal)
 func (m *Manager) serve(ctx context.Context, r *linuxRun, hostEnd *os.File, rec *runRecord, recorded <-chan error, ready func() error) (stop func(), herr error) {
 	egress := m.runEgress(r.key, r.text, r.token, rec)
 	if r.tls != nil {
-		egress.TLS = r.tls.term
+		egress.TLS = r.tls.Terminator
 	}
-	if inject := r.masks.injector(); inject != nil {
+	if inject := r.masks.Injector(); inject != nil {
 		// credentials.sigv4 follows policy updates from the next request.
 		inject.SigV4 = func() proxy.SigV4Policy { return *m.sigv4.Load() }
 		egress.Inject = inject

@@ -28,6 +28,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/seatbelt"
+	"srt.dev/runtime/credentials"
 	"srt.dev/runtime/proxy"
 )
 
@@ -120,7 +121,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		socksPort = n.SOCKSProxyPort
 	}
 	env := darwinEnv(o.Env, p, externalEnv(proxyEnv(token, key, self, httpPort, socksPort), p.Network, httpPort, socksPort),
-		func(name string) string { v, _ := sentinel(envValue(o.Env, name)); return v })
+		func(name string) string { v, _ := credentials.Sentinel(envValue(o.Env, name)); return v })
 	full, err := seatbeltArgv(profile, p, host, argv)
 	if err != nil {
 		return nil, err

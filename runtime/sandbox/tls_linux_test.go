@@ -25,6 +25,7 @@ import (
 
 	"srt.dev/internal/testenv"
 	"srt.dev/internal/testtls"
+	"srt.dev/runtime/credentials"
 	"srt.dev/runtime/proxy"
 )
 
@@ -196,7 +197,7 @@ echo "git exit $?"
 	}
 	first := strings.SplitN(out, "\n", 2)[0]
 	bundle := strings.TrimPrefix(strings.Fields(first)[0], "bundle=")
-	if !strings.HasSuffix(bundle, bundleName) || strings.Count(first, bundle) != 5 {
+	if !strings.HasSuffix(bundle, credentials.BundleName) || strings.Count(first, bundle) != 5 {
 		t.Errorf("the CA variables do not all name the bundle: %s", first)
 	}
 	if _, err := os.Stat(bundle); !os.IsNotExist(err) {

@@ -1,10 +1,13 @@
-package sandbox
+package credentials
+
+// TLS termination (network.tlsTerminate): the run's CA, the trust bundle
+// the command gets, and the Terminator the proxies answer with. The
+// leaf certificates are made per connection by the Terminator itself
+// (runtime/proxy terminate.go).
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 	"os"
@@ -24,8 +27,8 @@ var caVars = []string{
 	"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "NIX_SSL_CERT_FILE",
 }
 
-// bundleName is the trust bundle's name in its run directory.
-const bundleName = "ca-bundle.pem"
+// BundleName is the trust bundle's name in its run directory.
+const BundleName = "ca-bundle.pem"
 
 // systemBundles are the files the system's trusted roots are read from,
 // first found wins (the list Go's crypto/x509 reads on Linux).
@@ -38,14 +41,26 @@ var systemBundles = []string{
 	"/etc/ssl/cert.pem",
 }
 
-// A runTLS is what one run needs to terminate TLS: the terminator the
-// proxies use, the trust bundle the command gets, and the CA key file to
-// hide from the command ("" for an ephemeral CA, which only srt's memory
-// holds).
-type runTLS struct {
-	term    *proxy.Terminator
-	bundle  []byte
-	keyPath string
+// A TLS is what one run needs to terminate TLS.
+type TLS struct {
+	// Terminator is what the proxies terminate the command's TLS with.
+	Terminator *proxy.Terminator
+	// Bundle is the trust bundle the command gets (Env): the run's CA,
+	// the system's roots and extraCaCertPaths, as PEM.
+	Bundle []byte
+	// KeyPath is the CA key file, which the command must not read; ""
+	// for an ephemeral CA, which only srt's memory holds.
+	KeyPath string
+}
+
+// Env are the variables that point the command's TLS clients at the
+// trust bundle, written at path.
+func (r *TLS) Env(path string) []string {
+	env := make([]string, 0, len(caVars))
+	for _, v := range caVars {
+		env = append(env, v+"="+path)
+	}
+	return env
 }
 
 // hostPath makes a settings path absolute: "~/" against home, a relative
@@ -71,10 +86,14 @@ func where(o policy.Origin, key string) string {
 	return key
 }
 
-// newRunTLS makes the CA of one run (ephemeral, or caCertPath/caKeyPath)
-// and its trust bundle. Every failure is reported before anything runs.
-func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions, debug func(string)) (*runTLS, error) {
-	r := &runTLS{}
+// NewTLS makes the CA of one run (ephemeral, or caCertPath/caKeyPath,
+// "~/" against home and relative to cwd) and its trust bundle; every
+// failure is reported here, before anything runs. The Terminator reads
+// the excluded hosts and the limits from live at each CONNECT (a policy
+// update changes them), and from t when live returns nil. debug receives
+// debug lines.
+func NewTLS(t *policy.TLSTerminate, home, cwd string, live func() *TLSOptions, debug func(string)) (*TLS, error) {
+	r := &TLS{}
 	var ca *proxy.CA
 	var err error
 	if t.CACertPath != "" || t.CAKeyPath != "" {
@@ -100,9 +119,9 @@ func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions
 		}
 		// The key file is hidden from the command, wherever it is.
 		if real, err := filepath.EvalSymlinks(keyPath); err == nil {
-			r.keyPath = real
+			r.KeyPath = real
 		} else {
-			r.keyPath = keyPath
+			r.KeyPath = keyPath
 		}
 	} else if ca, err = proxy.NewCA(); err != nil {
 		return nil, fmt.Errorf("network.tlsTerminate: making the run's CA: %w", err)
@@ -137,17 +156,17 @@ func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions
 		roots.AppendCertsFromPEM(certs)
 		b.Write(certs)
 	}
-	r.bundle = b.Bytes()
-	start := newTLSOptions(t)
+	r.Bundle = b.Bytes()
+	start := NewTLSOptions(t)
 	// The live options are the Manager's latest; a policy that dropped
 	// tlsTerminate leaves the run with those it started with.
-	opts := func() *tlsOptions {
+	opts := func() *TLSOptions {
 		if o := live(); o != nil {
 			return o
 		}
 		return start
 	}
-	r.term = &proxy.Terminator{
+	r.Terminator = &proxy.Terminator{
 		CA: ca, Roots: roots,
 		Exclude:          func() policy.HostList { return opts().exclude },
 		MaxTunnels:       func() int { return opts().maxTunnels },
@@ -156,16 +175,17 @@ func newRunTLS(t *policy.TLSTerminate, home, cwd string, live func() *tlsOptions
 	return r, nil
 }
 
-// tlsOptions are the options of tlsTerminate a policy update changes for
+// TLSOptions are the options of tlsTerminate a policy update changes for
 // the next CONNECT: the excluded hosts and the limits.
-type tlsOptions struct {
+type TLSOptions struct {
 	exclude    policy.HostList
 	maxTunnels int
 	timeout    time.Duration
 }
 
-func newTLSOptions(t *policy.TLSTerminate) *tlsOptions {
-	return &tlsOptions{exclude: t.ExcludeDomains, maxTunnels: t.MaxTunnels, timeout: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond}
+// NewTLSOptions are t's options that a policy update changes.
+func NewTLSOptions(t *policy.TLSTerminate) *TLSOptions {
+	return &TLSOptions{exclude: t.ExcludeDomains, maxTunnels: t.MaxTunnels, timeout: time.Duration(t.HandshakeTimeoutMs) * time.Millisecond}
 }
 
 // unwrapPath drops the path a *PathError repeats.
@@ -194,48 +214,4 @@ func pemCertificates(path string) []byte {
 		}
 	}
 	return out.Bytes()
-}
-
-// sentinelPad is what a sentinel is padded with.
-const sentinelPad = "abcdefghijklmnopqrstuvwxyz0123456789_-"
-
-// sentinel returns the stand-in for a masked value, as the reference
-// makes it: "fake_value_" and a random (version 4) UUID, padded with
-// random [a-z0-9_-] to the value's length when the value is longer, so
-// that lengths in requests stay right. The UUID's 122 random bits keep
-// every stand-in unique and unguessable, whatever the value's length;
-// the proxy finds a stand-in in traffic by its exact bytes.
-func sentinel(real string) (string, error) {
-	var u [16]byte
-	if _, err := rand.Read(u[:]); err != nil {
-		return "", err
-	}
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
-	h := hex.EncodeToString(u[:])
-	out := []byte("fake_value_" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:])
-	for len(out) < len(real) {
-		var b [64]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return "", err
-		}
-		for _, c := range b {
-			// Uniform over the alphabet: bytes past the last whole
-			// multiple of its size are drawn again.
-			if int(c) < 256/len(sentinelPad)*len(sentinelPad) && len(out) < len(real) {
-				out = append(out, sentinelPad[int(c)%len(sentinelPad)])
-			}
-		}
-	}
-	return string(out), nil
-}
-
-// lookupEnv is the value of the last NAME= entry of env.
-func lookupEnv(env []string, name string) (string, bool) {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
 }

@@ -1,4 +1,8 @@
-package sandbox
+package credentials
+
+// AWS keys (credentials.awsPairs, credentials.sigv4): the masked
+// variables of a pair become the key the proxy re-signs SigV4 requests
+// with.
 
 import (
 	"fmt"
@@ -61,8 +65,8 @@ func awsKeys(e policy.Env, secrets map[string]proxy.Secret) []proxy.AWSKey {
 	return keys
 }
 
-// sigV4Policy is the proxy's form of credentials.sigv4 (nil: deny all).
-func sigV4Policy(s *policy.SigV4) *proxy.SigV4Policy {
+// SigV4Policy is the proxy's form of credentials.sigv4 (nil: deny all).
+func SigV4Policy(s *policy.SigV4) *proxy.SigV4Policy {
 	if s == nil {
 		return &proxy.SigV4Policy{}
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package credentials
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestAWSPairsEnv(t *testing.T) {
 			Origin: policy.Origin{Key: "credentials.awsPairs[0]", Pos: "s.json:3:5"}}},
 	}
 	env := []string{"K=AKIAIOSFODNN7EXAMPLE", "S=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "T=token-token-token-token"}
-	m, err := maskedEnv(env, e, allowed, func(string) {})
+	m, err := MaskEnv(env, e, allowed, func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,9 +47,9 @@ func TestAWSPairsEnv(t *testing.T) {
 		{"secret unset", []string{"K=a", "T=b"}, "credentials.awsPairs[0].secretAccessKeyVar (s.json:3:5): S is not set in srt's environment"},
 		{"key id empty", []string{"K=", "S=b", "T=c"}, "credentials.awsPairs[0].accessKeyIdVar (s.json:3:5): K is empty in srt's environment"},
 	} {
-		_, err := maskedEnv(tc.env, e, allowed, func(string) {})
+		_, err := MaskEnv(tc.env, e, allowed, func(string) {})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("%s: maskedEnv error = %v, want it to begin %q", tc.name, err, tc.want)
+			t.Errorf("%s: MaskEnv error = %v, want it to begin %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -1,4 +1,8 @@
-package sandbox
+package credentials
+
+// Masked credentials (credentials.envVars, credentials.files): the
+// command sees stand-ins, and the proxies swap the secrets back in on the
+// way to the hosts each may go to.
 
 import (
 	"errors"
@@ -17,10 +21,10 @@ import (
 // hidden instead.
 const maxMaskedFile = 16 << 20
 
-// masking holds what a run needs of its masked credentials: the command's
-// environment, the value each masked variable is set to, and the
-// injector the proxies swap the secrets back with.
-type masking struct {
+// A Masking holds what a run needs of its masked credentials: the
+// command's environment, the value each masked variable is set to, and
+// the injector the proxies swap the secrets back with.
+type Masking struct {
 	env []string
 	// values are what the masked variables are set to in the sandbox;
 	// a variable not listed is left as env has it.
@@ -30,15 +34,16 @@ type masking struct {
 	warn    func(string)
 }
 
-// maskedEnv prepares the masked and removed variables of a run: env
+// MaskEnv prepares the masked and removed variables of a run: env
 // without the removed ones and with every masked value's secrets replaced
 // by stand-ins (so that no process srt starts holds a real value). A
 // masked variable that is not set is refused: the command would run
 // without the credential it was configured for. When extract or decode
 // finds no secret, onExtractNoMatch decides: warn (the value stays, and
-// warn says so), deny (the variable is removed) or error.
-func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(string)) (*masking, error) {
-	m := &masking{values: map[string]string{}, allowed: allowed, warn: warn,
+// warn says so), deny (the variable is removed) or error. allowed are
+// the hosts a secret goes to when its rule names none (injectHosts).
+func MaskEnv(env []string, e policy.Env, allowed policy.HostList, warn func(string)) (*Masking, error) {
+	m := &Masking{values: map[string]string{}, allowed: allowed, warn: warn,
 		inject: &proxy.Injector{Plaintext: e.AllowPlaintextInject}}
 	for _, u := range e.Unset {
 		env = unsetEnv(env, u.Name)
@@ -78,6 +83,27 @@ func maskedEnv(env []string, e policy.Env, allowed policy.HostList, warn func(st
 	return m, nil
 }
 
+// Env is the command's environment: without the removed variables, and
+// with the masked ones' stand-ins.
+func (m *Masking) Env() []string { return m.env }
+
+// Value is what the masked variable name is set to in the sandbox; false
+// when it is not masked, or is left as srt's environment has it.
+func (m *Masking) Value(name string) (string, bool) {
+	v, ok := m.values[name]
+	return v, ok
+}
+
+// AWSKeyNames name the AWS keys the proxy re-signs SigV4 requests with
+// (credentials.awsPairs), one for each pair.
+func (m *Masking) AWSKeyNames() []string {
+	var names []string
+	for _, k := range m.inject.AWS {
+		names = append(names, k.Name)
+	}
+	return names
+}
+
 var (
 	errLeave = errors.New("nothing to mask")
 	errHide  = errors.New("hidden")
@@ -86,9 +112,9 @@ var (
 // mask returns value with its secrets replaced and adds them to the
 // injector (added). errLeave and errHide say what onExtractNoMatch chose
 // when nothing was found; what names the credential for messages.
-func (m *masking) mask(value string, r policy.Masking, file bool, key, what string) (text string, added []proxy.Secret, err error) {
+func (m *Masking) mask(value string, r policy.Masking, file bool, key, what string) (text string, added []proxy.Secret, err error) {
 	spec := secrets.Spec{Extract: r.Extract, Decode: r.Decode, MaskClaims: r.MaskClaims, Duplicates: r.MaskDuplicates, File: file}
-	masked, err := secrets.Mask(value, spec, sentinel)
+	masked, err := secrets.Mask(value, spec, Sentinel)
 	if errors.Is(err, secrets.ErrNoMatch) {
 		switch r.OnExtractNoMatch.Resolved() {
 		case policy.NoMatchError:
@@ -118,18 +144,19 @@ func (m *masking) mask(value string, r policy.Masking, file bool, key, what stri
 	return masked.Text, added, nil
 }
 
-// injector is the run's injector, or nil when nothing is masked.
-func (m *masking) injector() *proxy.Injector {
+// Injector is the run's injector, or nil when nothing is masked. The
+// caller may set its SigV4 before the proxies use it.
+func (m *Masking) Injector() *proxy.Injector {
 	if len(m.inject.Secrets) == 0 {
 		return nil
 	}
 	return m.inject
 }
 
-// fileCopier returns the resolver's MaskedCopy for the credential files
-// of fs: it writes the masked copy of a file into a scratch directory
-// that dir makes on first use (removed with the run).
-func (m *masking) fileCopier(fs policy.Filesystem, dir func() (string, error)) func(operand, path string) (string, error) {
+// FileCopier returns the resolver's MaskedCopy (resolve.Host) for the
+// credential files of fs: it writes the masked copy of a file into a
+// scratch directory that dir makes on first use (removed with the run).
+func (m *Masking) FileCopier(fs policy.Filesystem, dir func() (string, error)) func(operand, path string) (string, error) {
 	n := 0
 	return func(operand, path string) (string, error) {
 		var rule *policy.PathRule

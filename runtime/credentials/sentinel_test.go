@@ -1,4 +1,4 @@
-package sandbox
+package credentials
 
 import (
 	"regexp"
@@ -14,7 +14,7 @@ func TestSentinel(t *testing.T) {
 	seen := map[string]bool{}
 	for _, n := range []int{0, 1, 10, 46, 47, 48, 100, 4096} {
 		real := strings.Repeat("s", n)
-		s, err := sentinel(real)
+		s, err := Sentinel(real)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +27,7 @@ func TestSentinel(t *testing.T) {
 		seen[s[:47]] = true
 	}
 	// The padding draws on all of [a-z0-9_-].
-	s, _ := sentinel(strings.Repeat("s", 47+4000))
+	s, _ := Sentinel(strings.Repeat("s", 47+4000))
 	for _, c := range "az09_-" {
 		if !strings.ContainsRune(s[47:], c) {
 			t.Errorf("4000 bytes of padding hold no %q: %q", c, s[47:])
