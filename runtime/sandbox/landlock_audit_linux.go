@@ -293,7 +293,7 @@ func (a *landlockAudit) startMessage() []byte {
 // log a record, which waits while the kernel's queue is full (a host
 // without auditd prints every record to its console). The debug log says
 // why not, when it does not.
-func (r *linuxRun) openLandlockAudit() {
+func (r *run) openLandlockAudit() {
 	abi := landlockABI()
 	if r.res.Landlock == nil || abi <= 0 {
 		return
@@ -313,7 +313,7 @@ func (r *linuxRun) openLandlockAudit() {
 // the command may start. Should that fail, the run goes on without
 // reporting the layer's refusals (the init step then asks the kernel to
 // log nothing).
-func (r *linuxRun) expectLandlock(pid <-chan int) {
+func (r *run) expectLandlock(pid <-chan int) {
 	if r.llOpened == nil {
 		return
 	}
@@ -329,7 +329,7 @@ func (r *linuxRun) expectLandlock(pid <-chan int) {
 }
 
 // closeLandlockAudit stops the reader of a run that ends early.
-func (r *linuxRun) closeLandlockAudit() {
+func (r *run) closeLandlockAudit() {
 	if r.ll != nil {
 		r.ll.close()
 	} else if r.llOpened != nil {
@@ -340,7 +340,8 @@ func (r *linuxRun) closeLandlockAudit() {
 // reportLandlock reports the writes the second layer refused the ended
 // command, as far as the kernel's audit told: in the result, the
 // violation store (where ignoreViolations applies) and the audit log.
-func (r *linuxRun) reportLandlock(m *Manager, out *Result) {
+func (r *run) reportLandlock() {
+	m, out := r.m, r.out
 	if r.ll == nil {
 		return
 	}

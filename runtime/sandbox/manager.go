@@ -365,28 +365,3 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 		},
 	}
 }
-
-// A runRecord keeps what the proxies refused one run, for its Result.
-type runRecord struct {
-	mu      sync.Mutex
-	refused []violations.Entry
-}
-
-func (r *runRecord) add(e violations.Entry) {
-	r.mu.Lock()
-	r.refused = append(r.refused, e)
-	r.mu.Unlock()
-}
-
-// entries are the refusals so far (later ones are not added to them).
-func (r *runRecord) entries() []violations.Entry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]violations.Entry(nil), r.refused...)
-}
-
-// runEgress is the proxy logic of one run (see egress), its refusals
-// recorded in rec.
-func (m *Manager) runEgress(key, command, token string, rec *runRecord) *proxy.Egress {
-	return m.egress(key, command, token, rec.add)
-}

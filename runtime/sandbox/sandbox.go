@@ -3,6 +3,11 @@
 // concurrently, each in its own sandbox with its own proxy listeners and
 // proxy password; Run runs one command with a one-off Manager.
 //
+// A run goes the same way on every operating system (run.go): prepared
+// (everything a dry run shows, every error before anything starts),
+// started, supervised until the command ends, finished and cleaned up;
+// each operating system supplies those steps.
+//
 // On Linux a run resolves the plan for this host, passes the seccomp
 // program to bubblewrap by file descriptor, and serves the HTTP and SOCKS5
 // proxies from this process on listeners opened inside the sandbox's

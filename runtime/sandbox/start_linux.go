@@ -1,0 +1,374 @@
+//go:build linux
+
+package sandbox
+
+// The Linux steps of a run from bubblewrap's start on (see run.go): the
+// reaper, cgroups and bubblewrap started, the proxies served on the
+// listeners the sandbox hands over, the command let go, and what the run
+// finds after it.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/runtime/proxy"
+	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/violations"
+)
+
+// start registers the run's scratch space with the reaper, starts
+// bubblewrap, and hands over: the proxies serve the listeners the sandbox
+// hands over, and the command starts.
+func (r *run) start(ctx context.Context) error {
+	o := r.o
+	reaped, err := r.register()
+	if err != nil {
+		return err
+	}
+	r.atEnd(func() {
+		reaped()
+		r.record.Release()
+		o.step("released")
+	})
+	o.step("registered")
+
+	cg := r.limits.cg
+	if err := cg.make(r.limits.limits); err != nil {
+		cg.remove()
+		return err
+	}
+	r.atEnd(func() {
+		if err := cg.remove(); err != nil {
+			o.debug("limits: " + err.Error())
+		}
+	})
+	if cg != nil && len(cg.made) > 0 {
+		if err := r.record.Cgroups(cg.made); err != nil {
+			return err
+		}
+	}
+
+	files, closeAll, err := childFiles(r.prog, r.self)
+	if err != nil {
+		return err
+	}
+	r.atEnd(closeAll)
+	r.openLandlockAudit()
+	r.atEnd(r.closeLandlockAudit)
+	r.cmd = r.bubblewrap(files)
+	if r.tty != nil {
+		r.atEnd(r.tty.finish)
+		if err := r.tty.makeRaw(); err != nil {
+			return err
+		}
+	}
+	if err := r.cmd.Start(); err != nil {
+		return fmt.Errorf("starting bubblewrap: %w", err)
+	}
+	o.step("bubblewrap started")
+	files.closeChildEnds()
+	r.handOver(ctx, files, cg)
+	return nil
+}
+
+// handOver serves the proxies on the listeners the sandbox's init step
+// hands over, and lets the command start once its terminal, its cgroups,
+// the record of its write roots and the reader of its second layer's
+// refusals are ready; herr says why it did not. It leaves what
+// supervise needs (signal, kill) and what watches the command.
+func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) {
+	o := r.o
+	// The sandbox's first process (our init role, PID 1 inside) as the
+	// host sees it: signals for the command go to it, and it forwards them.
+	initPID, cgPID, llPID := make(chan int, 1), make(chan int, 1), make(chan int, 1)
+	go func() {
+		var info struct {
+			ChildPID int `json:"child-pid"`
+		}
+		json.NewDecoder(files.info).Decode(&info)
+		initPID <- info.ChildPID
+		cgPID <- info.ChildPID
+		llPID <- info.ChildPID
+	}()
+	// The sandbox enters its cgroups before the command starts, and the
+	// threads that may make its second layer are listed.
+	ready := func() error {
+		r.expectLandlock(llPID)
+		if cg == nil || len(cg.made) == 0 {
+			return nil
+		}
+		pid := <-cgPID
+		if pid <= 0 {
+			return errors.New("bubblewrap did not name the sandbox's first process, which its cgroups need")
+		}
+		return cg.join(pid)
+	}
+
+	// What the write roots hold is recorded while bubblewrap starts; the
+	// command starts once it is on disk (see serve).
+	recorded := make(chan error, 1)
+	if r.check != nil {
+		go func() {
+			err := r.snapshot(*r.check)
+			o.step("recorded")
+			recorded <- err
+		}()
+	} else {
+		recorded <- nil
+	}
+	stopServing, herr := r.serve(ctx, files.hostEnd, recorded, ready)
+	r.atEnd(stopServing)
+	r.herr = herr
+
+	// Signals for the command go to the sandbox's first process (our init
+	// role, PID 1 inside), which forwards them, once bubblewrap names it.
+	init := &target{}
+	go func() { init.set(<-initPID) }()
+	r.stopResize = r.tty.followSize()
+	r.signal = init.signal
+	r.kill = func() {
+		r.cmd.Process.Kill() // bubblewrap; the sandbox dies with it
+		init.kill()          // PID 1 of its namespace: all of it
+	}
+	r.cpuHit, r.stopWatch = r.watchCPU(cg, herr == nil, r.kill)
+}
+
+// stopWatching stops what watched the command (its CPU time, the
+// terminal's size) once the sandbox has ended, and gives the outer
+// terminal back.
+func (r *run) stopWatching() {
+	r.stopWatch()
+	r.stopResize()
+	r.o.step("command ended")
+	if r.tty != nil {
+		r.tty.finish()
+	}
+}
+
+// finish moves the protected names the command wrote to the quarantine,
+// and reports the resource limits the sandbox reached and the writes the
+// second layer refused; its error says why the sandbox did not start the
+// command, when it did not.
+func (r *run) finish() error {
+	o, out := r.o, r.out
+	if r.check != nil && r.snap != nil {
+		out.Quarantined = quarantineWritten(r.store, *r.check, r.snap, o)
+		for _, it := range out.Quarantined {
+			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
+		}
+		r.record.Checked(r.treeFile(*r.check))
+		o.step("checked")
+	}
+	r.reportLimits()
+	r.reportLandlock()
+	if r.herr != nil && (out.ExitCode == 0 || r.snap == nil && r.check != nil) {
+		return fmt.Errorf("the sandbox did not start the command: %w", r.herr)
+	}
+	return nil
+}
+
+// serve serves the proxies on the listeners the sandbox's init step hands
+// over (through hostEnd, which it closes), recording decisions in r.rec,
+// and attaches the sandbox's terminal. herr says why the hand-off failed;
+// the command then does not start. stop closes the listeners and every
+// connection of the run's proxies, and returns once they are all gone.
+func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error, ready func() error) (stop func(), herr error) {
+	egress := r.egress()
+	if r.tls != nil {
+		egress.TLS = r.tls.Terminator
+	}
+	if inject := r.masks.Injector(); inject != nil {
+		// credentials.sigv4 follows policy updates from the next request.
+		inject.SigV4 = func() proxy.SigV4Policy { return *r.m.sigv4.Load() }
+		egress.Inject = inject
+	}
+	listeners, master, herr := receiveHandoff(hostEnd, r.tty != nil)
+	r.o.step("handed over")
+	if herr == nil {
+		// The command starts once its terminal is set up and the write
+		// roots are recorded (without this byte, the init step ends when
+		// the socket closes, below).
+		if r.tty != nil {
+			herr = r.tty.attach(master)
+		}
+		if err := <-recorded; herr == nil && err != nil {
+			herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
+		}
+		if herr == nil {
+			herr = ready()
+		}
+		if herr == nil {
+			_, herr = hostEnd.Write(r.ll.startMessage())
+			r.o.step("command started")
+		}
+		if herr != nil {
+			listeners[0].Close()
+			listeners[1].Close()
+		}
+	} else {
+		<-recorded
+	}
+	hostEnd.Close()
+	if herr != nil {
+		return func() {}, herr
+	}
+	for _, n := range externalNote(r.p.Network) {
+		r.o.debug(n)
+	}
+	return serveProxies(ctx, egress, r.p.Network, listeners[0], listeners[1], r.o.Log), nil
+}
+
+// register records the run's placeholders and scratch space, and the
+// write roots to check for protected names, in the registry, and starts
+// the reaper: a watcher outside the sandbox that sweeps the registry when
+// srt is gone, however it goes (SIGKILL included). It waits for the end
+// of a pipe only srt holds open, then for this run's lock; it starts
+// alongside bubblewrap, off the critical path, and until it runs the
+// sweep at the next start is the fallback. reaped waits for it.
+func (r *run) register() (reaped func(), err error) {
+	var scratch []string
+	if len(r.res.Placeholders) > 0 {
+		scratch = append(scratch, r.empty)
+	} else {
+		os.Remove(r.empty)
+	}
+	for _, d := range []string{r.tmp, r.tlsDir, r.maskDir} {
+		if d != "" {
+			scratch = append(scratch, d)
+		}
+	}
+	storeDir := ""
+	var check *quarantine.Spec
+	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled || len(r.res.Watch) > 0 {
+		check = &quarantine.Spec{Watch: r.res.Watch, Home: r.o.Home, GitConfig: true}
+		if fs.MandatoryScan != nil && !fs.Disabled {
+			check.Roots, check.GitConfig = r.res.WriteRoots, fs.MandatoryScan.GitConfig
+		}
+		storeDir = r.store.Dir
+	}
+	r.check = check
+	if err = r.record.Set(r.res.Placeholders, check, storeDir, scratch...); err != nil {
+		r.discard()
+		return nil, err
+	}
+	reaper := make(chan func(), 1)
+	if scratch == nil && check == nil && !r.limits.cg.any() {
+		// Nothing to clean up or check after this run: no reaper.
+		reaper <- func() {}
+	} else {
+		go startReaperAsync(r.self, r.reg, r.record.Record(), reaper, r.o.debug)
+	}
+	return func() { (<-reaper)() }, nil
+}
+
+// bubblewrap is the command that starts the sandbox.
+func (r *run) bubblewrap(files *childFileSet) *exec.Cmd {
+	o := r.o
+	cmd := exec.Command(o.Bwrap, r.out.Argv[1:]...)
+	// Removed variables are gone and masked ones are stand-ins already in
+	// what bubblewrap gets: no process of the run holds a real value.
+	cmd.Env = r.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.Stdin, o.Stdout, o.Stderr
+	if r.tty != nil {
+		// bubblewrap gets no descriptor of the outer terminal: the command
+		// uses the sandbox's own, and what bubblewrap or the init step
+		// say goes through a pipe. (bubblewrap would also bind a terminal
+		// on its stdout to /dev/console inside.)
+		for _, fd := range r.tty.fds {
+			switch fd {
+			case 0:
+				cmd.Stdin = nil
+			case 1:
+				cmd.Stdout = struct{ io.Writer }{o.Stdout}
+			case 2:
+				cmd.Stderr = struct{ io.Writer }{o.Stderr}
+			}
+		}
+		cmd.WaitDelay = 2 * time.Second
+	}
+	cmd.ExtraFiles = files.extra
+	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
+	// group, so that a terminal's ^C reaches srt, which forwards it to the
+	// command, rather than killing bubblewrap and the sandbox with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	return cmd
+}
+
+// snapshot records what the write roots hold before the command starts,
+// with the run (a reaper checks a killed run against it), starting from
+// what the last check of the same roots saw.
+func (r *run) snapshot(spec quarantine.Spec) error {
+	cache, _ := quarantine.ReadSnapshot(r.treeFile(spec))
+	s, notes := quarantine.Snap(spec, cache)
+	for _, n := range notes {
+		fmt.Fprintf(r.o.Stderr, "srt: warning: the check after the run: %s\n", n)
+	}
+	if err := r.record.Snapshot(s); err != nil {
+		return err
+	}
+	r.snap = s
+	return nil
+}
+
+// treeFile is where the last check of spec's roots is kept.
+func (r *run) treeFile(spec quarantine.Spec) string {
+	h := sha256.New()
+	for _, root := range spec.Roots {
+		fmt.Fprintf(h, "%s\x00", root)
+	}
+	fmt.Fprintf(h, "\x00%s", spec.Home)
+	return filepath.Join(r.reg.TreeCache(), hex.EncodeToString(h.Sum(nil)[:16]))
+}
+
+// watchCPU stops the sandbox (kill) once its cgroup has used the CPU time
+// of limits.cpuSeconds, when the run has such a cgroup and its command
+// started; hit says whether it did, once stop has been called.
+func (r *run) watchCPU(cg *cgroupSet, started bool, kill func()) (hit func() bool, stop func()) {
+	var limit int64
+	for _, l := range r.limits.limits {
+		if l.Kind == policy.LimitCPU {
+			limit = l.Value
+		}
+	}
+	if limit == 0 || !cg.has("cpu") || !started {
+		return func() bool { return false }, func() {}
+	}
+	done := make(chan struct{})
+	h := cg.watchCPU(time.Duration(limit)*time.Second, kill, done)
+	return func() bool {
+			select {
+			case <-h:
+				return true
+			default:
+				return false
+			}
+		}, func() {
+			close(done)
+		}
+}
+
+// reportLimits says which resource limits the sandbox reached: on the
+// command's standard error, in the result, and as violations.
+func (r *run) reportLimits() {
+	out := r.out
+	now := time.Now()
+	for _, h := range r.limits.hits(r.cpuHit(), out.ExitCode) {
+		fmt.Fprintf(r.o.Stderr, "srt: the sandbox reached %s = %d%s: %s\n", h.Key, h.Value, limitUnit(h.Kind), h.What)
+		out.Limits = append(out.Limits, h)
+		e := h.violation(now)
+		if kept, ok := r.m.store.Add(e.Line, r.key, e.Time); ok {
+			out.Violations = append(out.Violations, kept)
+		}
+	}
+}
