@@ -2,6 +2,7 @@ package decider
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -19,10 +20,11 @@ const (
 // to be asked about. A request to a host that AllowedDomains does not
 // match, or that DeniedDomains matches, is refused without asking. The
 // entries follow the allowedDomains and deniedDomains grammar of the
-// settings file (ValidEntry).
+// settings file (ValidEntry). The tags name the members for ParseHello;
+// MarshalJSON writes both lists, an empty one too.
 type Hello struct {
-	AllowedDomains []string
-	DeniedDomains  []string
+	AllowedDomains []string `json:"allowedDomains"`
+	DeniedDomains  []string `json:"deniedDomains" decider:"optional"`
 }
 
 // MarshalJSON writes the decider's hello frame, with both lists (an
@@ -53,11 +55,8 @@ var ProxyHello = []byte(`{"t":"hello","proto":1}`)
 // is a list (a decider written for the reference sends
 // "deniedDomains":[]).
 func ParseHello(b []byte) (Hello, error) {
-	m, err := object(b, []string{"t", "proto", "allowedDomains"}, []string{"deniedDomains"})
+	m, err := helloShape.read(b)
 	if err != nil {
-		return Hello{}, err
-	}
-	if err := wantType(m, "hello"); err != nil {
 		return Hello{}, err
 	}
 	var proto int
@@ -68,10 +67,7 @@ func ParseHello(b []byte) (Hello, error) {
 	if proto != Proto {
 		return Hello{}, violation("proto %d is not supported (this proxy speaks %d)", proto, Proto)
 	}
-	if err := field(m, "allowedDomains", &h.AllowedDomains); err != nil {
-		return Hello{}, err
-	}
-	if err := field(m, "deniedDomains", &h.DeniedDomains); err != nil {
+	if err := helloShape.decode(m, &h); err != nil {
 		return Hello{}, err
 	}
 	for i, e := range h.AllowedDomains {
@@ -127,19 +123,13 @@ func (r Req) MarshalJSON() ([]byte, error) {
 
 // ParseReq parses a req frame, for deciders written in Go.
 func ParseReq(b []byte) (Req, error) {
-	m, err := object(b, []string{"t", "id", "method", "host", "port", "path"}, []string{"hostHeader", "sni", "query", "headers"})
+	m, err := reqShape.read(b)
 	if err != nil {
 		return Req{}, err
 	}
-	if err := wantType(m, "req"); err != nil {
-		return Req{}, err
-	}
 	var r Req
-	for name, v := range map[string]any{"id": &r.ID, "method": &r.Method, "host": &r.Host, "port": &r.Port,
-		"hostHeader": &r.HostHeader, "sni": &r.SNI, "path": &r.Path, "query": &r.Query, "headers": &r.Headers} {
-		if err := field(m, name, v); err != nil {
-			return Req{}, err
-		}
+	if err := reqShape.decode(m, &r); err != nil {
+		return Req{}, err
 	}
 	return r, nil
 }
@@ -164,18 +154,13 @@ func (b Body) MarshalJSON() ([]byte, error) {
 
 // ParseBody parses a body frame, for deciders written in Go.
 func ParseBody(b []byte) (Body, error) {
-	m, err := object(b, []string{"t", "id", "data"}, []string{"cut"})
+	m, err := bodyShape.read(b)
 	if err != nil {
 		return Body{}, err
 	}
-	if err := wantType(m, "body"); err != nil {
-		return Body{}, err
-	}
 	var body Body
-	for name, v := range map[string]any{"id": &body.ID, "data": &body.Data, "cut": &body.Cut} {
-		if err := field(m, name, v); err != nil {
-			return Body{}, err
-		}
+	if err := bodyShape.decode(m, &body); err != nil {
+		return Body{}, err
 	}
 	return body, nil
 }
@@ -184,21 +169,22 @@ func ParseBody(b []byte) (Body, error) {
 //
 // allow may edit the request: SetHeaders replaces headers (name → its
 // values: on the wire a string, or a non-empty list of strings, the shape
-// of a req's headers), RemoveHeaders drops them, and Cred with Credential places a
-// credential (after removing the client's authorization,
-// proxy-authorization, cookie and x-api-key). deny answers the client
-// with Status (400-599) and Reason. need_body asks for up to Max bytes
-// of the body, once per request.
+// of a req's headers), RemoveHeaders drops them, and Cred with
+// Credential places a credential (after removing the client's
+// authorization, proxy-authorization, cookie and x-api-key). deny
+// answers the client with Status (400-599) and Reason. need_body asks
+// for up to Max bytes of the body, once per request. A field tagged
+// action goes with that action alone.
 type Verdict struct {
 	ID            uint64              `json:"id"`
 	Action        string              `json:"action"`
-	SetHeaders    map[string][]string `json:"setHeaders,omitempty"`
-	RemoveHeaders []string            `json:"removeHeaders,omitempty"`
-	Cred          string              `json:"cred,omitempty"`
-	Credential    string              `json:"credential,omitempty"`
-	Status        int                 `json:"status,omitempty"`
-	Reason        string              `json:"reason,omitempty"`
-	Max           int                 `json:"max,omitempty"`
+	SetHeaders    map[string][]string `json:"setHeaders,omitempty" action:"allow"`
+	RemoveHeaders []string            `json:"removeHeaders,omitempty" action:"allow"`
+	Cred          string              `json:"cred,omitempty" action:"allow"`
+	Credential    string              `json:"credential,omitempty" action:"allow"`
+	Status        int                 `json:"status,omitempty" action:"deny"`
+	Reason        string              `json:"reason,omitempty" action:"deny"`
+	Max           int                 `json:"max,omitempty" action:"need_body"`
 }
 
 // MarshalJSON writes the verdict frame; a header with one value is
@@ -251,41 +237,27 @@ func headerValues(raw json.RawMessage) (map[string][]string, error) {
 	return out, nil
 }
 
-// fields of each action.
-var actionFields = map[string][]string{
-	ActionAllow:    {"setHeaders", "removeHeaders", "cred", "credential"},
-	ActionDeny:     {"status", "reason"},
-	ActionNeedBody: {"max"},
-}
-
 // ParseVerdict parses and checks a verdict frame.
 func ParseVerdict(b []byte) (Verdict, error) {
-	m, err := object(b, []string{"t", "id", "action"}, []string{"setHeaders", "removeHeaders", "cred", "credential", "status", "reason", "max"})
+	m, err := verdictShape.read(b)
 	if err != nil {
 		return Verdict{}, err
 	}
-	if err := wantType(m, "verdict"); err != nil {
-		return Verdict{}, err
-	}
 	var v Verdict
+	// setHeaders is written as a string or a list of strings per header.
 	if raw, ok := m["setHeaders"]; ok {
 		if v.SetHeaders, err = headerValues(raw); err != nil {
 			return Verdict{}, err
 		}
 	}
-	for name, p := range map[string]any{"id": &v.ID, "action": &v.Action,
-		"removeHeaders": &v.RemoveHeaders, "cred": &v.Cred, "credential": &v.Credential,
-		"status": &v.Status, "reason": &v.Reason, "max": &v.Max} {
-		if err := field(m, name, p); err != nil {
-			return Verdict{}, err
-		}
+	if err := verdictShape.decode(m, &v, "setHeaders"); err != nil {
+		return Verdict{}, err
 	}
-	allowed, ok := actionFields[v.Action]
-	if !ok {
+	if !slices.Contains(actions, v.Action) {
 		return Verdict{}, violation("action %q is not allow, deny or need_body", v.Action)
 	}
 	for k := range m {
-		if k != "t" && k != "id" && k != "action" && !contains(allowed, k) {
+		if a := verdictShape.action(k); a != "" && a != v.Action {
 			return Verdict{}, violation("%q does not go with action %q", k, v.Action)
 		}
 	}
