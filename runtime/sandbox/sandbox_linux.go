@@ -63,8 +63,9 @@ func (c *childFileSet) closeChildEnds() {
 }
 
 // childFiles prepares fd 3 (the seccomp program, nil for none), fd 4 (the
-// hand-off socket) and fd 5 (this binary).
-func childFiles(prog []byte, self string) (*childFileSet, func(), error) {
+// hand-off socket), fd 5 (this binary) and fd 6 (bubblewrap's --info-fd).
+// closeAll closes what the set holds; on failure nothing is left open.
+func childFiles(prog []byte, self string) (_ *childFileSet, _ func(), err error) {
 	set := &childFileSet{}
 	closeAll := func() {
 		for _, f := range append(set.child, set.hostEnd, set.info) {
@@ -73,29 +74,36 @@ func childFiles(prog []byte, self string) (*childFileSet, func(), error) {
 			}
 		}
 	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
 	// The seccomp program through a pipe (bwrap reads it to EOF).
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, closeAll, err
+		return nil, nil, err
 	}
+	set.child = append(set.child, r)
 	go func() { w.Write(prog); w.Close() }()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, closeAll, err
+		return nil, nil, err
 	}
 	set.hostEnd = os.NewFile(uintptr(pair[0]), "srt-handoff-host")
-	childEnd := os.NewFile(uintptr(pair[1]), "srt-handoff-child")
+	set.child = append(set.child, os.NewFile(uintptr(pair[1]), "srt-handoff-child"))
 	exe, err := os.Open(self)
 	if err != nil {
-		return nil, closeAll, err
+		return nil, nil, err
 	}
+	set.child = append(set.child, exe)
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		return nil, closeAll, err
+		return nil, nil, err
 	}
 	set.info = infoR
-	set.extra = []*os.File{r, childEnd, exe, infoW}
-	set.child = []*os.File{r, childEnd, exe, infoW}
+	set.child = append(set.child, infoW)
+	set.extra = append([]*os.File(nil), set.child...)
 	return set, closeAll, nil
 }
 
