@@ -182,36 +182,11 @@ func Init(args []string) error {
 	// runs.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
-	var ttyFDs []int
-	var ll *landlockSpec
-	var rlimits []string
-	for len(args) > 0 && args[0] != "--" && strings.HasPrefix(args[0], "--") {
-		a := args[0]
-		args = args[1:]
-		if ok, err := parseLandlockArg(a, &ll); ok {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if v, ok := strings.CutPrefix(a, rlimitArg); ok {
-			rlimits = append(rlimits, v)
-			continue
-		}
-		if !strings.HasPrefix(a, ttyArg) {
-			return fmt.Errorf("unknown option %q of the init step", a)
-		}
-		var err error
-		if ttyFDs, err = parseTTYArg(strings.TrimPrefix(a, ttyArg)); err != nil {
-			return err
-		}
+	opts, args, err := parseInitArgs(args)
+	if err != nil {
+		return err
 	}
-	if len(args) > 0 && args[0] == "--" {
-		args = args[1:]
-	}
-	if len(args) == 0 {
-		return errors.New("no command")
-	}
+	ttyFDs, ll, rlimits := opts.ttyFDs, opts.ll, opts.rlimits
 	var fds []int
 	for _, port := range []int{HTTPPort, SOCKSPort} {
 		l, err := net.Listen("tcp4", "127.0.0.1:"+strconv.Itoa(port))
@@ -308,6 +283,47 @@ func Init(args []string) error {
 	cmd.Wait()
 	os.Exit(exitCode(cmd.ProcessState))
 	return nil
+}
+
+// initOptions are the init step's options (see Init).
+type initOptions struct {
+	ttyFDs  []int         // --tty: the descriptors that become the terminal
+	ll      *landlockSpec // --landlock, --landlock-write: the second layer
+	rlimits []string      // --rlimit: NAME=SOFT:HARD, for LimitExec
+}
+
+// parseInitArgs reads the init step's options off args, up to "--" or
+// the first word that is none, and returns them with the command.
+func parseInitArgs(args []string) (initOptions, []string, error) {
+	var o initOptions
+	for len(args) > 0 && args[0] != "--" && strings.HasPrefix(args[0], "--") {
+		a := args[0]
+		args = args[1:]
+		if ok, err := parseLandlockArg(a, &o.ll); ok {
+			if err != nil {
+				return o, nil, err
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(a, rlimitArg); ok {
+			o.rlimits = append(o.rlimits, v)
+			continue
+		}
+		if !strings.HasPrefix(a, ttyArg) {
+			return o, nil, fmt.Errorf("unknown option %q of the init step", a)
+		}
+		var err error
+		if o.ttyFDs, err = parseTTYArg(strings.TrimPrefix(a, ttyArg)); err != nil {
+			return o, nil, err
+		}
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return o, nil, errors.New("no command")
+	}
+	return o, args, nil
 }
 
 // tmpMountPoint makes sure dir exists on the host as a directory, the
