@@ -8,7 +8,7 @@ package sandbox
 // the init step; run_darwin.go: sandbox-exec with the Seatbelt profile).
 // Windows and the others refuse (sandbox_windows.go, sandbox_other.go).
 //
-// Each step supplies, on the run:
+// Each operating system supplies these steps, as methods of run:
 //
 //	prepare       everything --dry-run shows, and every error of the
 //	              settings or the host, before anything starts
@@ -21,7 +21,10 @@ package sandbox
 //
 // What a step makes that the run's end undoes (a listener, a scratch
 // directory, a terminal in raw mode) it hands to atEnd; Run undoes it
-// all, last made first, as defers would.
+// all, last made first, as defers would. The signals for the command
+// are caught (catchSignals) where each system's steps say: Linux's
+// before it prepares, so that none ends srt with the terminal raw,
+// macOS's as its sandbox starts.
 
 import (
 	"context"
