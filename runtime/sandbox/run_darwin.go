@@ -214,7 +214,11 @@ func (r *run) followLog() {
 	logDone := make(chan struct{})
 	r.stopLog = func() {}
 	stream := exec.Command(LogStreamArgs(r.suffix)[0], LogStreamArgs(r.suffix)[1:]...)
-	if pipe, err := stream.StdoutPipe(); err == nil && stream.Start() == nil {
+	pipe, err := stream.StdoutPipe()
+	if err == nil {
+		err = stream.Start()
+	}
+	if err == nil {
 		go func() {
 			r.m.readSeatbeltLog(pipe, r.rec.add)
 			close(logDone)
