@@ -3,6 +3,9 @@
 # the test suite, and a bounded run of each fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")"
+# Each phase says when it starts, in seconds since test.sh did.
+phase() { echo "test.sh: $1 (at ${SECONDS} s)" >&2; }
+phase "static checks: gofmt, vet, go.mod, staticcheck, layers"
 
 unformatted=$(gofmt -l $(find . -name '*.go' -not -path './.git/*'))
 if [ -n "$unformatted" ]; then
@@ -92,6 +95,7 @@ if go list -deps ./cmd/srt | grep -qE '^(cuelang\.org/|srt\.dev/compiler$|srt\.d
 	exit 1
 fi
 
+phase "cross-builds for macOS and Windows"
 # Nothing may rot on the platforms we cannot run here.
 for target in darwin/amd64 darwin/arm64 windows/amd64; do
 	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/srtc ./cmd/srt
@@ -99,9 +103,11 @@ done
 # The darwin-only files (the macOS runtime) are vetted too: no Mac runs them here.
 GOOS=darwin GOARCH=arm64 go vet ./...
 
+phase "tests"
 # The live tests of cmd/srt take minutes (the recipes build from empty caches).
 go test -count=1 -timeout 30m ./...
 
+phase "fuzz targets"
 # Each fuzz target runs a fixed number of inputs (about 10-20 s each here):
 # a count, not a duration, because a duration can end with the fuzzing
 # coordinator reporting "context deadline exceeded" while a worker is busy.
@@ -121,3 +127,4 @@ fuzz ./runtime/secrets FuzzMask 30000x
 fuzz ./schema FuzzPlain 3000x
 fuzz ./runtime/quarantine FuzzCheck 1500x
 fuzz ./runtime/quarantine FuzzReadSnapshot 20000x
+phase "done"
