@@ -8,17 +8,30 @@ import (
 
 // The symbolic roots as the plan spells them: the environment variables a
 // Windows user knows, and %CD% (cmd.exe's name) for the working directory.
-var rootSpelling = strings.NewReplacer(
-	policy.Home, "%USERPROFILE%",
-	policy.Cwd, "%CD%",
-	policy.HomeDrive, "%HOMEDRIVE%",
-	policy.HomePath, "%HOMEPATH%",
-)
+// %HOMEDRIVE%%HOMEPATH% first: it starts with %HOMEDRIVE%.
+var rootSpellings = []struct{ sym, win string }{
+	{policy.HomeDrive + policy.HomePath, "%HOMEDRIVE%%HOMEPATH%"},
+	{policy.Home, "%USERPROFILE%"},
+	{policy.Cwd, "%CD%"},
+	{policy.HomeDrive, "%HOMEDRIVE%"},
+}
+
+// spellRoot writes the symbolic root p starts with, if any, the Windows
+// way. Only the root: a name below it that looks like a root ("${HOME}"
+// in ${CWD}/${HOME}, a file of that name) is a name.
+func spellRoot(p string) string {
+	for _, r := range rootSpellings {
+		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
+			return r.win + p[len(r.sym):]
+		}
+	}
+	return p
+}
 
 // win renders a policy path (Windows reading: "/" separators) in Windows
 // spelling: C:\x, \\server\share\x, %USERPROFILE%\x.
 func win(p string) string {
-	return strings.ReplaceAll(rootSpelling.Replace(p), "/", `\`)
+	return strings.ReplaceAll(spellRoot(p), "/", `\`)
 }
 
 // winRule renders a rule's path, with the trailing separator the entry
@@ -34,7 +47,7 @@ func winRule(r policy.PathRule) string {
 // slashes renders a policy path with forward slashes, for environment
 // values and git configuration (msys2 tools mangle backslashes).
 func slashes(p string) string {
-	return strings.ReplaceAll(rootSpelling.Replace(p), `\`, "/")
+	return strings.ReplaceAll(spellRoot(p), `\`, "/")
 }
 
 // under reports whether a is b or lies beneath b, comparing names the

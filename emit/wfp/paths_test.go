@@ -24,6 +24,10 @@ func TestPaths(t *testing.T) {
 		{"//srv/share/a/b", `\\srv\share\a\b`, "//srv/share/a/b", "//srv/share/a", []string{"//srv/share/a"}},
 		{"//srv/share/f", `\\srv\share\f`, "//srv/share/f", "//srv/share", nil},
 		{"//srv/share", `\\srv\share`, "//srv/share", "", nil},
+		// A name that looks like a root is a name: only the root the
+		// path starts with is respelled.
+		{"${CWD}/${HOME}/x", `%CD%\${HOME}\x`, "%CD%/${HOME}/x", "${CWD}/${HOME}", []string{"${CWD}/${HOME}"}},
+		{"${HOMEDRIVE}/a/${CWD}", `%HOMEDRIVE%\a\${CWD}`, "%HOMEDRIVE%/a/${CWD}", "${HOMEDRIVE}/a", []string{"${HOMEDRIVE}/a"}},
 	} {
 		if got := win(tt.in); got != tt.win {
 			t.Errorf("win(%q) = %q, want %q", tt.in, got, tt.win)
