@@ -71,7 +71,9 @@ func TestStaticPrefix(t *testing.T) {
 		want string
 	}{
 		{policy.PathRule{Path: "C:/proj/**/*.pem", Pattern: true}, "C:/proj"},
-		{policy.PathRule{Path: "C:/out-*", Pattern: true}, "C:"},
+		{policy.PathRule{Path: "C:/out-*", Pattern: true}, "C:/"},
+		{policy.PathRule{Path: "${HOMEDRIVE}/*.pem", Pattern: true}, "${HOMEDRIVE}/"},
+		{policy.PathRule{Path: "${HOME}/*.pem", Pattern: true}, "${HOME}"},
 		{policy.PathRule{Path: "${HOME}/a/b?/c", Pattern: true}, "${HOME}/a"},
 		{policy.PathRule{Path: "C:/app/[prod].env"}, "C:/app/[prod].env"},
 	} {

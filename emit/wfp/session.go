@@ -87,7 +87,11 @@ func staticPrefix(r policy.PathRule) string {
 	segs := strings.Split(r.Path, "/")
 	for i, s := range segs {
 		if strings.ContainsAny(s, "*?") {
-			return strings.Join(segs[:i], "/")
+			prefix := strings.Join(segs[:i], "/")
+			if strings.HasSuffix(prefix, ":") || prefix == policy.HomeDrive {
+				prefix += "/" // a drive's root is C:/, as parent writes it
+			}
+			return prefix
 		}
 	}
 	return r.Path
