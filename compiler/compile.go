@@ -234,13 +234,13 @@ func (c *compiler) pathRules(entries []schema.PathEntry, key string) []policy.Pa
 }
 
 // Paths every sandboxed command may write (docs/reference.md#default-writable).
-var defaultWritable = []string{
-	"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper", "/dev/autofs_nowait",
-	"/tmp/claude", "/private/tmp/claude",
+var defaultWritable = []policy.Path{
+	policy.Abs.Join("dev/stdout"), policy.Abs.Join("dev/stderr"), policy.Abs.Join("dev/null"), policy.Abs.Join("dev/tty"), policy.Abs.Join("dev/dtracehelper"), policy.Abs.Join("dev/autofs_nowait"),
+	policy.Abs.Join("tmp/claude"), policy.Abs.Join("private/tmp/claude"),
 }
 
 // Convenience directories, writable unless a read deny hides them.
-var convenienceWritable = []string{policy.Home + "/.npm/_logs", policy.Home + "/.claude/debug"}
+var convenienceWritable = []policy.Path{policy.Home.Join(".npm/_logs"), policy.Home.Join(".claude/debug")}
 
 // MandatoryFiles and MandatoryDirs are the dangerous names; see
 // policy.MandatoryFiles.
@@ -298,10 +298,10 @@ func (c *compiler) filesystem() policy.Filesystem {
 	}
 	out.AllowWrite = append(out.AllowWrite, c.pathRules(fs.AllowWrite, "allowWrite")...)
 	for _, f := range MandatoryFiles {
-		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd + "/" + f, Origin: policy.Mandatory})
+		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd.Join(f), Origin: policy.Mandatory})
 	}
 	for _, d := range MandatoryDirs {
-		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd + "/" + d, Origin: policy.Mandatory})
+		out.DenyWrite = append(out.DenyWrite, policy.PathRule{Path: policy.Cwd.Join(d), Origin: policy.Mandatory})
 	}
 	scan := &policy.MandatoryScan{
 		Depth:     DefaultSearchDepth,
@@ -326,7 +326,7 @@ func (c *compiler) filesystem() policy.Filesystem {
 
 // hiddenByRead reports whether a read deny covers p and no read allow
 // inside that deny opens p again.
-func hiddenByRead(p string, deny, allow []policy.PathRule) bool {
+func hiddenByRead(p policy.Path, deny, allow []policy.PathRule) bool {
 	for _, d := range deny {
 		if !d.Covers(p) {
 			continue

@@ -24,7 +24,7 @@ func load(t *testing.T, src string) *schema.Settings {
 func paths(rules []policy.PathRule) []string {
 	out := []string{}
 	for _, r := range rules {
-		out = append(out, r.Path)
+		out = append(out, r.Path.String())
 	}
 	return out
 }
@@ -50,7 +50,7 @@ func TestCompileFilesystem(t *testing.T) {
 	if diff := cmp.Diff([]string{"${HOME}/.ssh", "${CWD}/**/.env", "${HOME}/.netrc"}, paths(fs.DenyRead)); diff != "" {
 		t.Errorf("denyRead (-want +got):\n%s", diff)
 	}
-	wantWrite := append(append([]string{}, defaultWritable...), "${HOME}/.npm/_logs", "${HOME}/.claude/debug", "${CWD}", "/tmp/build")
+	wantWrite := append([]string{"/dev/stdout", "/dev/stderr", "/dev/null", "/dev/tty", "/dev/dtracehelper", "/dev/autofs_nowait", "/tmp/claude", "/private/tmp/claude"}, "${HOME}/.npm/_logs", "${HOME}/.claude/debug", "${CWD}", "/tmp/build")
 	if diff := cmp.Diff(wantWrite, paths(fs.AllowWrite)); diff != "" {
 		t.Errorf("allowWrite (-want +got):\n%s", diff)
 	}

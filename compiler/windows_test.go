@@ -19,10 +19,10 @@ func TestCompileWindows(t *testing.T) {
 		t.Fatalf("CompileFile: %v %v", err, diags)
 	}
 	fs := p.Filesystem
-	if len(fs.DenyRead) != 1 || fs.DenyRead[0].Path != "${HOME}/.ssh" {
+	if len(fs.DenyRead) != 1 || fs.DenyRead[0].Path.String() != "${HOME}/.ssh" {
 		t.Errorf("DenyRead = %+v, want only ${HOME}/.ssh", fs.DenyRead)
 	}
-	if len(fs.AllowWrite) != 1 || fs.AllowWrite[0].Path != "C:/proj" || fs.AllowWrite[0].Origin.Key != "filesystem.allowWrite[0]" {
+	if len(fs.AllowWrite) != 1 || fs.AllowWrite[0].Path.String() != "C:/proj" || fs.AllowWrite[0].Origin.Key != "filesystem.allowWrite[0]" {
 		t.Errorf("AllowWrite = %+v, want only C:/proj (no POSIX defaults)", fs.AllowWrite)
 	}
 	if len(fs.DenyWrite) != 1 || !fs.DenyWrite[0].TrailingSeparator || fs.MandatoryScan != nil {

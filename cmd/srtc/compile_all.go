@@ -67,11 +67,12 @@ func (c *compileCmd) all(s streams, name string, data []byte) (artifact.Files, e
 	return artifact.BuildSplit(posix, win, []artifact.Target{artifact.Linux, artifact.MacOS}, c.host())
 }
 
-// windowsSpelled matches what the POSIX reading makes of a Windows
-// spelling: a drive letter or %USERPROFILE%-style root that became a
-// relative name, or a backslash in a path read as relative (~\x, src\x).
-// In an absolute POSIX path a backslash is only a character of a name.
-var windowsSpelled = regexp.MustCompile(`(?i)^\$\{CWD\}/(([a-z]:|%(userprofile|homedrive|homepath)%)|.*\\)`)
+// windowsSpelled matches what the POSIX reading makes, below ${CWD}, of
+// a Windows spelling: a drive letter or %USERPROFILE%-style root that
+// became a relative name, or a backslash in a path read as relative (~\x,
+// src\x). In an absolute POSIX path a backslash is only a character of a
+// name.
+var windowsSpelled = regexp.MustCompile(`(?i)^(([a-z]:|%(userprofile|homedrive|homepath)%)|.*\\)`)
 
 // noteWindowsSpellings prints a note for every path of a POSIX reading that
 // looks spelled for Windows, so that a Linux plan never misreads one
@@ -81,7 +82,7 @@ func noteWindowsSpellings(s streams, p *policy.Policy, prefix string) bool {
 	fs := p.Filesystem
 	for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets} {
 		for _, r := range l {
-			if r.Origin.Pos != "" && windowsSpelled.MatchString(r.Path) {
+			if r.Origin.Pos != "" && r.Path.Root() == policy.Cwd && windowsSpelled.MatchString(r.Path.Rel()) {
 				found = append(found, fmt.Sprintf("  %s: %s: read as %s", r.Origin.Pos, r.Origin.Key, r.Path))
 			}
 		}

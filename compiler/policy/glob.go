@@ -66,21 +66,20 @@ func validSet(set string) bool {
 // for a pattern, by matching p or one of its ancestors. Both are symbolic
 // and normalised. Only "/" covers paths under another root: whether /home
 // covers ${HOME} is a fact of the host, for the resolve step.
-func (r PathRule) Covers(p string) bool {
-	for a := p; ; {
-		if r.Path == a {
-			return true
-		}
-		if r.Pattern {
-			if ok, err := doublestar.Match(Doublestar(r.Path), a); err == nil && ok {
-				return true
-			}
-		}
-		i := strings.LastIndexByte(a, '/')
-		if i <= 0 {
-			// "/" covers everything: the symbolic roots are absolute too.
-			return r.Path == "/"
-		}
-		a = a[:i]
+func (r PathRule) Covers(p Path) bool {
+	if r.Path == Abs.Path() {
+		// "/" covers everything: the symbolic roots are absolute too.
+		return true
 	}
+	if r.Path.Contains(p) {
+		return true
+	}
+	if !r.Pattern {
+		return false
+	}
+	ds := Doublestar(r.Path.String())
+	return p.ancestors(func(a Path) bool {
+		ok, err := doublestar.Match(ds, a.String())
+		return err == nil && ok
+	})
 }

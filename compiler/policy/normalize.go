@@ -21,7 +21,7 @@ import (
 //     path exists, at run time.
 //
 // An entry is a pattern when it is not literal and contains * ? [ or ].
-func Normalize(spelling string, literal bool) (path string, pattern bool) {
+func Normalize(spelling string, literal bool) (path Path, pattern bool) {
 	n := normalize(spelling, literal)
 	return n.path, n.pattern
 }
@@ -41,7 +41,7 @@ func ParsePathRule(spelling string, literal bool, o Origin) PathRule {
 // normalized is an entry as Normalize reads it, with what the reading
 // dropped that a target may need.
 type normalized struct {
-	path    string
+	path    Path
 	pattern bool
 	// folded is set when a ".." of a relative spelling was folded.
 	folded bool
@@ -51,16 +51,14 @@ type normalized struct {
 }
 
 func normalize(spelling string, literal bool) normalized {
-	root, rest := "", spelling
+	root, rest := Cwd, spelling
 	switch {
 	case spelling == "~":
 		root, rest = Home, ""
 	case strings.HasPrefix(spelling, "~/"):
 		root, rest = Home, spelling[2:]
 	case strings.HasPrefix(spelling, "/"):
-		root, rest = "", spelling
-	default:
-		root, rest = Cwd, spelling
+		root = Abs
 	}
 	var out normalized
 	var segs []string
@@ -80,11 +78,8 @@ func normalize(spelling string, literal bool) normalized {
 			segs = segs[:len(segs)-1]
 		}
 	}
-	out.path = root + "/" + strings.Join(segs, "/")
-	if len(segs) == 0 && root != "" {
-		out.path = root
-	}
-	out.pattern = !literal && strings.ContainsAny(out.path, "*?[]")
+	out.path = Path{root: root, rel: strings.Join(segs, "/")}
+	out.pattern = !literal && strings.ContainsAny(out.path.rel, "*?[]")
 	out.trailing = !literal && strings.HasSuffix(spelling, "/") && strings.ContainsAny(spelling, "*?[]")
 	return out
 }

@@ -46,7 +46,7 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, pattern := Normalize(tt.in, tt.literal)
-		if got != tt.want || pattern != tt.pattern {
+		if got.String() != tt.want || pattern != tt.pattern {
 			t.Errorf("Normalize(%q, literal=%v) = %q, %v; want %q, %v", tt.in, tt.literal, got, pattern, tt.want, tt.pattern)
 		}
 	}

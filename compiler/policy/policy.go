@@ -12,14 +12,6 @@ import (
 // strings.
 const FormatVersion = 2
 
-// The symbolic roots of paths in a policy. They stand for host facts that
-// the runtime fills in, so that the same settings give the same policy on
-// every machine.
-const (
-	Home = "${HOME}" // the user's home directory
-	Cwd  = "${CWD}"  // the working directory srt runs the command in
-)
-
 // MandatoryFiles and MandatoryDirs are always write-protected in the working
 // directory and, up to mandatoryDenySearchDepth, below it
 // (docs/reference.md#mandatory-denies): shell start-up files, git and editor configuration, agent
@@ -197,12 +189,12 @@ type MandatoryScan struct {
 // A PathRule names a path or a pattern of paths.
 type PathRule struct {
 	// Path is absolute, or starts with a symbolic root (${HOME}, ${CWD}).
-	// It is clean: no "//", no "/./", no trailing "/" or "/**" (which mean
-	// the directory and everything beneath, as the plain path does). A
-	// relative spelling has "." and ".." folded, as resolving it against
-	// the working directory does; in an absolute or ~ path ".." is kept,
-	// to be folded where the path exists.
-	Path string `json:"path"`
+	// It is clean (see the Path type), and has no trailing "/**" (which
+	// means the directory and everything beneath, as the plain path
+	// does). A relative spelling has "." and ".." folded, as resolving it
+	// against the working directory does; in an absolute or ~ path ".."
+	// is kept, to be folded where the path exists.
+	Path Path `json:"path"`
 	// Written is the entry as the settings wrote it, when Path folded a
 	// ".." of it ("./app/../conf" for ${CWD}/conf), for explanations.
 	Written string `json:"written,omitempty"`
@@ -242,7 +234,7 @@ func WritesCwdAtHome(p *Policy, cwd, home string) (r PathRule, ok bool) {
 		return PathRule{}, false
 	}
 	for _, r := range p.Filesystem.AllowWrite {
-		if r.Path == Cwd && r.Origin != Default && r.Origin != Mandatory {
+		if r.Path == Cwd.Path() && r.Origin != Default && r.Origin != Mandatory {
 			return r, true
 		}
 	}

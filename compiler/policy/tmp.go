@@ -13,7 +13,7 @@ func (fs *Filesystem) PrivateTmp() bool {
 		return false
 	}
 	for _, r := range fs.AllowWrite {
-		if r.Origin == Default && r.Path == TmpDir {
+		if r.Origin == Default && r.Path.String() == TmpDir {
 			return true
 		}
 	}

@@ -1,16 +1,5 @@
 package policy
 
-// Symbolic roots that only a Windows reading produces, beside Home and Cwd.
-// Like those, they stand for facts of the host that the runtime fills in.
-const (
-	// HomeDrive is %HOMEDRIVE%: the drive of the home directory, such as
-	// "C:".
-	HomeDrive = "${HOMEDRIVE}"
-	// HomePath is %HOMEPATH%: the home directory without its drive
-	// ("\Users\me"); it only makes a full path after HomeDrive.
-	HomePath = "${HOMEPATH}"
-)
-
 // Windows holds what only a Windows reading of a settings file has: the
 // windows.* keys with their defaults filled in, each with its Origin.
 //
@@ -19,7 +8,7 @@ const (
 // emitter renders "\"); a drive letter is upper case ("C:/x"); a UNC path
 // starts with "//" ("//server/share/x"); the \\?\ and \\?\UNC\ prefixes
 // are gone; %USERPROFILE% and ~ are Home, %HOMEDRIVE% HomeDrive,
-// %HOMEPATH% HomePath, and a relative path starts at Cwd. Only * and ?
+// %HOMEDRIVE%%HOMEPATH% HomeDrivePath, and a relative path starts at Cwd. Only * and ?
 // make a pattern; [ and ] are name characters. Names compare ignoring case,
 // which the policy leaves to its readers: spellings are kept as written.
 // There are no default writable paths and no mandatory denies on Windows

@@ -9,7 +9,7 @@ import (
 type WindowsPath struct {
 	// Path is symbolic and clean, in the form Windows documents:
 	// "/" separators, upper-case drive letter, "//" for UNC.
-	Path string
+	Path Path
 	// Pattern is set when the entry is not literal and contains * or ?.
 	Pattern bool
 	// TrailingSeparator is set when the entry ended in \ or / after a
@@ -23,9 +23,9 @@ type WindowsPath struct {
 // The environment variables a Windows path may start with, upper case, and
 // the roots they stand for (docs/reference.md#windows-session).
 var windowsVars = []struct{ name, root string }{
-	{"%USERPROFILE%", Home},
-	{"%HOMEDRIVE%", HomeDrive},
-	{"%HOMEPATH%", HomePath},
+	{"%USERPROFILE%", string(Home)},
+	{"%HOMEDRIVE%", homeDriveMarker},
+	{"%HOMEPATH%", homePathMarker},
 }
 
 // NormalizeWindows reads a path entry the Windows way
@@ -63,23 +63,23 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 		// (a drive) and %HOMEDRIVE%%HOMEPATH%; any other run of them
 		// (%USERPROFILE%%USERPROFILE%) names no path and would protect
 		// nothing.
-		switch root {
-		case Home, HomeDrive, HomeDrive + HomePath, HomePath:
+		switch Root(root) {
+		case Home, HomeDrive, HomeDrivePath, homePathMarker:
 		default:
 			//lint:ignore ST1005 the message ends with the variable to write
 			return WindowsPath{}, fmt.Errorf("%q starts with %%VAR%% roots that name no directory together: write %%USERPROFILE%%\\..., %%HOMEDRIVE%%\\... or %%HOMEDRIVE%%%%HOMEPATH%%\\...", spelling)
 		}
-		if root == HomePath {
+		if root == homePathMarker {
 			return WindowsPath{}, fmt.Errorf("%%HOMEPATH%% has no drive: write %%HOMEDRIVE%%%%HOMEPATH%% or %%USERPROFILE%%")
 		}
-		if root == HomeDrive && rest == "" {
+		if Root(root) == HomeDrive && rest == "" {
 			return WindowsPath{}, fmt.Errorf("%%HOMEDRIVE%% alone is a drive, not a directory: write %%HOMEDRIVE%%\\ or %%USERPROFILE%%")
 		}
 		if rest != "" && !isSep(rest[0]) {
 			return WindowsPath{}, fmt.Errorf("a %%VAR%% root must be followed by \\ (got %q)", spelling)
 		}
 	case rest == "~" || strings.HasPrefix(rest, `~\`) || strings.HasPrefix(rest, "~/"):
-		root, rest = Home, rest[1:]
+		root, rest = string(Home), rest[1:]
 	case strings.HasPrefix(rest, `\\?\UNC\`):
 		root, rest = "/", `\`+rest[len(`\\?\UNC`):]
 	case strings.HasPrefix(rest, `\\?\`):
@@ -105,7 +105,7 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 		case rest != "" && isSep(rest[0]):
 			return WindowsPath{}, fmt.Errorf("%q has no drive letter: on Windows it means that path on the working directory's drive; write the drive (C:%s), or keep this file for linux and macos", spelling, strings.ReplaceAll(rest, "/", `\`))
 		default:
-			root = Cwd
+			root = string(Cwd)
 		}
 	}
 	var segs []string
@@ -120,17 +120,21 @@ func NormalizeWindows(spelling string, literal bool) (WindowsPath, error) {
 			segs, out.TrailingSeparator = segs[:len(segs)-1], false
 		}
 	}
-	out.Path = root + "/" + strings.Join(segs, "/")
-	if len(segs) == 0 && (root == Home || root == Cwd || strings.HasSuffix(root, HomePath)) {
-		out.Path = root // a directory root; a drive root keeps its "/" ("C:/")
+	r := Root(root)
+	switch {
+	case root == "/":
+		r = UNC
+	case len(root) == 2 && root[1] == ':':
+		r = driveRoot(root[0])
 	}
+	out.Path = Path{root: r, rel: strings.Join(segs, "/")}
 	if root == "/" && len(segs) < 2 {
 		return WindowsPath{}, fmt.Errorf("%q is not a UNC path: write \\\\server\\share\\…", spelling)
 	}
 	if root == "/" && strings.ContainsAny(segs[0]+segs[1], "*?") {
 		return WindowsPath{}, fmt.Errorf("%q: the server and share of a UNC path cannot contain * or ?", spelling)
 	}
-	glob := strings.ContainsAny(out.Path, "*?")
+	glob := strings.ContainsAny(out.Path.rel, "*?")
 	out.Pattern = glob && !literal
 	out.Skip = glob && literal
 	return out, nil

@@ -13,29 +13,29 @@ func TestNormalizeWindows(t *testing.T) {
 		err      string // substring of the error; "" for none
 	}{
 		// docs/reference.md#windows-cases, W14.
-		{name: "userprofile", in: `%USERPROFILE%\x`, want: WindowsPath{Path: "${HOME}/x"}},
-		{name: "userprofile any case", in: `%UserProfile%\x\`, want: WindowsPath{Path: "${HOME}/x", TrailingSeparator: true}},
-		{name: "lower drive", in: `c:\y`, want: WindowsPath{Path: "C:/y"}},
-		{name: "verbatim prefix", in: `\\?\C:\z`, want: WindowsPath{Path: "C:/z"}},
-		{name: "unc", in: `\\srv\share\f`, want: WindowsPath{Path: "//srv/share/f"}},
-		{name: "verbatim unc", in: `\\?\UNC\srv\share\f`, want: WindowsPath{Path: "//srv/share/f"}},
-		{name: "tilde backslash", in: `~\.npmrc`, want: WindowsPath{Path: "${HOME}/.npmrc"}},
-		{name: "tilde slash", in: `~/.ssh`, want: WindowsPath{Path: "${HOME}/.ssh"}},
-		{name: "tilde alone", in: `~`, want: WindowsPath{Path: "${HOME}"}},
-		{name: "homedrive homepath", in: `%HOMEDRIVE%%HOMEPATH%\.aws`, want: WindowsPath{Path: "${HOMEDRIVE}${HOMEPATH}/.aws"}},
-		{name: "homedrive root", in: `%HOMEDRIVE%\`, want: WindowsPath{Path: "${HOMEDRIVE}/"}},
-		{name: "relative", in: `src\gen`, want: WindowsPath{Path: "${CWD}/src/gen"}},
-		{name: "dot", in: `.`, want: WindowsPath{Path: "${CWD}"}},
-		{name: "mixed and doubled separators", in: `C:/a\\b/./c//`, want: WindowsPath{Path: "C:/a/b/c", TrailingSeparator: true}},
-		{name: "drive root", in: `C:\`, want: WindowsPath{Path: "C:/"}},
-		{name: "dotdot kept", in: `C:\a\..\b`, want: WindowsPath{Path: "C:/a/../b"}},
+		{name: "userprofile", in: `%USERPROFILE%\x`, want: WindowsPath{Path: MustParsePath("${HOME}/x")}},
+		{name: "userprofile any case", in: `%UserProfile%\x\`, want: WindowsPath{Path: MustParsePath("${HOME}/x"), TrailingSeparator: true}},
+		{name: "lower drive", in: `c:\y`, want: WindowsPath{Path: MustParsePath("C:/y")}},
+		{name: "verbatim prefix", in: `\\?\C:\z`, want: WindowsPath{Path: MustParsePath("C:/z")}},
+		{name: "unc", in: `\\srv\share\f`, want: WindowsPath{Path: MustParsePath("//srv/share/f")}},
+		{name: "verbatim unc", in: `\\?\UNC\srv\share\f`, want: WindowsPath{Path: MustParsePath("//srv/share/f")}},
+		{name: "tilde backslash", in: `~\.npmrc`, want: WindowsPath{Path: MustParsePath("${HOME}/.npmrc")}},
+		{name: "tilde slash", in: `~/.ssh`, want: WindowsPath{Path: MustParsePath("${HOME}/.ssh")}},
+		{name: "tilde alone", in: `~`, want: WindowsPath{Path: MustParsePath("${HOME}")}},
+		{name: "homedrive homepath", in: `%HOMEDRIVE%%HOMEPATH%\.aws`, want: WindowsPath{Path: MustParsePath("${HOMEDRIVE}${HOMEPATH}/.aws")}},
+		{name: "homedrive root", in: `%HOMEDRIVE%\`, want: WindowsPath{Path: MustParsePath("${HOMEDRIVE}/")}},
+		{name: "relative", in: `src\gen`, want: WindowsPath{Path: MustParsePath("${CWD}/src/gen")}},
+		{name: "dot", in: `.`, want: WindowsPath{Path: MustParsePath("${CWD}")}},
+		{name: "mixed and doubled separators", in: `C:/a\\b/./c//`, want: WindowsPath{Path: MustParsePath("C:/a/b/c"), TrailingSeparator: true}},
+		{name: "drive root", in: `C:\`, want: WindowsPath{Path: MustParsePath("C:/")}},
+		{name: "dotdot kept", in: `C:\a\..\b`, want: WindowsPath{Path: MustParsePath("C:/a/../b")}},
 		// Only * and ? make a pattern; brackets are name characters.
-		{name: "brackets literal", in: `C:\app\[prod].env`, want: WindowsPath{Path: "C:/app/[prod].env"}},
-		{name: "glob", in: `C:\p\**\*.pem`, want: WindowsPath{Path: "C:/p/**/*.pem", Pattern: true}},
-		{name: "trailing globstar", in: `C:\p\**`, want: WindowsPath{Path: "C:/p"}},
-		{name: "trailing globstar literal", in: `C:\p\**`, literal: true, want: WindowsPath{Path: "C:/p/**", Skip: true}},
-		{name: "question literal", in: `C:\a?b`, literal: true, want: WindowsPath{Path: "C:/a?b", Skip: true}},
-		{name: "case kept", in: `C:\P\Dir`, want: WindowsPath{Path: "C:/P/Dir"}},
+		{name: "brackets literal", in: `C:\app\[prod].env`, want: WindowsPath{Path: MustParsePath("C:/app/[prod].env")}},
+		{name: "glob", in: `C:\p\**\*.pem`, want: WindowsPath{Path: MustParsePath("C:/p/**/*.pem"), Pattern: true}},
+		{name: "trailing globstar", in: `C:\p\**`, want: WindowsPath{Path: MustParsePath("C:/p")}},
+		{name: "trailing globstar literal", in: `C:\p\**`, literal: true, want: WindowsPath{Path: MustParsePath("C:/p/**"), Skip: true}},
+		{name: "question literal", in: `C:\a?b`, literal: true, want: WindowsPath{Path: MustParsePath("C:/a?b"), Skip: true}},
+		{name: "case kept", in: `C:\P\Dir`, want: WindowsPath{Path: MustParsePath("C:/P/Dir")}},
 		// Spellings that need the host's current drive are refused.
 		{name: "rooted without drive", in: `\tools`, err: "no drive letter"},
 		{name: "posix absolute", in: `/etc/x`, err: "no drive letter"},
@@ -49,7 +49,7 @@ func TestNormalizeWindows(t *testing.T) {
 		{name: "var glued", in: `%USERPROFILE%x`, err: "must be followed by"},
 		{name: "unc without share", in: `\\srv`, err: "not a UNC path"},
 		{name: "unc wildcard server", in: `\\s*\share\x`, err: "cannot contain * or ?"},
-		{name: "unc pattern below share", in: `\\srv\share\*.txt`, want: WindowsPath{Path: "//srv/share/*.txt", Pattern: true}},
+		{name: "unc pattern below share", in: `\\srv\share\*.txt`, want: WindowsPath{Path: MustParsePath("//srv/share/*.txt"), Pattern: true}},
 		{name: "verbatim without drive", in: `\\?\~\x`, err: "continues with a drive"},
 	}
 	for _, tt := range tests {
@@ -70,8 +70,9 @@ func TestNormalizeWindows(t *testing.T) {
 
 // TestNormalizeWindowsRoundTrip: over generated spellings, NormalizeWindows
 // never panics, leaves no backslash, no empty or "." segment and no
-// lower-case drive letter, and reading its result written back in Windows
-// spelling gives the same path (normalising is idempotent).
+// lower-case drive letter, ParsePath reads its spelling back, and reading
+// its result written back in Windows spelling gives the same path
+// (normalising is idempotent).
 func TestNormalizeWindowsRoundTrip(t *testing.T) {
 	parts := []string{`C:`, `c:`, `\`, `/`, `\\`, `\\?\`, `\\?\UNC\`, `%USERPROFILE%`, `%homedrive%`, `%HOMEPATH%`, `~`, `.`, `..`, `a`, `B c`, `*`, `?`, `**`, `[x]`, `é`}
 	render := strings.NewReplacer("${HOME}", "%USERPROFILE%", "${HOMEDRIVE}", "%HOMEDRIVE%", "${HOMEPATH}", "%HOMEPATH%", "/", `\`)
@@ -89,7 +90,10 @@ func TestNormalizeWindowsRoundTrip(t *testing.T) {
 			continue
 		}
 		checked++
-		p := got.Path
+		if back, err := ParsePath(got.Path.String()); err != nil || back != got.Path {
+			t.Fatalf("NormalizeWindows(%q) = %q, which ParsePath reads as %#v, %v", in, got.Path, back, err)
+		}
+		p := got.Path.String()
 		if strings.Contains(p, `\`) || strings.Contains(p, "//"[:1]+"/") && !strings.HasPrefix(p, "//") || strings.Contains(p, "/./") || strings.HasSuffix(p, "/.") {
 			t.Fatalf("NormalizeWindows(%q) = %q: not clean", in, p)
 		}
@@ -101,7 +105,7 @@ func TestNormalizeWindowsRoundTrip(t *testing.T) {
 			again = "." + render.Replace(rest) // .\~ stays a name
 		}
 		got2, err := NormalizeWindows(again, literal)
-		if err != nil || got2.Path != p {
+		if err != nil || got2.Path != got.Path {
 			t.Fatalf("NormalizeWindows(%q) = %q, written back %q reads %q, %v", in, p, again, got2.Path, err)
 		}
 	}

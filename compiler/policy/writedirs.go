@@ -38,14 +38,14 @@ type WriteDir struct {
 // start-up directories: a file written there runs later, outside the
 // sandbox. srtc lint reports an allowWrite of one (SRT103), and srt never
 // creates one.
-var ExecDirs = []string{
-	"/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin",
-	"/etc/profile.d", "/etc/bash_completion.d",
-	Home + "/bin", Home + "/.local/bin", Home + "/go/bin", Home + "/.cargo/bin",
-	Home + "/.npm-global/bin", Home + "/.bun/bin", Home + "/.deno/bin",
-	Home + "/.config/fish", Home + "/.oh-my-zsh", Home + "/.bashrc.d", Home + "/.zshrc.d",
-	Home + "/.config/environment.d", Home + "/.config/autostart", Home + "/.config/systemd/user",
-	Home + "/Library/LaunchAgents",
+var ExecDirs = []Path{
+	Abs.Join("bin"), Abs.Join("sbin"), Abs.Join("usr/bin"), Abs.Join("usr/sbin"), Abs.Join("usr/local/bin"), Abs.Join("usr/local/sbin"), Abs.Join("opt/homebrew/bin"),
+	Abs.Join("etc/profile.d"), Abs.Join("etc/bash_completion.d"),
+	Home.Join("bin"), Home.Join(".local/bin"), Home.Join("go/bin"), Home.Join(".cargo/bin"),
+	Home.Join(".npm-global/bin"), Home.Join(".bun/bin"), Home.Join(".deno/bin"),
+	Home.Join(".config/fish"), Home.Join(".oh-my-zsh"), Home.Join(".bashrc.d"), Home.Join(".zshrc.d"),
+	Home.Join(".config/environment.d"), Home.Join(".config/autostart"), Home.Join(".config/systemd/user"),
+	Home.Join("Library/LaunchAgents"),
 }
 
 // WriteDirs lists the allowWrite entries the settings wrote, without
@@ -79,15 +79,15 @@ func WriteDirs(p *Policy, home, cwd string) []WriteDir {
 
 // whyNotCreate says why srt does not create d, or "". denies are the
 // denyWrite and denyRead rules.
-func whyNotCreate(denies [2]*denyIndex, raw string, d WriteDir, expand func(string) string) string {
+func whyNotCreate(denies [2]*denyIndex, raw string, d WriteDir, expand func(Path) string) string {
 	if strings.Contains("/"+raw+"/", "/../") {
 		return "it is spelled with .."
 	}
 	if d.Root == "" {
 		return "srt creates only directories below the home and working directories"
 	}
-	for _, e := range ExecDirs {
-		if e = path.Clean(expand(e)); d.Path == e || below(d.Path, e) {
+	for _, x := range ExecDirs {
+		if e := path.Clean(expand(x)); d.Path == e || below(d.Path, e) {
 			return "programs there run outside the sandbox (" + e + "); create it yourself if that is meant"
 		}
 	}
@@ -118,7 +118,7 @@ type denyIndex struct {
 	loose  []int            // patterns without an absolute base
 }
 
-func newDenyIndex(rules []PathRule, expand func(string) string) *denyIndex {
+func newDenyIndex(rules []PathRule, expand func(Path) string) *denyIndex {
 	x := &denyIndex{rules: rules, paths: make([]string, len(rules)), pieces: make([][]string, len(rules)), by: map[string][]int{}}
 	for i, r := range rules {
 		rp := expand(r.Path)
@@ -243,7 +243,7 @@ func CwdHidden(p *Policy, home, cwd string) (deny PathRule, ok bool) {
 	if fs.Disabled || home == "" || cwd == "" {
 		return PathRule{}, false
 	}
-	expand := func(s string) string { return path.Clean(expander(home, cwd)(s)) }
+	expand := func(p Path) string { return path.Clean(expander(home, cwd)(p)) }
 	cwd = path.Clean(cwd)
 	atOrBelow := func(p, dir string) bool { return p == dir || below(p, dir) }
 	for _, d := range fs.DenyRead {
@@ -264,15 +264,14 @@ func CwdHidden(p *Policy, home, cwd string) (deny PathRule, ok bool) {
 	return PathRule{}, false
 }
 
-// expander fills in the symbolic roots of a rule's path.
-func expander(home, cwd string) func(string) string {
-	return func(s string) string {
-		switch {
-		case s == Home || strings.HasPrefix(s, Home+"/"):
-			s = home + strings.TrimPrefix(s, Home)
-		case s == Cwd || strings.HasPrefix(s, Cwd+"/"):
-			s = cwd + strings.TrimPrefix(s, Cwd)
+// expander fills in the symbolic roots of a rule's path, home and cwd
+// both known. A root of the Windows reading stays as it is spelled: its
+// path then lies below neither directory, and is never created.
+func expander(home, cwd string) func(Path) string {
+	return func(p Path) string {
+		if s, ok := p.Expand(home, cwd); ok {
+			return s
 		}
-		return s
+		return p.String()
 	}
 }

@@ -12,25 +12,25 @@ func TestWriteDirs(t *testing.T) {
 	o := func(i int) Origin { return Origin{Key: fmt.Sprintf("filesystem.allowWrite[%d]", i)} }
 	p := &Policy{Filesystem: Filesystem{
 		AllowWrite: []PathRule{
-			{Path: Home + "/.npm/_logs", Convenience: true, Origin: Default},
-			{Path: Home + "/.npm", Origin: o(0)},
-			{Path: Cwd, Origin: o(1)},
-			{Path: Cwd + "/out/logs", Origin: o(2)},
-			{Path: "/opt/cache", Origin: o(3)},
-			{Path: Home + "/../other", Origin: o(4)},
-			{Path: Cwd + "/.git/x", Origin: o(5)},
-			{Path: Home + "/.vscode/ext", Origin: o(6)},
-			{Path: Home + "/ro/sub", Origin: o(7)},
-			{Path: Home + "/.ssh/x", Origin: o(8)},
-			{Path: Cwd + "/build/*", Pattern: true, Origin: o(9)},
-			{Path: Home + "/gen/a", Origin: o(10)},
-			{Path: Home + "/.local/bin/tools", Origin: o(11)},
-			{Path: Home + "/.config/autostart", Origin: o(12)},
+			{Path: MustParsePath("${HOME}/.npm/_logs"), Convenience: true, Origin: Default},
+			{Path: MustParsePath("${HOME}/.npm"), Origin: o(0)},
+			{Path: Cwd.Path(), Origin: o(1)},
+			{Path: MustParsePath("${CWD}/out/logs"), Origin: o(2)},
+			{Path: MustParsePath("/opt/cache"), Origin: o(3)},
+			{Path: MustParsePath("${HOME}/../other"), Origin: o(4)},
+			{Path: MustParsePath("${CWD}/.git/x"), Origin: o(5)},
+			{Path: MustParsePath("${HOME}/.vscode/ext"), Origin: o(6)},
+			{Path: MustParsePath("${HOME}/ro/sub"), Origin: o(7)},
+			{Path: MustParsePath("${HOME}/.ssh/x"), Origin: o(8)},
+			{Path: MustParsePath("${CWD}/build/*"), Pattern: true, Origin: o(9)},
+			{Path: MustParsePath("${HOME}/gen/a"), Origin: o(10)},
+			{Path: MustParsePath("${HOME}/.local/bin/tools"), Origin: o(11)},
+			{Path: MustParsePath("${HOME}/.config/autostart"), Origin: o(12)},
 		},
-		DenyWrite: []PathRule{{Path: Home + "/ro", Origin: Origin{Key: "filesystem.denyWrite[0]"}},
-			{Path: Home + "/gen/*", Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
-		DenyRead: []PathRule{{Path: Home + "/.ssh", Origin: Origin{Key: "filesystem.denyRead[0]"}},
-			{Path: "/**/*.pem", Pattern: true, Origin: Origin{Key: "filesystem.denyRead[1]"}}},
+		DenyWrite: []PathRule{{Path: MustParsePath("${HOME}/ro"), Origin: Origin{Key: "filesystem.denyWrite[0]"}},
+			{Path: MustParsePath("${HOME}/gen/*"), Pattern: true, Origin: Origin{Key: "filesystem.denyWrite[1]"}}},
+		DenyRead: []PathRule{{Path: MustParsePath("${HOME}/.ssh"), Origin: Origin{Key: "filesystem.denyRead[0]"}},
+			{Path: MustParsePath("/**/*.pem"), Pattern: true, Origin: Origin{Key: "filesystem.denyRead[1]"}}},
 	}}
 	type row struct {
 		Key, Path, Root string
@@ -65,19 +65,19 @@ func TestWriteDirs(t *testing.T) {
 }
 
 func TestCwdHidden(t *testing.T) {
-	rule := func(p, key string) PathRule { return PathRule{Path: p, Origin: Origin{Key: key}} }
+	rule := func(p, key string) PathRule { return PathRule{Path: MustParsePath(p), Origin: Origin{Key: key}} }
 	for _, tc := range []struct {
 		name        string
 		deny, allow []PathRule
 		want        string
 	}{
 		{"nothing denied", nil, nil, ""},
-		{"a deny elsewhere", []PathRule{rule(Home+"/.ssh", "d0")}, nil, ""},
-		{"a deny above", []PathRule{rule(Home, "d0")}, nil, "d0"},
-		{"the cwd itself", []PathRule{rule(Cwd, "d0")}, nil, "d0"},
-		{"opened again", []PathRule{rule(Home, "d0")}, []PathRule{rule(Home+"/proj", "a0")}, ""},
-		{"opened above the deny", []PathRule{rule(Home+"/proj", "d0")}, []PathRule{rule(Home, "a0")}, "d0"},
-		{"a deny below", []PathRule{rule(Cwd+"/secret", "d0")}, nil, ""},
+		{"a deny elsewhere", []PathRule{rule("${HOME}/.ssh", "d0")}, nil, ""},
+		{"a deny above", []PathRule{rule("${HOME}", "d0")}, nil, "d0"},
+		{"the cwd itself", []PathRule{rule("${CWD}", "d0")}, nil, "d0"},
+		{"opened again", []PathRule{rule("${HOME}", "d0")}, []PathRule{rule("${HOME}/proj", "a0")}, ""},
+		{"opened above the deny", []PathRule{rule("${HOME}/proj", "d0")}, []PathRule{rule("${HOME}", "a0")}, "d0"},
+		{"a deny below", []PathRule{rule("${CWD}/secret", "d0")}, nil, ""},
 	} {
 		p := &Policy{Filesystem: Filesystem{DenyRead: tc.deny, AllowRead: tc.allow}}
 		d, ok := CwdHidden(p, "/home/me", "/home/me/proj")
@@ -90,13 +90,15 @@ func TestCwdHidden(t *testing.T) {
 // TestWriteDirsIndexAgrees compares WriteDirs, which asks only the deny
 // rules its index finds, with a reading of every rule, on random
 // policies: literal and pattern denies (wildcards at every depth, sets,
-// braces, "..", relative spellings) under ${HOME}, ${CWD} and "/", and
+// braces, "..") under ${HOME}, ${CWD}, "/" and ${HOMEDRIVE}, and
 // home and working directories with glob characters in their names.
 func TestWriteDirsIndexAgrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	parts := []string{"a", "b", "src", ".git", "*", "**", "*.key", "[ab]", "x?", "{c}", "..", "[", "out", "logs"}
-	spell := func(pattern bool) string {
-		root := []string{Home, Cwd, "", "rel"}[rng.IntN(4)]
+	spell := func(pattern bool) Path {
+		// A root of the Windows reading stays unexpanded: a pattern
+		// under it has no absolute base.
+		root := []string{"${HOME}", "${CWD}", "", "${HOMEDRIVE}"}[rng.IntN(4)]
 		s := root
 		for range 1 + rng.IntN(4) {
 			p := parts[rng.IntN(len(parts))]
@@ -105,7 +107,7 @@ func TestWriteDirsIndexAgrees(t *testing.T) {
 			}
 			s += "/" + p
 		}
-		return s
+		return MustParsePath(s)
 	}
 	for i := range 300 {
 		fs := Filesystem{}

@@ -144,7 +144,10 @@ func linux(p *policy.Policy, files Files, o Options) error {
 // directory, or one holding glob characters under which a pattern stands
 // (the pattern would match inside the directory's name).
 func concreteOK(pl bwrap.Plan, o Options) error {
-	for _, d := range []struct{ flag, dir, root string }{{"--home", o.Home, policy.Home}, {"--cwd", o.Cwd, policy.Cwd}} {
+	for _, d := range []struct {
+		flag, dir string
+		root      policy.Root
+	}{{"--home", o.Home, policy.Home}, {"--cwd", o.Cwd, policy.Cwd}} {
 		if d.dir == "" {
 			continue
 		}
@@ -155,7 +158,7 @@ func concreteOK(pl bwrap.Plan, o Options) error {
 			continue
 		}
 		for _, s := range pl.Steps {
-			if s.Qualifier == bwrap.Pattern && strings.HasPrefix(s.Operand, d.root) {
+			if p, err := policy.ParsePath(s.Operand); err == nil && s.Qualifier == bwrap.Pattern && p.Root() == d.root {
 				return fmt.Errorf("%s %s holds a glob character, and the plan has a pattern under it (%s): write the symbolic plan instead (no %s)", d.flag, d.dir, s.Operand, d.flag)
 			}
 		}

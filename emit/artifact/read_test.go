@@ -1,6 +1,7 @@
 package artifact
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,5 +71,24 @@ func TestReadFormat1(t *testing.T) {
 	want = "plan/plan.json: json: cannot unmarshal string into Go struct field"
 	if _, _, err := Read(fsys, "plan"); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("Read(strings in format %d) = %v, want %q", policy.FormatVersion, err, want)
+	}
+}
+
+// TestReadMalformedPath: plan.json is read from disk, so a rule's path
+// that no normaliser writes is refused with the path, not guessed at.
+func TestReadMalformedPath(t *testing.T) {
+	const plan = `{"formatVersion": %v, "filesystem": {"denyRead": [{"path": %q, "origin": {"key": "filesystem.denyRead[0]"}}], "allowRead": [], "allowWrite": [], "denyWrite": []}, "files": {}}`
+	for _, tt := range []struct{ path, want string }{
+		{".ssh", `policy path ".ssh" starts at no root`},
+		{"${HOME}.ssh", `policy path "${HOME}.ssh": the root ${HOME} must be followed by "/"`},
+		{"${HOME}//.ssh", `policy path "${HOME}//.ssh": an empty element`},
+		{"/etc/./x", `policy path "/etc/./x": a "." element`},
+		{"/etc/x/", `policy path "/etc/x/": an empty element`},
+		{"", "empty policy path"},
+	} {
+		fsys := fstest.MapFS{"plan.json": {Data: []byte(fmt.Sprintf(plan, policy.FormatVersion, tt.path))}}
+		if _, _, err := Read(fsys, "plan"); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Read(path %q) = %v, want an error containing %q", tt.path, err, tt.want)
+		}
 	}
 }

@@ -136,7 +136,7 @@ func Emit(p *policy.Policy) Plan {
 	paths := func(d Directive, rules []policy.PathRule) {
 		for i := range rules {
 			r := &rules[i]
-			s := Step{Directive: d, Operand: r.Path, Origin: &r.Origin}
+			s := Step{Directive: d, Operand: r.Path.String(), Origin: &r.Origin}
 			switch {
 			case r.Pattern:
 				s.Qualifier = Pattern
@@ -171,7 +171,7 @@ func Emit(p *policy.Policy) Plan {
 		var tmp *policy.Origin
 		var writes []policy.PathRule
 		for i, r := range fs.AllowWrite {
-			if r.Origin == policy.Default && (r.Path == TmpDir || r.Path == "/private"+TmpDir) {
+			if p := r.Path.String(); r.Origin == policy.Default && (p == TmpDir || p == "/private"+TmpDir) {
 				// The reference's shared /tmp/claude (and its macOS
 				// spelling): a directory of the run's own here.
 				tmp = &fs.AllowWrite[i].Origin
@@ -317,22 +317,19 @@ func orSymbolic(dir string) string {
 
 // Concrete returns the plan with the symbolic roots filled in for one host:
 // ${HOME} by home and ${CWD} by cwd, where they are not "". Only a word
-// or operand that starts with a root is changed.
+// or operand that is a policy path (policy.ParsePath) starting at one of
+// them is changed.
 func (pl Plan) Concrete(home, cwd string) Plan {
 	out := pl
 	out.Home, out.Cwd = home, cwd
 	out.Steps = make([]Step, len(pl.Steps))
 	fill := func(s string) string {
-		for _, r := range []struct{ sym, dir string }{{policy.Home, home}, {policy.Cwd, cwd}} {
-			if r.dir == "" {
-				continue
-			}
-			if s == r.sym {
-				return r.dir
-			}
-			if rest, ok := strings.CutPrefix(s, r.sym+"/"); ok {
-				return strings.TrimSuffix(r.dir, "/") + "/" + rest
-			}
+		p, err := policy.ParsePath(s)
+		if err != nil || p.Root() != policy.Home && p.Root() != policy.Cwd {
+			return s
+		}
+		if c, ok := p.Expand(home, cwd); ok {
+			return c
 		}
 		return s
 	}

@@ -118,7 +118,7 @@ func fixedProbes(h seatbelt.Host) []string {
 // is sampled.
 func concrete(p string, pattern bool, h seatbelt.Host) []string {
 	dir := ""
-	for _, r := range []struct{ sym, dir string }{{policy.Home, h.Home}, {policy.Cwd, h.Cwd}} {
+	for _, r := range []struct{ sym, dir string }{{"${HOME}", h.Home}, {"${CWD}", h.Cwd}} {
 		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
 			dir, p = r.dir, p[len(r.sym):]
 			break
@@ -151,7 +151,8 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 	}
 	for _, l := range lists {
 		for _, r := range l {
-			if r.Written != "" && strings.HasPrefix(r.Path, policy.Cwd) {
+			rp := r.Path.String()
+			if r.Written != "" && r.Path.Root() == policy.Cwd {
 				// The directories of the spelling before ".." was
 				// folded ("./app/../conf": ${CWD}/app), which a
 				// misreading would protect.
@@ -163,14 +164,14 @@ func probes(p *policy.Policy, h seatbelt.Host) []string {
 					}
 				}
 			}
-			if strings.Contains(r.Path, "/../") {
+			if strings.Contains(rp, "/../") {
 				// The directories of a spelling with ".." before the
 				// first "..", which the profile pins.
-				dir := concrete(r.Path[:strings.Index(r.Path, "/../")], false, h)[0]
+				dir := concrete(rp[:strings.Index(rp, "/../")], false, h)[0]
 				add(dir)
 				add(path.Dir(dir))
 			}
-			for _, c := range concrete(r.Path, r.Pattern && !r.Literal, h) {
+			for _, c := range concrete(rp, r.Pattern && !r.Literal, h) {
 				add(c)
 				add(path.Join(c, "f")) // "/f", never "//f"
 				add(path.Join(c, "a/b"))

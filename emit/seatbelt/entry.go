@@ -15,7 +15,7 @@ import (
 // a pattern the glob after that. Splitting literal text from the glob lets
 // a reading anchor a glob at a directory whose name has brackets.
 type entry struct {
-	root   string // "", policy.Home or policy.Cwd
+	root   string // "", or the marker of policy.Home or policy.Cwd
 	lit    string // literal text after root: "" or "/..."; the whole path when root is ""
 	pat    string // glob after lit; "" for a literal entry
 	origin policy.Origin
@@ -46,19 +46,34 @@ func (e entry) glob() bool { return e.pat != "" }
 // spelling is the entry as the policy writes it, root included.
 func (e entry) spelling() string { return e.root + e.lit + e.pat }
 
-// split divides a policy path into its root and the rest.
-func split(p string) (root, rest string) {
-	for _, r := range []string{policy.Home, policy.Cwd} {
-		if p == r || strings.HasPrefix(p, r+"/") {
-			return r, p[len(r):]
-		}
+// splitPath divides a policy path into its symbolic root as an entry
+// holds it (the marker of policy.Home or policy.Cwd; "" for any other
+// root) and the rest: "" or "/..." after a symbolic root, the whole path
+// otherwise.
+func splitPath(p policy.Path) (root, rest string) {
+	switch r := p.Root(); {
+	case r != policy.Home && r != policy.Cwd:
+		return "", p.String()
+	case p.Rel() == "":
+		return string(r), ""
 	}
-	return "", p
+	return string(p.Root()), "/" + p.Rel()
+}
+
+// split is splitPath of a spelling the emitter made (an entry's, a
+// gate's, a path on a host). One that is no policy path (a root's
+// parents, "//x" on a host whose HOME is "/") has no symbolic root: it is
+// absolute text, as the emitter wrote it.
+func split(spelling string) (root, rest string) {
+	if p, err := policy.ParsePath(spelling); err == nil {
+		return splitPath(p)
+	}
+	return "", spelling
 }
 
 // entryOf is the entry of a policy rule; a literal entry is never a glob.
 func entryOf(r policy.PathRule) entry {
-	root, rest := split(r.Path)
+	root, rest := splitPath(r.Path)
 	e := entry{root: root, origin: r.Origin, cred: strings.HasPrefix(r.Origin.Key, "credentials."), dirs: r.TrailingSeparator, convenience: r.Convenience}
 	if r.Pattern && !r.Literal {
 		e.pat = rest

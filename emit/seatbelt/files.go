@@ -326,7 +326,7 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 		if dir {
 			pat += "/**"
 		}
-		out = append(out, entry{root: policy.Cwd, lit: "/" + name, origin: o}, entry{root: policy.Cwd, pat: pat, origin: o})
+		out = append(out, entry{root: string(policy.Cwd), lit: "/" + name, origin: o}, entry{root: string(policy.Cwd), pat: pat, origin: o})
 	}
 	for _, f := range sc.Files {
 		add(f, false)
@@ -350,7 +350,7 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 		if dir {
 			pat += "/**"
 		}
-		out = append(out, entry{root: policy.Cwd, pat: pat, origin: o})
+		out = append(out, entry{root: string(policy.Cwd), pat: pat, origin: o})
 	}
 	for _, d := range dirs {
 		gitName(d, true)
@@ -536,9 +536,9 @@ func builtins(rules []policy.PathRule) map[string]builtinRoot {
 	for _, r := range rules {
 		switch {
 		case r.Convenience:
-			out[r.Path] = convenienceRoot
+			out[r.Path.String()] = convenienceRoot
 		case r.Origin == policy.Default:
-			out[r.Path] = fixedRoot
+			out[r.Path.String()] = fixedRoot
 		}
 	}
 	return out
@@ -555,8 +555,11 @@ func assumeInside(p string, w entry, builtin map[string]builtinRoot) bool {
 	case convenienceRoot:
 		// An absolute path inside ${HOME}/.npm/_logs has ".npm/_logs" in
 		// it.
+		if strings.HasPrefix(p, rootParents) {
+			return false // a root's parents, not an absolute path
+		}
 		root, _ := split(p)
-		return root == "" && !strings.HasPrefix(p, rootParents) && strings.Contains(p+"/", w.lit+"/")
+		return root == "" && strings.Contains(p+"/", w.lit+"/")
 	}
 	return true
 }

@@ -21,31 +21,20 @@ import (
 // the allow, and the allow would open it (e.g. denyRead ~/.ssh with
 // allowRead "." run from /Users). srt refuses to run rather than expose it.
 func CrossRootHazard(p *policy.Policy, home, cwd string) error {
-	expand := func(path string) string {
-		for root, dir := range map[string]string{policy.Home: home, policy.Cwd: cwd} {
-			if path == root || strings.HasPrefix(path, root+"/") {
-				return strings.TrimSuffix(dir, "/") + path[len(root):]
-			}
-		}
-		return path
-	}
-	rootOf := func(path string) string {
-		for _, root := range []string{policy.Home, policy.Cwd} {
-			if path == root || strings.HasPrefix(path, root+"/") {
-				return root
-			}
-		}
-		return "/"
-	}
 	for _, d := range p.Filesystem.DenyRead {
 		if d.Pattern || strings.HasPrefix(d.Origin.Key, "credentials.") {
 			continue
 		}
 		for _, a := range p.Filesystem.AllowRead {
-			if a.Pattern || rootOf(a.Path) == rootOf(d.Path) {
+			if a.Pattern || a.Path.Root() == d.Path.Root() {
 				continue
 			}
-			dp, ap := kernelPath(expand(d.Path)), kernelPath(expand(a.Path))
+			dx, dok := d.Path.Expand(home, cwd)
+			ax, aok := a.Path.Expand(home, cwd)
+			if !dok || !aok {
+				return fmt.Errorf("%s (%s) and %s (%s) start at different roots, and without the home and working directories (%q, %q) srt cannot tell whether the macOS profile keeps the deny", d.Origin.Key, d.Path, a.Origin.Key, a.Path, home, cwd)
+			}
+			dp, ap := kernelPath(dx), kernelPath(ax)
 			if ap == "/" && dp != "/" || strings.HasPrefix(dp, ap+"/") {
 				return fmt.Errorf("%s (%s) lies inside %s (%s) on this host, and the macOS profile cannot keep a deny inside an allow written from another root: write both from the same root (e.g. both absolute), or run from another directory", d.Origin.Key, dp, a.Origin.Key, ap)
 			}
@@ -58,9 +47,6 @@ func CrossRootHazard(p *policy.Policy, home, cwd string) error {
 // and /etc, symlinks into /private on macOS, in their /private form. A
 // working directory under /private/tmp meets a rule on /tmp only there.
 func kernelPath(p string) string {
-	if p == "" {
-		return "/" // a root of "/" with nothing after it
-	}
 	return policy.MacKernelPath(path.Clean(p))
 }
 
@@ -75,14 +61,11 @@ func ClimbingHazard(p *policy.Policy) error {
 	lists := [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets}
 	for _, list := range lists {
 		for _, r := range list {
-			for _, root := range []string{policy.Home, policy.Cwd} {
-				rest, ok := strings.CutPrefix(r.Path, root+"/")
-				if !ok {
-					continue
-				}
-				if c := path.Clean(rest); c == ".." || strings.HasPrefix(c, "../") {
-					return fmt.Errorf("%s: %s climbs above %s, which the macOS profile cannot express without this host's directories: write it as an absolute path", r.Origin.Key, r.Path, root)
-				}
+			if root := r.Path.Root(); root != policy.Home && root != policy.Cwd {
+				continue
+			}
+			if c := path.Clean(r.Path.Rel()); c == ".." || strings.HasPrefix(c, "../") {
+				return fmt.Errorf("%s: %s climbs above %s, which the macOS profile cannot express without this host's directories: write it as an absolute path", r.Origin.Key, r.Path, r.Path.Root())
 			}
 		}
 	}

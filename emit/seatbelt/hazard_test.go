@@ -8,8 +8,8 @@ import (
 )
 
 func TestCrossRootHazard(t *testing.T) {
-	deny := []policy.PathRule{{Path: policy.Home + "/.ssh", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
-	allow := []policy.PathRule{{Path: policy.Cwd, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	deny := []policy.PathRule{{Path: policy.MustParsePath("${HOME}/.ssh"), Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	allow := []policy.PathRule{{Path: policy.Cwd.Path(), Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	p := &policy.Policy{}
 	p.Filesystem.DenyRead, p.Filesystem.AllowRead = deny, allow
 	if err := CrossRootHazard(p, "/Users/u", "/Users"); err == nil || !strings.Contains(err.Error(), "filesystem.denyRead[0] (/Users/u/.ssh) lies inside filesystem.allowRead[0] (/Users)") {
@@ -23,17 +23,17 @@ func TestCrossRootHazard(t *testing.T) {
 	}
 	// /tmp is /private/tmp to Seatbelt: a working directory there lies
 	// inside an allow of /tmp.
-	p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.Cwd + "/.git", Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/tmp", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.MustParsePath("${CWD}/.git"), Origin: policy.Origin{Key: "filesystem.denyRead[0]"}}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.MustParsePath("/tmp"), Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
 		t.Error("CWD /private/tmp/build, deny ./.git, allow /tmp: no hazard reported")
 	}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/../tmp/", Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.MustParsePath("/var/../tmp"), Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	if err := CrossRootHazard(p, "/Users/u", "/private/tmp/build"); err == nil {
 		t.Error("CWD /private/tmp/build, deny ./.git, allow /var/../tmp: no hazard reported")
 	}
 	p.Filesystem.DenyRead = deny
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home, Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.Home.Path(), Origin: policy.Origin{Key: "filesystem.allowRead[0]"}}}
 	if err := CrossRootHazard(p, "/Users/u", "/"); err != nil {
 		t.Errorf("deny and allow under one root: %v, want none (the profile orders them)", err)
 	}
@@ -44,15 +44,15 @@ func TestClimbingHazard(t *testing.T) {
 		path string
 		bad  bool
 	}{
-		{policy.Cwd + "/../secrets", true},
-		{policy.Cwd + "/..", true},
-		{policy.Home + "/a/../../x", true},
-		{policy.Cwd + "/src/../.git", false},
+		{"${CWD}/../secrets", true},
+		{"${CWD}/..", true},
+		{"${HOME}/a/../../x", true},
+		{"${CWD}/src/../.git", false},
 		{"/a/../b", false},
-		{policy.Cwd + "/..x", false},
+		{"${CWD}/..x", false},
 	} {
 		p := &policy.Policy{}
-		p.Filesystem.AllowWrite = []policy.PathRule{{Path: tt.path, Origin: policy.Origin{Key: "filesystem.allowWrite[0]"}}}
+		p.Filesystem.AllowWrite = []policy.PathRule{{Path: policy.MustParsePath(tt.path), Origin: policy.Origin{Key: "filesystem.allowWrite[0]"}}}
 		err := ClimbingHazard(p)
 		if (err != nil) != tt.bad {
 			t.Errorf("ClimbingHazard(%q) = %v, want an error: %v", tt.path, err, tt.bad)

@@ -25,13 +25,13 @@ func TestLiteralPieces(t *testing.T) {
 		e    entry
 		want string
 	}{
-		{entry{root: policy.Home, pat: "/.local/share/app1/keys/*.pem"}, ".local|share|app1|keys|.pem"},
-		{entry{root: policy.Cwd, pat: "/**/*.key5"}, ".key5"},
-		{entry{root: policy.Cwd, pat: "/src/[ab]*.go"}, "src|.go"},
-		{entry{root: policy.Cwd, pat: "/x/[WIP] y/z?"}, "x| y|z"},
-		{entry{root: policy.Cwd, pat: "/x/[unclosed/y"}, "x"},
-		{entry{root: policy.Cwd, lit: "/[WIP] x", pat: "/*.log"}, "/[WIP] x|.log"},
-		{entry{root: policy.Home, lit: "/a/b"}, "/a/b"},
+		{entry{root: "${HOME}", pat: "/.local/share/app1/keys/*.pem"}, ".local|share|app1|keys|.pem"},
+		{entry{root: "${CWD}", pat: "/**/*.key5"}, ".key5"},
+		{entry{root: "${CWD}", pat: "/src/[ab]*.go"}, "src|.go"},
+		{entry{root: "${CWD}", pat: "/x/[WIP] y/z?"}, "x| y|z"},
+		{entry{root: "${CWD}", pat: "/x/[unclosed/y"}, "x"},
+		{entry{root: "${CWD}", lit: "/[WIP] x", pat: "/*.log"}, "/[WIP] x|.log"},
+		{entry{root: "${HOME}", lit: "/a/b"}, "/a/b"},
 	} {
 		if got := strings.Join(literalPieces(c.e), "|"); got != c.want {
 			t.Errorf("literalPieces(%+v) = %q, want %q", c.e, got, c.want)

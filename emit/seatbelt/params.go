@@ -109,7 +109,7 @@ func coversPath(e entry, p string) bool {
 
 // on is e with its root replaced by h's directory: an absolute entry.
 func (e entry) on(h Host) entry {
-	dir := map[string]string{policy.Home: h.Home, policy.Cwd: h.Cwd}[e.root]
+	dir := map[string]string{string(policy.Home): h.Home, string(policy.Cwd): h.Cwd}[e.root]
 	if e.root == "" {
 		return e
 	}
@@ -200,16 +200,14 @@ func parent(p string) string {
 
 // Concrete is probe (see Probes) on host h: ${HOME} or ${CWD} at its
 // start replaced by h's directory, the rest as written ("..", if any,
-// kept for the host to resolve).
-func (h Host) Concrete(probe string) string {
-	root, rest := split(probe)
-	switch root {
-	case policy.Home:
-		return h.Home + rest
-	case policy.Cwd:
-		return h.Cwd + rest
+// kept for the host to resolve). ok is false when h does not name the
+// directory (Home or Cwd is ""), or probe is no policy path.
+func (h Host) Concrete(probe string) (path string, ok bool) {
+	p, err := policy.ParsePath(probe)
+	if err != nil {
+		return "", false
 	}
-	return probe
+	return p.Expand(h.Home, h.Cwd)
 }
 
 // ParamPrivatePrefix names the parameters PRIVATE_1, PRIVATE_2, ...: one

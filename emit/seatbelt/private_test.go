@@ -17,7 +17,8 @@ import (
 func onHost(h seatbelt.Host, p *policy.Policy, world func(string) bool) seatbelt.Host {
 	h.Exists = map[string]bool{}
 	for _, q := range seatbelt.Probes(p) {
-		h.Exists[q] = world(h.Concrete(q))
+		c, ok := h.Concrete(q)
+		h.Exists[q] = ok && world(c)
 	}
 	return h
 }

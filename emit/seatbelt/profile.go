@@ -161,8 +161,8 @@ func printable(r rune) rune {
 
 // The parameters behind each symbolic root.
 var rootParams = map[string][3]string{
-	policy.Home: {ParamHome, ParamHomeRegex, ParamHomeParentsRegex},
-	policy.Cwd:  {ParamCwd, ParamCwdRegex, ParamCwdParentsRegex},
+	string(policy.Home): {ParamHome, ParamHomeRegex, ParamHomeParentsRegex},
+	string(policy.Cwd):  {ParamCwd, ParamCwdRegex, ParamCwdParentsRegex},
 }
 
 // str is the string expression of a symbolic path.

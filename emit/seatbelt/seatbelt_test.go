@@ -118,9 +118,9 @@ func TestHostileProfiles(t *testing.T) {
 		lits, regexes := strings_(forms)
 		all := append(append(append(append([]policy.PathRule{}, fs.DenyRead...), fs.AllowRead...), fs.AllowWrite...), fs.DenyWrite...)
 		for _, r := range all {
-			root, rest := split(r.Path)
+			root, rest := splitPath(r.Path)
 			if !r.Pattern || r.Literal {
-				want := r.Path
+				want := r.Path.String()
 				if root != "" {
 					want = rest
 				}
@@ -132,7 +132,7 @@ func TestHostileProfiles(t *testing.T) {
 			}
 			sample := rest
 			if root == "" {
-				sample = r.Path
+				sample = r.Path.String()
 			}
 			sample = policy.GlobSample(sample)
 			found := false
@@ -183,7 +183,7 @@ func strings_(forms []node) (lits map[string]bool, regexes []string) {
 func TestControlCharactersRefused(t *testing.T) {
 	for _, path := range []string{"/srv/tab\tx", "/srv/new\nline", "/srv/*\x01"} {
 		p := &policy.Policy{}
-		p.Filesystem.DenyRead = []policy.PathRule{{Path: path, Pattern: strings.Contains(path, "*"), Origin: policy.Origin{Key: "filesystem.denyRead[0]", Pos: "s.json:1:2"}}}
+		p.Filesystem.DenyRead = []policy.PathRule{{Path: policy.MustParsePath(path), Pattern: strings.Contains(path, "*"), Origin: policy.Origin{Key: "filesystem.denyRead[0]", Pos: "s.json:1:2"}}}
 		_, err := Emit(p)
 		var e *Error
 		if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "s.json:1:2: filesystem.denyRead[0]: ") || !strings.Contains(err.Error(), "control character") {
@@ -240,11 +240,11 @@ func TestDotDot(t *testing.T) {
 	p := &policy.Policy{}
 	o := policy.Origin{Key: "filesystem.denyRead"}
 	p.Filesystem.DenyRead = []policy.PathRule{
-		{Path: policy.Cwd + "/src/../.git", Origin: o},
-		{Path: policy.Cwd + "/src/../*.pem", Pattern: true, Origin: o},
-		{Path: "/a/../b", Origin: o},
-		{Path: policy.Cwd + "/../secrets", Origin: o},
-		{Path: "/tmp/x/../y", Origin: o},
+		{Path: policy.MustParsePath("${CWD}/src/../.git"), Origin: o},
+		{Path: policy.MustParsePath("${CWD}/src/../*.pem"), Pattern: true, Origin: o},
+		{Path: policy.MustParsePath("/a/../b"), Origin: o},
+		{Path: policy.MustParsePath("${CWD}/../secrets"), Origin: o},
+		{Path: policy.MustParsePath("/tmp/x/../y"), Origin: o},
 	}
 	b, err := Emit(p)
 	if err != nil {

@@ -295,7 +295,7 @@ func hasDotDot(p *policy.Policy) bool {
 	fs := &p.Filesystem
 	for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks} {
 		for _, r := range l {
-			for _, seg := range strings.Split(r.Path, "/") {
+			for _, seg := range strings.Split(r.Path.String(), "/") {
 				if seg == ".." {
 					return true
 				}
@@ -397,10 +397,10 @@ func exception(p *policy.Policy, h host, probe string, plan bool, q query.Decisi
 // match has its own ACE; the nearest decides).
 func targetOf(r policy.PathRule, probe string) (string, bool) {
 	if !r.Pattern {
-		x := instantiate(r.Path)
+		x := instantiate(r.Path.String())
 		return x, atOrUnder(probe, x)
 	}
-	pat := (host{Home: agreeHome, Cwd: agreeCwd}).concrete(winPath(fill(r.Path)))
+	pat := (host{Home: agreeHome, Cwd: agreeCwd}).concrete(winPath(fill(r.Path.String())))
 	for a := probe; a != ""; a = parentOf(a) {
 		if matchGlob(pat, a) {
 			return a, true
@@ -459,8 +459,8 @@ func instantiate(p string) string {
 
 // fill fills a policy path's symbolic roots with the test host.
 func fill(p string) string {
-	return strings.NewReplacer(policy.HomeDrive+policy.HomePath, queryPath(agreeHome), policy.HomeDrive, agreeHome[:2],
-		policy.Home, queryPath(agreeHome), policy.Cwd, queryPath(agreeCwd)).Replace(p)
+	return strings.NewReplacer(string(policy.HomeDrivePath), queryPath(agreeHome), string(policy.HomeDrive), agreeHome[:2],
+		string(policy.Home), queryPath(agreeHome), string(policy.Cwd), queryPath(agreeCwd)).Replace(p)
 }
 
 // probePaths are the paths the policy names, with their wildcards filled
@@ -472,7 +472,7 @@ func probePaths(p *policy.Policy) []string {
 	var named []string
 	for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Windows.SkippedLiterals} {
 		for _, r := range l {
-			named = append(named, instantiate(r.Path))
+			named = append(named, instantiate(r.Path.String()))
 		}
 	}
 	named = append(named, agreeHome, agreeCwd, `C:\`, `C:\Windows\System32\drivers\etc\hosts`, `\\srv\share\f`, `D:\elsewhere\x`)
@@ -513,7 +513,7 @@ func absentRoots(p *policy.Policy) []string {
 	i := 0
 	for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks} {
 		for _, r := range l {
-			if x := instantiate(r.Path); i%2 == 1 && parentOf(x) != "" && key(x) != key(agreeHome) && key(x) != key(agreeCwd) {
+			if x := instantiate(r.Path.String()); i%2 == 1 && parentOf(x) != "" && key(x) != key(agreeHome) && key(x) != key(agreeCwd) {
 				out = append(out, x)
 			}
 			i++

@@ -134,3 +134,31 @@ func BenchmarkEmit(b *testing.B) {
 		}
 	}
 }
+
+// TestDenyUnderDriveRootLifetime: a pattern deny directly under a drive
+// root lies under a write root of the whole drive, and is kept with it,
+// as one deeper down is (its static prefix is C:\, not "C:").
+func TestDenyUnderDriveRootLifetime(t *testing.T) {
+	pl, err := wfp.Emit(compile(t, `{
+ "network": {"allowedDomains": [], "deniedDomains": []},
+ "filesystem": {"denyRead": ["C:\\*.pem", "C:\\keys\\*.pem"], "allowRead": [], "allowWrite": ["C:\\"], "denyWrite": []}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, ph := range pl.Phases {
+		for _, op := range ph.Operations {
+			if op.ACE == nil || op.ACE.Type != "DENY" || !strings.Contains(op.ACE.Path, ".pem") {
+				continue
+			}
+			found++
+			if want := `kept with the write root C:\ (until srt-win acl forget or uninstall)`; op.ACE.Lifetime != want {
+				t.Errorf("deny on %s: lifetime %q, want %q", op.ACE.Path, op.ACE.Lifetime, want)
+			}
+		}
+	}
+	if found != 2 {
+		t.Fatalf("found %d deny ACEs on the patterns, want 2", found)
+	}
+}

@@ -181,7 +181,7 @@ func (e *emitter) proxyLayer() EnvLayer {
 const maxSafeDirectories = 8
 
 func (e *emitter) gitConfig() GitConfig {
-	dirs := []string{slashes(policy.Cwd)}
+	dirs := []string{slashes(policy.Cwd.Path())}
 	for _, w := range e.write {
 		p, _ := target(w)
 		dirs = append(dirs, strings.ReplaceAll(p, `\`, "/"))

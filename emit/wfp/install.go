@@ -155,7 +155,7 @@ var profileGranted = []string{
 func (e *emitter) installUser() Phase {
 	var excl []string
 	for _, x := range protectedExclusions {
-		excl = append(excl, win(policy.Home+"/"+x))
+		excl = append(excl, win(policy.Home.Join(x)))
 	}
 	grant := &ProfileGrant{
 		Trustee:             sidGroup,
@@ -204,7 +204,7 @@ func (e *emitter) profileConflicts() []string {
 		}
 		var inside, above []string
 		for _, x := range protectedExclusions {
-			ex := policy.Home + "/" + x
+			ex := policy.Home.Join(x)
 			switch {
 			case under(r.Path, ex):
 				inside = append(inside, win(ex))

@@ -8,17 +8,26 @@ import (
 
 // The symbolic roots as the plan spells them: the environment variables a
 // Windows user knows, and %CD% (cmd.exe's name) for the working directory.
-var rootSpelling = strings.NewReplacer(
-	policy.Home, "%USERPROFILE%",
-	policy.Cwd, "%CD%",
-	policy.HomeDrive, "%HOMEDRIVE%",
-	policy.HomePath, "%HOMEPATH%",
-)
+var rootSpellings = map[policy.Root]string{
+	policy.HomeDrivePath: "%HOMEDRIVE%%HOMEPATH%",
+	policy.Home:          "%USERPROFILE%",
+	policy.Cwd:           "%CD%",
+	policy.HomeDrive:     "%HOMEDRIVE%",
+}
+
+// spellRoot writes p with its symbolic root, if it has one, the Windows
+// way; only the root (see policy.Path.Spell).
+func spellRoot(p policy.Path) string {
+	if sp, ok := rootSpellings[p.Root()]; ok {
+		return p.Spell(sp)
+	}
+	return p.String()
+}
 
 // win renders a policy path (Windows reading: "/" separators) in Windows
 // spelling: C:\x, \\server\share\x, %USERPROFILE%\x.
-func win(p string) string {
-	return strings.ReplaceAll(rootSpelling.Replace(p), "/", `\`)
+func win(p policy.Path) string {
+	return strings.ReplaceAll(spellRoot(p), "/", `\`)
 }
 
 // winRule renders a rule's path, with the trailing separator the entry
@@ -33,51 +42,38 @@ func winRule(r policy.PathRule) string {
 
 // slashes renders a policy path with forward slashes, for environment
 // values and git configuration (msys2 tools mangle backslashes).
-func slashes(p string) string {
-	return strings.ReplaceAll(rootSpelling.Replace(p), `\`, "/")
+func slashes(p policy.Path) string {
+	return strings.ReplaceAll(spellRoot(p), `\`, "/")
 }
 
 // under reports whether a is b or lies beneath b, comparing names the
-// Windows way (ignoring case). Only spellings with the same root compare:
+// Windows way (ignoring case). Only paths from the same root compare:
 // how %USERPROFILE% relates to C:\Users is a fact of the host.
-func under(a, b string) bool {
-	a, b = strings.ToLower(a), strings.ToLower(b)
-	if a == b {
-		return true
-	}
-	if !strings.HasSuffix(b, "/") {
-		b += "/"
-	}
-	return strings.HasPrefix(a, b)
-}
+func under(a, b policy.Path) bool { return fold(b).Contains(fold(a)) }
 
-// parent returns the directory holding p, or "" for a root (a drive,
-// a UNC share, a symbolic root).
-func parent(p string) string {
-	i := strings.LastIndexByte(p, '/')
-	if i < 0 {
-		return ""
+// fold is p with its names lower-cased; its root is as it is (a drive
+// letter is upper case in every policy path).
+func fold(p policy.Path) policy.Path { return p.Root().Join(strings.ToLower(p.Rel())) }
+
+// parent returns the directory holding p; ok is false for a root (a
+// drive, a UNC share, a symbolic root).
+func parent(p policy.Path) (policy.Path, bool) {
+	if p.Root() == policy.UNC && strings.Count(p.Rel(), "/") < 2 {
+		return policy.Path{}, false // \\server\share is the root
 	}
-	dir := p[:i]
-	switch {
-	case strings.HasSuffix(dir, ":") || dir == policy.HomeDrive: // C:/x → C:/
-		if i == len(p)-1 {
-			return "" // p is C:/
-		}
-		return dir + "/"
-	case strings.HasPrefix(p, "//") && strings.Count(dir, "/") < 3:
-		return "" // \\server\share is the root
-	}
-	return dir
+	return p.Parent()
 }
 
 // creatable lists the ancestors of p, nearest the root first, that a
 // placeholder chain may have to create: every directory between p and
 // its root, the root itself excluded.
-func creatable(p string) []string {
-	var out []string
-	for a := parent(p); a != "" && parent(a) != ""; a = parent(a) {
-		out = append([]string{a}, out...)
+func creatable(p policy.Path) []policy.Path {
+	var out []policy.Path
+	for a, ok := parent(p); ok; a, ok = parent(a) {
+		if _, ok := parent(a); !ok {
+			break
+		}
+		out = append([]policy.Path{a}, out...)
 	}
 	return out
 }

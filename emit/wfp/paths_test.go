@@ -24,17 +24,26 @@ func TestPaths(t *testing.T) {
 		{"//srv/share/a/b", `\\srv\share\a\b`, "//srv/share/a/b", "//srv/share/a", []string{"//srv/share/a"}},
 		{"//srv/share/f", `\\srv\share\f`, "//srv/share/f", "//srv/share", nil},
 		{"//srv/share", `\\srv\share`, "//srv/share", "", nil},
+		// A name that looks like a root is a name: only the root the
+		// path starts with is respelled.
+		{"${CWD}/${HOME}/x", `%CD%\${HOME}\x`, "%CD%/${HOME}/x", "${CWD}/${HOME}", []string{"${CWD}/${HOME}"}},
+		{"${HOMEDRIVE}/a/${CWD}", `%HOMEDRIVE%\a\${CWD}`, "%HOMEDRIVE%/a/${CWD}", "${HOMEDRIVE}/a", []string{"${HOMEDRIVE}/a"}},
 	} {
-		if got := win(tt.in); got != tt.win {
+		in := policy.MustParsePath(tt.in)
+		if got := win(in); got != tt.win {
 			t.Errorf("win(%q) = %q, want %q", tt.in, got, tt.win)
 		}
-		if got := slashes(tt.in); got != tt.slashes {
+		if got := slashes(in); got != tt.slashes {
 			t.Errorf("slashes(%q) = %q, want %q", tt.in, got, tt.slashes)
 		}
-		if got := parent(tt.in); got != tt.parent {
-			t.Errorf("parent(%q) = %q, want %q", tt.in, got, tt.parent)
+		if got, ok := parent(in); got.String() != tt.parent || ok != (tt.parent != "") {
+			t.Errorf("parent(%q) = %q, %v; want %q", tt.in, got, ok, tt.parent)
 		}
-		if got := creatable(tt.in); !reflect.DeepEqual(got, tt.creatable) {
+		var got []string
+		for _, a := range creatable(in) {
+			got = append(got, a.String())
+		}
+		if !reflect.DeepEqual(got, tt.creatable) {
 			t.Errorf("creatable(%q) = %q, want %q", tt.in, got, tt.creatable)
 		}
 	}
@@ -51,11 +60,14 @@ func TestUnder(t *testing.T) {
 		{"C:/p", "C:/p/vendor", false},
 		{"C:/x", "C:/", true},
 		{"D:/x", "C:/", false},
-		{"${HOME}/.aws/cfg", "${home}/.AWS", true},
-		{"C:/Users/me/.ssh", "${HOME}", false}, // a fact of the host
+		{"${HOME}/.aws/cfg", "${HOME}/.AWS", true},
+		{"${CWD}/${HOME}x", "${CWD}/${HOME}", false},
+		{"${HOMEDRIVE}${HOMEPATH}/x", "${HOMEDRIVE}/", false}, // a fact of the host
+		{"C:/Users/me/.ssh", "${HOME}", false},                // a fact of the host
 		{"//srv/share/a", "//SRV/share", true},
 	} {
-		if got := under(tt.a, tt.b); got != tt.want {
+		a, b := policy.MustParsePath(tt.a), policy.MustParsePath(tt.b)
+		if got := under(a, b); got != tt.want {
 			t.Errorf("under(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
@@ -66,12 +78,14 @@ func TestStaticPrefix(t *testing.T) {
 		r    policy.PathRule
 		want string
 	}{
-		{policy.PathRule{Path: "C:/proj/**/*.pem", Pattern: true}, "C:/proj"},
-		{policy.PathRule{Path: "C:/out-*", Pattern: true}, "C:"},
-		{policy.PathRule{Path: "${HOME}/a/b?/c", Pattern: true}, "${HOME}/a"},
-		{policy.PathRule{Path: "C:/app/[prod].env"}, "C:/app/[prod].env"},
+		{policy.PathRule{Path: policy.MustParsePath("C:/proj/**/*.pem"), Pattern: true}, "C:/proj"},
+		{policy.PathRule{Path: policy.MustParsePath("C:/out-*"), Pattern: true}, "C:/"},
+		{policy.PathRule{Path: policy.MustParsePath("${HOMEDRIVE}/*.pem"), Pattern: true}, "${HOMEDRIVE}/"},
+		{policy.PathRule{Path: policy.MustParsePath("${HOME}/*.pem"), Pattern: true}, "${HOME}"},
+		{policy.PathRule{Path: policy.MustParsePath("${HOME}/a/b?/c"), Pattern: true}, "${HOME}/a"},
+		{policy.PathRule{Path: policy.MustParsePath("C:/app/[prod].env")}, "C:/app/[prod].env"},
 	} {
-		if got := staticPrefix(tt.r); got != tt.want {
+		if got := staticPrefix(tt.r); got.String() != tt.want {
 			t.Errorf("staticPrefix(%q) = %q, want %q", tt.r.Path, got, tt.want)
 		}
 	}

@@ -76,18 +76,18 @@ func covering(r policy.PathRule, list []policy.PathRule) (policy.PathRule, bool)
 	return policy.PathRule{}, false
 }
 
-func isUNC(p string) bool { return strings.HasPrefix(p, "//") }
+func isUNC(p policy.Path) bool { return p.Root() == policy.UNC }
 
 // staticPrefix is a rule's path up to its first segment with a wildcard:
 // every match of a pattern lies at or under it.
-func staticPrefix(r policy.PathRule) string {
+func staticPrefix(r policy.PathRule) policy.Path {
 	if !r.Pattern {
 		return r.Path
 	}
-	segs := strings.Split(r.Path, "/")
+	segs := strings.Split(r.Path.Rel(), "/")
 	for i, s := range segs {
 		if strings.ContainsAny(s, "*?") {
-			return strings.Join(segs[:i], "/")
+			return r.Path.Root().Join(strings.Join(segs[:i], "/")) // C:/ for a drive's root
 		}
 	}
 	return r.Path
@@ -275,9 +275,9 @@ func (e *emitter) deny(r policy.PathRule, m Mask, purpose string) []Operation {
 	path, cond := target(r)
 	parentPath := "<the directory holding each match>"
 	if !r.Pattern {
-		parentPath = win(parent(r.Path))
-		if parent(r.Path) == "" {
-			parentPath = ""
+		parentPath = ""
+		if dir, ok := parent(r.Path); ok {
+			parentPath = win(dir)
 		}
 	}
 	if !r.Pattern && !isUNC(r.Path) {

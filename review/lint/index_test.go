@@ -22,11 +22,17 @@ func TestCoverIndex(t *testing.T) {
 		}
 		fs := &p.Filesystem
 		lists := [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite}
-		var paths []string
+		var paths []policy.Path
 		for _, l := range lists {
 			for _, r := range l {
-				s := policy.GlobSample(r.Path)
-				paths = append(paths, r.Path, s, s+"/x", strings.ReplaceAll(s, "/x/", "/a/b/"), r.Path[:max(strings.LastIndexByte(r.Path, '/'), 1)])
+				rp := r.Path.String()
+				s := policy.GlobSample(rp)
+				for _, q := range []string{rp, s, s + "/x", strings.ReplaceAll(s, "/x/", "/a/b/")} {
+					paths = append(paths, policy.MustParsePath(q))
+				}
+				if dir, ok := r.Path.Parent(); ok {
+					paths = append(paths, dir)
+				}
 			}
 		}
 		for _, l := range lists {

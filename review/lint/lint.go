@@ -203,9 +203,9 @@ func (l *linter) writes() {
 	}
 	for _, r := range userRules(fs.AllowWrite) {
 		switch {
-		case r.Covers("/") || r.Path == "/":
+		case r.Covers(policy.Abs.Path()):
 			l.add("SRT102", r.Origin, "allowWrite %q grants /", r.Path)
-		case r.Covers(policy.Home):
+		case r.Covers(policy.Home.Path()):
 			l.add("SRT101", r.Origin, "allowWrite %q grants the home directory", r.Path)
 		default:
 			for _, d := range pathDirs {
@@ -236,7 +236,7 @@ func (l *linter) writes() {
 }
 
 // deniedWrite reports whether a user denyWrite covers p.
-func (l *linter) deniedWrite(p string) bool {
+func (l *linter) deniedWrite(p policy.Path) bool {
 	for _, d := range userRules(l.p.Filesystem.DenyWrite) {
 		if d.Covers(p) {
 			return true

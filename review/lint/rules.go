@@ -61,9 +61,9 @@ func (l *linter) sockets() {
 	}
 	for _, r := range n.AllowUnixSockets {
 		for _, d := range dangerousSockets {
-			if strings.Contains(r.Path, d.needle) || r.Path == "/" || r.Path == "/var/run" || r.Path == "/run" {
+			if p := r.Path.String(); strings.Contains(p, d.needle) || p == "/" || p == "/var/run" || p == "/run" {
 				what := d.what
-				if !strings.Contains(r.Path, d.needle) {
+				if !strings.Contains(p, d.needle) {
 					what = "every socket under it, docker.sock included"
 				}
 				l.addOn("SRT110", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets %q reaches %s", r.Path, what)
@@ -124,12 +124,12 @@ func (l *linter) wildcards() {
 		}
 	}
 	for _, r := range l.p.Network.AllowUnixSockets {
-		if r.Path == "/" {
+		if r.Path == policy.Abs.Path() {
 			l.addOn("SRT130", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets \"/\" allows every unix socket")
 		}
 	}
 	for _, r := range userRules(l.p.Filesystem.AllowWrite) {
-		if r.Pattern && strings.HasPrefix(r.Path, "/*") {
+		if r.Pattern && r.Path.Root() == policy.Abs && strings.HasPrefix(r.Path.Rel(), "*") {
 			l.add("SRT130", r.Origin, "allowWrite %q matches at the top of the file system", r.Path)
 		}
 	}
@@ -222,7 +222,7 @@ func (l *linter) duplicates() {
 	for _, list := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, userRules(fs.AllowWrite), userRules(fs.DenyWrite), l.p.Network.AllowUnixSockets} {
 		seen := map[string]policy.PathRule{}
 		for _, r := range list {
-			k := r.Path
+			k := r.Path.String()
 			if r.Literal {
 				k += "\x00literal"
 			}
@@ -263,20 +263,21 @@ func (l *linter) globs() {
 	}{{"denyRead", fs.DenyRead, true}, {"allowRead", fs.AllowRead, false}, {"allowWrite", userRules(fs.AllowWrite), false}, {"denyWrite", userRules(fs.DenyWrite), true}}
 	for _, list := range lists {
 		for _, r := range list.rules {
-			if r.Literal && strings.ContainsAny(r.Path, "*?") {
+			p := r.Path.String()
+			if r.Literal && strings.ContainsAny(p, "*?") {
 				l.addOn("SRT170", []query.Target{query.Windows}, r.Origin, "%s %q: Windows skips a literal entry containing * or ?", list.name, r.Path)
 			}
 			if r.TrailingSeparator && !list.deny {
 				l.addOn("SRT170", []query.Target{query.MacOS}, r.Origin, "%s %q ends in a separator: on macOS %s; on Linux it is %s; drop the trailing / to grant the matches on every platform",
-					list.name, r.Path+"/", "the rule matches nothing (Seatbelt never checks a path ending in /, as in the reference)", "dropped (each match, file or directory, with its contents)")
+					list.name, p+"/", "the rule matches nothing (Seatbelt never checks a path ending in /, as in the reference)", "dropped (each match, file or directory, with its contents)")
 			}
 			if !r.Pattern {
 				continue
 			}
-			if first := strings.SplitN(strings.TrimPrefix(r.Path, "/"), "/", 2)[0]; strings.HasPrefix(r.Path, "/") && strings.ContainsAny(first, "*?[]") {
+			if first, _, _ := strings.Cut(r.Path.Rel(), "/"); r.Path.Root() == policy.Abs && strings.ContainsAny(first, "*?[]") {
 				l.addOn("SRT170", []query.Target{query.Linux}, r.Origin, "%s %q starts with a wildcard: Linux expands globs from a literal directory, so srt refuses to start; begin with a directory (~/, ./ or an absolute one)", list.name, r.Path)
 			}
-			if !strings.ContainsAny(r.Path, "*?") {
+			if !strings.ContainsAny(p, "*?") {
 				l.addOn("SRT170", []query.Target{query.Windows}, r.Origin, "%s %q: Windows reads [ ] as literal text when the entry has no * or ?, so it names one path there and a set of characters elsewhere", list.name, r.Path)
 			}
 			if list.deny {
@@ -285,7 +286,7 @@ func (l *linter) globs() {
 		}
 	}
 	for _, r := range l.p.Network.AllowUnixSockets {
-		if strings.ContainsAny(r.Path, "*?[]") {
+		if strings.ContainsAny(r.Path.String(), "*?[]") {
 			l.addOn("SRT170", []query.Target{query.MacOS}, r.Origin, "allowUnixSockets %q: socket paths are never globs, macOS reads it literally", r.Path)
 		}
 	}
@@ -312,13 +313,13 @@ func (l *linter) neverMatch() {
 	var awPaths []string
 	for _, a := range aw {
 		awPattern = awPattern || a.Pattern
-		awPaths = append(awPaths, a.Path)
+		awPaths = append(awPaths, a.Path.String())
 	}
 	sort.Strings(awPaths)
 	for _, d := range userRules(fs.DenyWrite) {
 		// A write root at or above the deny, or one below it (a literal
 		// deny covers what lies below its path), or a glob on either side.
-		reach := len(aw) > 0 && (d.Pattern || awPattern || d.Path == "/" || len(awAt.covering(d.Path)) > 0 || hasBelow(awPaths, d.Path))
+		reach := len(aw) > 0 && (d.Pattern || awPattern || d.Path == policy.Abs.Path() || len(awAt.covering(d.Path)) > 0 || hasBelow(awPaths, d.Path.String()))
 		for _, a := range fs.AllowWrite {
 			if a.Origin == policy.Default && a.Covers(d.Path) {
 				reach = true
@@ -329,7 +330,7 @@ func (l *linter) neverMatch() {
 		}
 	}
 	type spelled struct {
-		path    string
+		path    policy.Path
 		literal bool
 	}
 	lifts := map[spelled][]policy.PathRule{}
@@ -417,11 +418,11 @@ func (l *linter) credentials() {
 	for _, r := range files {
 		for _, t := range query.Targets {
 			if r.Mask == nil || t != query.Linux {
-				if d := l.e.Read(r.Path, t); d.Allow {
+				if d := l.e.Read(r.Path.String(), t); d.Allow {
 					l.addOn("SRT193", []query.Target{t}, r.Origin, "credentials.files %q is readable by the command on %s: %s (%s)", r.Path, t, d.Why, d.Rule.Key)
 				}
 			}
-			if d := l.e.Write(r.Path, t); d.Allow {
+			if d := l.e.Write(r.Path.String(), t); d.Allow {
 				l.addOn("SRT193", []query.Target{t}, r.Origin, "credentials.files %q can be changed or replaced by the command on %s (%s): the next program that reads it outside the sandbox trusts what the command wrote; add it to denyWrite", r.Path, t, d.Rule.Key)
 			}
 		}
@@ -440,7 +441,7 @@ func (l *linter) notGranted() {
 			if r.Pattern {
 				continue
 			}
-			lin, mac := ask(r.Path, query.Linux), ask(r.Path, query.MacOS)
+			lin, mac := ask(r.Path.String(), query.Linux), ask(r.Path.String(), query.MacOS)
 			if lin.Allow && lin.Rule == r.Origin && !mac.Allow {
 				l.addOn("SRT172", []query.Target{query.MacOS}, r.Origin, "%s %q grants nothing on macOS: %s", list, r.Path, mac.Why)
 			}
@@ -451,9 +452,9 @@ func (l *linter) notGranted() {
 }
 
 // A pathIndex finds the literal rules of a list (not globs) that cover a
-// path: the rule's path is the path or one of its ancestors (compiler.Covers
-// for a rule without glob characters).
-type pathIndex map[string][]int
+// path: the rule's path is the path or one of its ancestors, or "/"
+// (compiler.Covers for a rule without glob characters).
+type pathIndex map[policy.Path][]int
 
 func indexPaths(rs []policy.PathRule) pathIndex {
 	x := pathIndex{}
@@ -466,18 +467,15 @@ func indexPaths(rs []policy.PathRule) pathIndex {
 }
 
 // covering returns, in list order, the literal rules that cover p.
-func (x pathIndex) covering(p string) []int {
+func (x pathIndex) covering(p policy.Path) []int {
 	var out []int
-	for a := p; ; {
+	last := p
+	for a, ok := p, true; ok; a, ok = a.Parent() {
 		out = append(out, x[a]...)
-		i := strings.LastIndexByte(a, '/')
-		if i <= 0 {
-			if a != "/" {
-				out = append(out, x["/"]...)
-			}
-			break
-		}
-		a = a[:i]
+		last = a
+	}
+	if last != policy.Abs.Path() {
+		out = append(out, x[policy.Abs.Path()]...) // "/" covers every root
 	}
 	sort.Ints(out)
 	return out
@@ -491,7 +489,6 @@ func (x pathIndex) covering(p string) []int {
 type coverIndex struct {
 	literal pathIndex
 	globs   pathIndex  // by base directory
-	always  []int      // globs with no base directory
 	pieces  [][]string // of each glob, the texts a path it covers holds (policy.LiteralPieces)
 }
 
@@ -501,31 +498,38 @@ func indexCovers(rs []policy.PathRule) coverIndex {
 		if !r.Pattern {
 			continue
 		}
-		x.pieces[i] = policy.LiteralPieces(r.Path)
-		static := r.Path
-		if j := strings.IndexAny(static, "*?["); j >= 0 {
-			static = static[:j]
-		}
-		switch j := strings.LastIndexByte(static, '/'); {
-		case j < 0:
-			x.always = append(x.always, i)
-		case j == 0:
-			x.globs["/"] = append(x.globs["/"], i)
-		default:
-			x.globs[static[:j]] = append(x.globs[static[:j]], i)
-		}
+		x.pieces[i] = policy.LiteralPieces(r.Path.String())
+		base := globBase(r.Path)
+		x.globs[base] = append(x.globs[base], i)
 	}
 	return x
 }
 
+// globBase is the directory the text of glob p before its first wildcard
+// ends in, an ancestor of every path it matches: its elements before the
+// first with a wildcard, or, with none, its parent.
+func globBase(p policy.Path) policy.Path {
+	segs := strings.Split(p.Rel(), "/")
+	for i, s := range segs {
+		if strings.ContainsAny(s, "*?[") {
+			return p.Root().Join(strings.Join(segs[:i], "/"))
+		}
+	}
+	if dir, ok := p.Parent(); ok {
+		return dir
+	}
+	return p
+}
+
 // candidates returns, in list order, the rules that may cover p: a glob
 // only when p holds each of its literal texts.
-func (x coverIndex) candidates(p string) []int {
+func (x coverIndex) candidates(p policy.Path) []int {
 	out := x.literal.covering(p)
+	text := p.String()
 next:
-	for _, i := range append(append([]int(nil), x.always...), x.globs.covering(p)...) {
+	for _, i := range x.globs.covering(p) {
 		for _, piece := range x.pieces[i] {
-			if !strings.Contains(p, piece) {
+			if !strings.Contains(text, piece) {
 				continue next
 			}
 		}

@@ -229,6 +229,10 @@ func mandatoryChanged(a, b *policy.Policy) bool {
 	return sa != nil && (sa.Depth != sb.Depth || sa.GitConfig != sb.GitConfig)
 }
 
+// mandatoryDepths are where probePaths puts the dangerous names: in the
+// working directory, one level below it, and deeper than any scan.
+var mandatoryDepths = []policy.Path{policy.Cwd.Path(), policy.Cwd.Join("a"), policy.Cwd.Join("a/b/c/d/e/f/g/h/i/j")}
+
 // probePaths are the paths either policy names, a path below each, /,
 // and, when mandatory is set, the dangerous names at and below the
 // working directory.
@@ -238,9 +242,9 @@ func probePaths(mandatory bool, ps ...*policy.Policy) []string {
 		if !mandatory {
 			break
 		}
-		set[policy.Cwd+"/"+f] = true
-		set[policy.Cwd+"/a/"+f] = true
-		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+f] = true
+		for _, dir := range mandatoryDepths {
+			set[dir.Join(f).String()] = true
+		}
 	}
 	gitNames := []string{}
 	for _, n := range append(append(append([]string{}, policy.GitDirs...), policy.GitFiles...), policy.GitConfigFiles...) {
@@ -250,15 +254,15 @@ func probePaths(mandatory bool, ps ...*policy.Policy) []string {
 		if !mandatory {
 			break
 		}
-		set[policy.Cwd+"/"+d+"/x"] = true
-		set[policy.Cwd+"/a/"+d+"/x"] = true
-		set[policy.Cwd+"/a/b/c/d/e/f/g/h/i/j/"+d+"/x"] = true
+		for _, dir := range mandatoryDepths {
+			set[dir.Join(d).Join("x").String()] = true
+		}
 	}
 	for _, p := range ps {
 		fs := &p.Filesystem
 		for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks} {
 			for _, r := range l {
-				s := r.Path
+				s := r.Path.String()
 				if r.Pattern {
 					s = sample(s)
 				}
@@ -315,7 +319,7 @@ func probeSockets(ps ...*policy.Policy) []string {
 	set := map[string]bool{"/srt-probe/other.sock": true}
 	for _, p := range ps {
 		for _, r := range p.Network.AllowUnixSockets {
-			set[r.Path] = true
+			set[r.Path.String()] = true
 		}
 	}
 	return sorted(set)

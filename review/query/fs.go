@@ -117,11 +117,12 @@ func (c protectedName) name() string {
 // first; none when p is not below the working directory.
 func (e *Evaluator) protectedNames(p string, scan *policy.MandatoryScan) iter.Seq[protectedName] {
 	return func(yield func(protectedName) bool) {
-		cwd := e.expand(policy.Cwd)
-		if !strings.HasPrefix(p, cwd+"/") {
+		cwd := e.expand(policy.Cwd.Path())
+		below, ok := policy.Cwd.Within(cwd, p)
+		if !ok || below.Rel() == "" {
 			return
 		}
-		segs := strings.Split(strings.TrimPrefix(p, cwd+"/"), "/")
+		segs := strings.Split(below.Rel(), "/")
 		inNodeModules := false
 		for i, s := range segs {
 			if s == "node_modules" {

@@ -103,11 +103,17 @@ func compareReadings(t *testing.T, name string, p *policy.Policy, o Options) {
 // place of the roots.
 func probes(e *Evaluator, p *policy.Policy) []string {
 	set := map[string]bool{"/": true, "/etc/passwd": true}
+	expand := func(q string) string {
+		if x, ok := asPath(q); ok {
+			return e.expand(x)
+		}
+		return q
+	}
 	fs := &p.Filesystem
 	for _, l := range [][]policy.PathRule{fs.DenyRead, fs.AllowRead, fs.AllowWrite, fs.DenyWrite, fs.CredentialMasks, p.Network.AllowUnixSockets} {
 		for _, r := range l {
-			for _, q := range []string{r.Path, policy.GlobSample(r.Path), strings.ReplaceAll(r.Path, "**/", "")} {
-				q = e.expand(q)
+			for _, q := range []string{r.Path.String(), policy.GlobSample(r.Path.String()), strings.ReplaceAll(r.Path.String(), "**/", "")} {
+				q = expand(q)
 				set[q] = true
 				set[q+"/srt-probe"] = true
 				set[q+"/a/b/x.pem"] = true
@@ -118,7 +124,7 @@ func probes(e *Evaluator, p *policy.Policy) []string {
 		}
 	}
 	for _, q := range []string{".git/hooks/pre-commit", "a/.vscode/x", ".bashrc", "a/b/.git/config", "node_modules/.idea/x"} {
-		set[e.expand(policy.Cwd)+"/"+q] = true
+		set[e.expand(policy.Cwd.Join(q))] = true
 	}
 	delete(set, "")
 	out := make([]string, 0, len(set))

@@ -24,7 +24,7 @@ func (e *Evaluator) Credentials() []Credential {
 	}
 	for _, f := range e.p.Filesystem.CredentialMasks {
 		if f.Mask != nil {
-			out = append(out, Credential{"credential file " + f.Path, *f.Mask, f.Origin})
+			out = append(out, Credential{"credential file " + f.Path.String(), *f.Mask, f.Origin})
 		}
 	}
 	return out

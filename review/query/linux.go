@@ -17,11 +17,18 @@ type linux struct{ *Evaluator }
 
 func (l linux) target() Target { return Linux }
 
+// A linuxRoot is a symbolic root and its directory on the host, "" when
+// the options do not name it.
+type linuxRoot struct {
+	root policy.Root
+	dir  string
+}
+
 // linuxRoots are the symbolic roots whose patterns linux.covers compares
 // in the symbolic form when the options name their directory (group 1 and
 // 2 of the index; group 0 is the question as asked).
-func (l linux) linuxRoots() [2]struct{ sym, dir string } {
-	return [2]struct{ sym, dir string }{{policy.Home, l.opts.Home}, {policy.Cwd, l.opts.Cwd}}
+func (l linux) linuxRoots() [2]linuxRoot {
+	return [2]linuxRoot{{policy.Home, l.opts.Home}, {policy.Cwd, l.opts.Cwd}}
 }
 
 // keys files a literal rule under its path with the roots filled in, a
@@ -31,8 +38,8 @@ func (l linux) keys(r policy.PathRule, _ bool) ([]keyed, bool) {
 		return []keyed{{key: l.expand(r.Path)}}, true
 	}
 	for i, root := range l.linuxRoots() {
-		if root.dir != "" && strings.HasPrefix(r.Path, root.sym+"/") {
-			return patternKey(i+1, r.Path, 0)
+		if root.dir != "" && r.Path.Root() == root.root && r.Path.Rel() != "" {
+			return patternKey(i+1, r.Path.String(), 0)
 		}
 	}
 	return patternKey(0, l.expand(r.Path), 0)
@@ -42,17 +49,15 @@ func (l linux) keys(r policy.PathRule, _ bool) ([]keyed, bool) {
 // whose directory holds it (see covers).
 func (l linux) forms(p string) []string {
 	out := []string{p, "", ""}
+	if x, ok := asPath(p); ok {
+		p = x.String()
+	}
 	for i, root := range l.linuxRoots() {
 		if root.dir == "" {
 			continue
 		}
-		dir := path.Clean(root.dir)
-		rel, ok := strings.CutPrefix(p, dir)
-		if dir == "/" {
-			rel, ok = p, true
-		}
-		if ok && (rel == "" || rel[0] == '/') {
-			out[i+1] = root.sym + rel
+		if q, ok := root.root.Within(path.Clean(root.dir), p); ok {
+			out[i+1] = q.String()
 		}
 	}
 	return out
@@ -63,23 +68,28 @@ func (l linux) covers(r policy.PathRule, p string) bool {
 		// The directory behind ${HOME} or ${CWD} is a name, whatever its
 		// characters (the resolve step walks it as it is): compare in
 		// the symbolic form, where the root holds no metacharacter.
-		for _, root := range []struct{ sym, dir string }{{policy.Home, l.opts.Home}, {policy.Cwd, l.opts.Cwd}} {
-			if root.dir == "" || !strings.HasPrefix(r.Path, root.sym+"/") {
+		for _, root := range l.linuxRoots() {
+			if root.dir == "" || r.Path.Root() != root.root || r.Path.Rel() == "" {
 				continue
 			}
-			dir := path.Clean(root.dir)
-			rel, ok := strings.CutPrefix(p, dir)
-			if dir == "/" {
-				rel, ok = p, true
+			x, ok := asPath(p)
+			if !ok {
+				return false
 			}
-			if !ok || rel != "" && rel[0] != '/' {
+			q, ok := root.root.Within(path.Clean(root.dir), x.String())
+			if !ok {
 				return false // a pattern under the root covers nothing outside it
 			}
-			return r.Covers(root.sym + rel)
+			return r.Covers(q)
 		}
 	}
-	r.Path = l.expand(r.Path)
-	return r.Covers(p)
+	rp, ok := asPath(l.expand(r.Path))
+	q, qok := asPath(p)
+	if !ok || !qok {
+		return false
+	}
+	r.Path = rp
+	return r.Covers(q)
 }
 
 func (l linux) credentialRead(m policy.PathRule) Decision {
@@ -202,14 +212,14 @@ func (l linux) write(p string) Decision {
 	switch {
 	case root.Pattern:
 		why += " (a glob: expanded when srt starts)"
-	case root.Path == "/dev" || strings.HasPrefix(root.Path, "/dev/"):
+	case root.Path.Under(policy.Abs.Join("dev")):
 		if !bwrapDevices[strings.TrimPrefix(p, "/dev/")] {
 			return Decision{Rule: root.Origin, Why: "not a device of the sandbox's /dev (bubblewrap's --dev makes its own, with null, zero, full, random, urandom, tty, ptmx and the std streams): what is written there stays in the sandbox"}
 		}
 		why += " (the sandbox's own /dev, which bubblewrap's --dev makes; writes to a device reach that device)"
-	case root.Path != policy.Cwd && root.Path != policy.Home:
+	case root.Path != policy.Cwd.Path() && root.Path != policy.Home.Path():
 		// The resolve step binds a write root only if it exists.
-		why += "; only if " + root.Path + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
+		why += "; only if " + root.Path.String() + " exists when srt starts (bubblewrap binds existing paths only; one created later stays read-only)"
 	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
 }
@@ -271,7 +281,7 @@ func (l linux) extraWrites() []Line {
 // listsWrite: not the default /tmp names while the TMPDIR line stands for
 // them (the plan binds neither name).
 func (l linux) listsWrite(r policy.PathRule) bool {
-	return !(r.Origin == policy.Default && l.p.Filesystem.PrivateTmp() && (r.Path == policy.TmpDir || r.Path == "/private"+policy.TmpDir))
+	return !(r.Origin == policy.Default && l.p.Filesystem.PrivateTmp() && (r.Path.String() == policy.TmpDir || r.Path.String() == "/private"+policy.TmpDir))
 }
 
 func (l linux) mandatoryBelowWhy() (string, bool) {

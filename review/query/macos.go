@@ -64,9 +64,9 @@ func (e *Evaluator) macEntries(r policy.PathRule, allow bool) []macEntry {
 
 // macSpellings are macEntries without the trailing-separator reading.
 func (e *Evaluator) macSpellings(r policy.PathRule, allow bool) []macEntry {
-	root, p := "", r.Path
-	if rt := rootOf(r.Path); rt != "" {
-		root, p = strings.TrimSuffix(e.expand(rt), "/"), r.Path[len(rt):]
+	root, p := rootOf(r.Path)
+	if root != "" {
+		root = strings.TrimSuffix(e.expand(r.Path.Root().Path()), "/")
 	}
 	if strings.Contains(p+"/", "/../") {
 		trail := strings.HasSuffix(p, "/")
@@ -189,8 +189,7 @@ const (
 //
 // probe is symbolic (${HOME}/x/.. for "~/x/../y"), as the rule is written.
 func macGate(r policy.PathRule, l macList) (probe string, gated, never bool) {
-	root := rootOf(r.Path)
-	rest := r.Path[len(root):]
+	root, rest := rootOf(r.Path)
 	glob := r.Pattern && !r.Literal
 	base := rest
 	if glob {
@@ -235,13 +234,15 @@ func (e *Evaluator) macApplies(r policy.PathRule, l macList) bool {
 	return true
 }
 
-// expandRaw is symbolic path p with the roots the options name filled in,
-// and nothing folded.
+// expandRaw is symbolic path p (a probe of macGate) with the roots the
+// options name filled in, and nothing folded.
 func (e *Evaluator) expandRaw(p string) string {
-	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
-		if r.dir != "" && (p == r.sym || strings.HasPrefix(p, r.sym+"/")) {
-			return strings.TrimSuffix(r.dir, "/") + p[len(r.sym):]
-		}
+	x, ok := asPath(p)
+	if !ok || x.Root() != policy.Home && x.Root() != policy.Cwd {
+		return p
+	}
+	if s, ok := x.Expand(e.opts.Home, e.opts.Cwd); ok {
+		return s
 	}
 	return p
 }
@@ -253,8 +254,8 @@ func (e *Evaluator) macGateWhy(r policy.PathRule, l macList) string {
 	if !gated || e.opts.Exists != nil {
 		return ""
 	}
-	how := "macOS names it /private" + path.Clean(r.Path)
-	if strings.Contains(r.Path+"/", "/../") {
+	how := "macOS names it /private" + path.Clean(r.Path.String())
+	if strings.Contains(r.Path.String()+"/", "/../") {
 		how = "macOS sees it only with \"..\" folded"
 	}
 	return "; only if " + probe + " exists when srt starts (" + how + ", which the profile grants only then, as the reference does)"
@@ -288,7 +289,7 @@ func (e *Evaluator) macNotHeld(rules []policy.PathRule, p string, l macList) str
 		}
 		probe, _, never := macGate(r, l)
 		if never {
-			return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
+			return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path.String()) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
 		}
 		return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(probe) + " exists when srt starts, and it does not here"
 	}
@@ -371,7 +372,7 @@ func (e *Evaluator) readMac(p string) Decision {
 				}
 			}
 		}
-		if late && (hiding == nil || len(d.Path) > len(hiding.Path)) {
+		if late && (hiding == nil || len(d.Path.String()) > len(hiding.Path.String())) {
 			hiding = &d
 		}
 	}
@@ -387,15 +388,26 @@ func (e *Evaluator) readMac(p string) Decision {
 	return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule" + e.macGateWhy(*allow, macReads)}
 }
 
-// rootOf is the symbolic root a policy path is written from: ${HOME},
-// ${CWD}, or "" for an absolute path.
-func rootOf(p string) string {
-	for _, r := range []string{policy.Home, policy.Cwd} {
-		if p == r || strings.HasPrefix(p, r+"/") {
-			return r
-		}
+// rootOf divides a policy path into the symbolic root it is written
+// from, ${HOME} or ${CWD} as its marker ("" for any other root), and the
+// rest: "" or "/..." after a symbolic root, the whole path otherwise.
+func rootOf(p policy.Path) (root, rest string) {
+	switch r := p.Root(); {
+	case r != policy.Home && r != policy.Cwd:
+		return "", p.String()
+	case p.Rel() == "":
+		return string(r), ""
+	default:
+		return string(r), "/" + p.Rel()
 	}
-	return ""
+}
+
+// sameRoot reports whether a and b are written from the same symbolic
+// root (see rootOf).
+func sameRoot(a, b policy.Path) bool {
+	ra, _ := rootOf(a)
+	rb, _ := rootOf(b)
+	return ra == rb
 }
 
 // macOS is the Seatbelt profile (emit/seatbelt), read as described at the
@@ -477,12 +489,11 @@ func (m macOS) write(p string) Decision {
 // than directly in the working directory, which macOS protects only
 // inside.
 func (e *Evaluator) macDeepProtectedDir(p string) bool {
-	cwd := e.expand(policy.Cwd)
-	rest, ok := strings.CutPrefix(p, cwd+"/")
-	if !ok || e.p.Filesystem.MandatoryScan == nil {
+	below, ok := policy.Cwd.Within(e.expand(policy.Cwd.Path()), p)
+	if !ok || below.Rel() == "" || e.p.Filesystem.MandatoryScan == nil {
 		return false
 	}
-	segs := strings.Split(rest, "/")
+	segs := strings.Split(below.Rel(), "/")
 	n := len(segs)
 	last := segs[n-1]
 	switch {

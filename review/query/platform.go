@@ -112,7 +112,7 @@ func (e *Evaluator) readLayered(pl layered, p string) Decision {
 		a, ok := e.reopener(pl, d, p)
 		if !ok {
 			// The most specific deny that stays is the one to name.
-			if hiding == nil || len(d.Path) > len(hiding.Path) {
+			if hiding == nil || len(d.Path.String()) > len(hiding.Path.String()) {
 				hiding = &d
 			}
 			continue
@@ -182,7 +182,7 @@ func (e *Evaluator) hiddenFromWrite(pl layered, p string) *policy.PathRule {
 		if pl.sealed(d) {
 			restored = false
 		}
-		if !restored && (hiding == nil || len(d.Path) > len(hiding.Path)) {
+		if !restored && (hiding == nil || len(d.Path.String()) > len(hiding.Path.String())) {
 			hiding = &d
 		}
 	}

@@ -173,21 +173,29 @@ func (e *Evaluator) Path(spelling string) string {
 	return e.expand(p)
 }
 
-// expand fills in the symbolic roots the options name.
-func (e *Evaluator) expand(p string) string {
+// expand is p in the form rules are compared in: with its root filled in
+// and cleaned where the options name the root's directory, as written
+// (symbolic) where they do not, and an absolute path as written.
+func (e *Evaluator) expand(p policy.Path) string {
 	if e.p.Windows != nil {
 		return e.expandWindows(p)
 	}
-	for _, r := range []struct{ sym, dir string }{{policy.Home, e.opts.Home}, {policy.Cwd, e.opts.Cwd}} {
-		if r.dir == "" {
-			continue
-		}
-		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
-			p = path.Clean(r.dir + strings.TrimPrefix(p, r.sym))
-			break
-		}
+	if !p.Root().Symbolic() {
+		return p.String()
 	}
-	return p
+	if s, ok := p.Expand(e.opts.Home, e.opts.Cwd); ok {
+		return path.Clean(s)
+	}
+	return p.String()
+}
+
+// asPath reads p, a path in the form rules are compared in, as a policy
+// path for the matchers (policy.PathRule.Covers), cleaned as a host
+// would ("C://x" is C:/x); ok is false for a spelling that names no path
+// (a question as written that starts at no root).
+func asPath(p string) (policy.Path, bool) {
+	x, err := policy.CleanPath(p)
+	return x, err == nil
 }
 
 // isCredential reports whether a rule comes from credentials.files.

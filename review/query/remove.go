@@ -94,11 +94,11 @@ func (m macOS) remove(p string) Decision {
 // another symbolic root (${HOME}, ${CWD}, "/") than d, so that the profile
 // cannot tell whether d lies inside it. A deny of "/" lies inside nothing.
 func (e *Evaluator) crossRootWrite(d policy.PathRule) bool {
-	if d.Path == "/" {
+	if d.Path == policy.Abs.Path() {
 		return false
 	}
 	for _, a := range e.macWriteRoots() {
-		if a.Origin != policy.Default && rootOf(a.Path) != rootOf(d.Path) && !a.TrailingSeparator {
+		if a.Origin != policy.Default && !sameRoot(a.Path, d.Path) && !a.TrailingSeparator {
 			return true
 		}
 	}
@@ -112,12 +112,12 @@ func (e *Evaluator) crossRootWrite(d policy.PathRule) bool {
 // (the path does not exist, or resolving it climbs to an ancestor of the
 // spelling, as a pattern's "/opt/a/.." does) and pins its directories.
 func (e *Evaluator) macUnfolded(d policy.PathRule) string {
-	if !strings.Contains(d.Path+"/", "/../") {
+	if !strings.Contains(d.Path.String()+"/", "/../") {
 		return ""
 	}
-	root, p := "", d.Path
-	if rt := rootOf(p); rt != "" {
-		root, p = strings.TrimSuffix(e.expand(rt), "/"), p[len(rt):]
+	root, p := rootOf(d.Path)
+	if root != "" {
+		root = strings.TrimSuffix(e.expand(d.Path.Root().Path()), "/")
 	}
 	if d.Pattern && !d.Literal {
 		return macPath(macBase(macEntry{lit: root, pat: p}))
@@ -166,7 +166,7 @@ func (e *Evaluator) macCarved(d policy.PathRule, p string) bool {
 	fs := &e.p.Filesystem
 	for i, l := range [][]policy.PathRule{fs.AllowRead, e.macWriteRoots()} {
 		for _, a := range l {
-			if !e.macAllows(a, p, []macList{macReads, macWrites}[i]) || a.Convenience && rootOf(a.Path) != rootOf(d.Path) {
+			if !e.macAllows(a, p, []macList{macReads, macWrites}[i]) || a.Convenience && !sameRoot(a.Path, d.Path) {
 				// A convenience root a deny from another root covers is
 				// one the reference drops: nothing to carve.
 				continue
@@ -273,8 +273,8 @@ func (e *Evaluator) writeDenyBases() []pinned {
 	if sc := e.p.Filesystem.MandatoryScan; sc != nil {
 		// The patterns CWD/**/NAME start at the working directory;
 		// .git/hooks (and .git/config) are protected there too.
-		cwd := macPath(e.expand(policy.Cwd))
-		out = append(out, pinned{cwd, sc.Origin}, pinned{cwd + "/.git/hooks", sc.Origin})
+		cwd, hooks := macPath(e.expand(policy.Cwd.Path())), macPath(e.expand(policy.Cwd.Join(".git/hooks")))
+		out = append(out, pinned{cwd, sc.Origin}, pinned{hooks, sc.Origin})
 	}
 	return out
 }

@@ -52,7 +52,11 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 					continue
 				}
 				if r.Origin == policy.Mandatory {
-					mandatory = append(mandatory, strings.TrimPrefix(r.Path, policy.Cwd+"/"))
+					name := r.Path.String()
+					if r.Path.Root() == policy.Cwd {
+						name = r.Path.Rel()
+					}
+					mandatory = append(mandatory, name)
 					continue
 				}
 				d := e.Write(e.expand(r.Path), t)
@@ -65,7 +69,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 		if len(mandatory) > 0 && !fs.Disabled {
 			if below, ok := pl.mandatoryBelowWhy(); ok {
 				why := "always write-protected in the working directory" + below + ": " + strings.Join(mandatory, " ")
-				add("write", policy.Cwd+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
+				add("write", string(policy.Cwd)+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 			}
 		}
 		if t != policy.TargetWindows { // the Windows plan has no runtime
@@ -94,7 +98,7 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 			}
 		}
 		for _, r := range n.AllowUnixSockets {
-			add("unix-socket", r.Path, e.UnixSocket(e.expand(r.Path), t))
+			add("unix-socket", r.Path.String(), e.UnixSocket(e.expand(r.Path), t))
 		}
 		add("unix-socket", "any other path", e.UnixSocket("/nonexistent/srt-probe.sock", t))
 		out = append(out, e.ProcessLines(t)...)
@@ -117,9 +121,9 @@ func (e *Evaluator) ProcessLines(t Target) []Line {
 // ./app/../conf)").
 func subject(r policy.PathRule) string {
 	if r.Written != "" {
-		return r.Path + " (written " + r.Written + ")"
+		return r.Path.String() + " (written " + r.Written + ")"
 	}
-	return r.Path
+	return r.Path.String()
 }
 
 // TrailingSeparator says what an allow entry written with a trailing
@@ -181,7 +185,7 @@ func (e *Evaluator) knobs(pl platform) []knob {
 		if f.Mask == nil {
 			continue
 		}
-		out = append(out, knob{"credential file " + f.Path, Decision{Rule: f.Origin,
+		out = append(out, knob{"credential file " + f.Path.String(), Decision{Rule: f.Origin,
 			Why: "on Linux the real values come from the file, read by srt when it starts; the command reads a copy showing " + MaskedPart(*f.Mask, true) + "; " + e.InjectScope(*f.Mask) + " (macOS and Windows hide the file)"}})
 	}
 	return out

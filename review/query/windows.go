@@ -51,15 +51,15 @@ func (w windows) keys(r policy.PathRule, _ bool) ([]keyed, bool) {
 func (w windows) forms(p string) []string { return []string{strings.ToLower(p)} }
 
 func (w windows) covers(r policy.PathRule, p string) bool {
-	r.Path = w.expand(r.Path)
+	rp := w.expand(r.Path)
 	// Only * and ? make a pattern; [ and ] are then a set, otherwise
 	// literal text. A literal entry with * or ? is skipped.
-	has := strings.ContainsAny(r.Path, "*?")
+	has := strings.ContainsAny(rp, "*?")
 	if r.Literal && has {
 		return false
 	}
 	r.Pattern = r.Pattern && has
-	return coversWindows(r, p)
+	return coversWindows(r, rp, p)
 }
 
 func (w windows) credentialRead(m policy.PathRule) Decision {
@@ -93,7 +93,7 @@ func (w windows) sealed(d policy.PathRule) bool { return isCredential(d) }
 
 func (w windows) denyWhy(d policy.PathRule) string {
 	why := "hidden by a read deny"
-	if d.Pattern && strings.ContainsAny(d.Path, "*?") {
+	if d.Pattern && strings.ContainsAny(d.Path.Rel(), "*?") {
 		why += " (a glob: expanded at initialize; files created later are not covered)"
 	}
 	return why
@@ -148,49 +148,51 @@ func windowsDir(p string) string {
 	return p[:i]
 }
 
-// coversWindows is compiler.Covers for the Windows target: case folded,
-// and a drive root covering what lies on its drive.
-func coversWindows(r policy.PathRule, p string) bool {
-	r.Path, p = strings.ToLower(r.Path), strings.ToLower(p)
-	if !r.Pattern && len(r.Path) == 3 && strings.HasSuffix(r.Path, ":/") {
-		return strings.HasPrefix(p, r.Path) || p+"/" == r.Path
+// coversWindows is policy.PathRule.Covers for the Windows target, with
+// r's path as expand gives it, rp: names compare ignoring case (a drive
+// root covers what lies on its drive, as every root does). A spelling
+// that is no path covers, and is covered by, nothing.
+func coversWindows(r policy.PathRule, rp, p string) bool {
+	x, ok := foldPath(rp)
+	q, qok := foldPath(p)
+	if !ok || !qok {
+		return false
 	}
-	return r.Covers(p)
+	r.Path = x
+	return r.Covers(q)
 }
 
-// windowsRoots are the symbolic roots of a Windows reading that Home
-// fills in, longest first.
-func (e *Evaluator) windowsRoots() []struct{ sym, dir string } {
-	home := strings.ReplaceAll(e.opts.Home, `\`, "/")
-	if len(home) < 2 || home[1] != ':' {
-		return nil
+// foldPath reads p (see asPath) with its names lower-cased; the root
+// stays as it is (a drive letter is upper case in every policy path, and
+// in what expandWindows makes of the options).
+func foldPath(p string) (policy.Path, bool) {
+	x, ok := asPath(p)
+	if !ok {
+		return policy.Path{}, false
 	}
-	return []struct{ sym, dir string }{
-		{policy.HomeDrive + policy.HomePath, home},
-		{policy.HomePath, home[2:]},
-		{policy.HomeDrive, home[:2]},
-	}
+	return x.Root().Join(strings.ToLower(x.Rel())), true
 }
 
 // expandWindows is expand for a policy from the Windows reading: the
-// options may spell directories with \, the %HOMEDRIVE% roots are filled
-// in from Home, and a UNC root keeps its leading //.
-func (e *Evaluator) expandWindows(p string) string {
-	roots := append(e.windowsRoots(), struct{ sym, dir string }{policy.Home, e.opts.Home}, struct{ sym, dir string }{policy.Cwd, e.opts.Cwd})
-	for _, r := range roots {
-		if r.dir == "" {
-			continue
-		}
-		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
-			dir := strings.TrimSuffix(strings.ReplaceAll(r.dir, `\`, "/"), "/")
-			p = dir + strings.TrimPrefix(p, r.sym)
-			if len(p) == 2 && p[1] == ':' {
-				p += "/"
-			}
-			break
-		}
+// options may spell directories with \ and a lower-case drive letter,
+// and the %HOMEDRIVE% roots are filled in from Home (see
+// policy.Path.Expand); a root the options name no directory for stays
+// symbolic.
+func (e *Evaluator) expandWindows(p policy.Path) string {
+	if s, ok := p.Expand(optionsDir(e.opts.Home), optionsDir(e.opts.Cwd)); ok {
+		return s
 	}
-	return p
+	return p.String()
+}
+
+// optionsDir is a directory of the options in the form of the policy's
+// paths: "/" separators, an upper-case drive letter.
+func optionsDir(d string) string {
+	d = strings.ReplaceAll(d, `\`, "/")
+	if len(d) >= 2 && d[1] == ':' && 'a' <= d[0] && d[0] <= 'z' {
+		d = strings.ToUpper(d[:1]) + d[1:]
+	}
+	return d
 }
 
 // windowsPath reads a path as a user writes it on Windows (C:\x, ~\x,
@@ -313,13 +315,12 @@ func (w windows) unixSocket(p string) Decision {
 // MandatoryDirs, and the git names: .git/hooks, .git/config, ...), so that a Windows answer
 // can say that nothing protects it there.
 func (e *Evaluator) dangerousName(p string) bool {
-	cwd := e.expand(policy.Cwd)
 	names := append(append([]string{}, policy.MandatoryFiles...), policy.MandatoryDirs...)
 	for _, n := range append(append(append([]string{}, policy.GitDirs...), policy.GitFiles...), policy.GitConfigFiles...) {
 		names = append(names, ".git/"+n)
 	}
 	for _, n := range names {
-		if coversWindows(policy.PathRule{Path: cwd + "/" + n}, p) {
+		if coversWindows(policy.PathRule{}, e.expand(policy.Cwd.Join(n)), p) {
 			return true
 		}
 	}

@@ -161,7 +161,7 @@ func (m *Masking) FileCopier(fs policy.Filesystem, dir func() (string, error)) f
 	return func(operand, path string) (string, error) {
 		var rule *policy.PathRule
 		for i := range fs.CredentialMasks {
-			if fs.CredentialMasks[i].Path == operand {
+			if fs.CredentialMasks[i].Path.String() == operand {
 				rule = &fs.CredentialMasks[i]
 				break
 			}

@@ -72,9 +72,14 @@ func (r *resolver) kernelMask(p string) error {
 	return nil
 }
 
+// expandArg is a word of a --option line with a symbolic root filled in,
+// if it is a policy path that starts at one; any other word as written.
 func (r *resolver) expandArg(a string) string {
-	if strings.HasPrefix(a, policy.Home) || strings.HasPrefix(a, policy.Cwd) {
-		return r.expand(a)
+	if p, err := policy.ParsePath(a); err != nil || !p.Root().Symbolic() {
+		return a
+	}
+	if s, err := r.expand(a); err == nil {
+		return s
 	}
 	return a
 }

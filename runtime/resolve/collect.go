@@ -20,16 +20,19 @@ import (
 // targets returns the host paths a path step names: the path itself, and
 // for a pattern every existing match as well (the dual reading).
 func (r *resolver) targets(s bwrap.Step) ([]string, error) {
-	p := r.expand(s.Operand)
+	p, err := r.expand(s.Operand)
+	if err != nil {
+		return nil, fmt.Errorf("@%s %w", s.Name(), err)
+	}
 	if s.Qualifier != bwrap.Pattern {
 		return []string{p}, nil
 	}
 	// The directory behind ${HOME} or ${CWD} is a name, whatever
 	// characters it has: only the rest of the operand is a pattern.
 	root, rel := "", s.Operand
-	for _, sym := range []struct{ sym, dir string }{{policy.Home, r.h.Home}, {policy.Cwd, r.h.Cwd}} {
-		if rest, ok := strings.CutPrefix(s.Operand, sym.sym+"/"); ok {
-			root, rel = filepath.Clean(sym.dir), rest
+	if sp, err := policy.ParsePath(s.Operand); err == nil && sp.Root().Symbolic() && sp.Rel() != "" {
+		if dir, ok := sp.Root().Path().Expand(r.h.Home, r.h.Cwd); ok { // as expand found
+			root, rel = filepath.Clean(dir), sp.Rel()
 		}
 	}
 	matches, err := glob(root, rel)

@@ -179,15 +179,24 @@ func (r *resolver) note(format string, args ...any) {
 	r.res.Notes = append(r.res.Notes, fmt.Sprintf(format, args...))
 }
 
-// expand fills in the symbolic roots and cleans the path.
-func (r *resolver) expand(p string) string {
-	switch {
-	case p == policy.Home || strings.HasPrefix(p, policy.Home+"/"):
-		p = r.h.Home + strings.TrimPrefix(p, policy.Home)
-	case p == policy.Cwd || strings.HasPrefix(p, policy.Cwd+"/"):
-		p = r.h.Cwd + strings.TrimPrefix(p, policy.Cwd)
+// expand is a path operand on this host: its symbolic root filled in,
+// cleaned. An absolute operand need not be spelled clean (a concrete
+// plan holds the directories as they were given); one that starts at no
+// root, or at a root this host has no directory for (a Windows reading's),
+// is an error.
+func (r *resolver) expand(operand string) (string, error) {
+	p, err := policy.ParsePath(operand)
+	if err != nil {
+		if filepath.IsAbs(operand) {
+			return filepath.Clean(operand), nil
+		}
+		return "", err
 	}
-	return filepath.Clean(p)
+	s, ok := p.Expand(r.h.Home, r.h.Cwd)
+	if !ok {
+		return "", fmt.Errorf("%s: this host has no directory for %s", operand, p.Root())
+	}
+	return filepath.Clean(s), nil
 }
 
 func sortedKeys(m map[string]bool) []string {

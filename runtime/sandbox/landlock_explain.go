@@ -51,13 +51,13 @@ func (x *landlockExplainer) explain(d violations.LandlockDenial) landlockReason 
 		}
 	}
 	fs := &x.p.Filesystem
-	if r, ok := x.covering(fs.AllowWrite, p); ok {
+	if r, _, ok := x.covering(fs.AllowWrite, p); ok {
 		return landlockReason{Rule: r.Origin, Short: "not a write root of this sandbox",
 			Why: fmt.Sprintf("srt sandbox refused %s: %s names it, and this sandbox did not have it as a write root (it did not exist, or was not a directory of its own, when srt started); the second layer (Landlock) refused it.", doing, originText(r.Origin))}
 	}
 	hidden := ""
-	if r, ok := x.covering(fs.DenyRead, p); ok {
-		hidden = fmt.Sprintf(", and %s hides %s behind an empty directory", originText(r.Origin), x.expand(r.Path))
+	if r, dir, ok := x.covering(fs.DenyRead, p); ok {
+		hidden = fmt.Sprintf(", and %s hides %s behind an empty directory", originText(r.Origin), dir)
 	}
 	return landlockReason{Rule: policy.Default, Short: "outside the write roots",
 		Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it (filesystem.allowWrite%s and srt's defaults)%s; the second layer (Landlock) refused it.", doing, x.in(), hidden)}
@@ -72,30 +72,19 @@ func (x *landlockExplainer) in() string {
 }
 
 // covering is the last literal rule of l at or above p (the most
-// specific, as the compiler orders the defaults first).
-func (x *landlockExplainer) covering(l []policy.PathRule, p string) (policy.PathRule, bool) {
-	var found policy.PathRule
-	ok := false
-	for _, r := range l {
-		if r.Pattern {
+// specific, as the compiler orders the defaults first), with its path on
+// this host. A rule under a root the run names no directory for covers
+// nothing here.
+func (x *landlockExplainer) covering(l []policy.PathRule, p string) (r policy.PathRule, dir string, ok bool) {
+	for _, rule := range l {
+		if rule.Pattern {
 			continue
 		}
-		if below(p, x.expand(r.Path)) {
-			found, ok = r, true
+		if d, known := rule.Path.Expand(x.home, x.cwd); known && below(p, filepath.Clean(d)) {
+			r, dir, ok = rule, filepath.Clean(d), true
 		}
 	}
-	return found, ok
-}
-
-// expand fills in the symbolic roots.
-func (x *landlockExplainer) expand(p string) string {
-	switch {
-	case p == policy.Home || strings.HasPrefix(p, policy.Home+"/"):
-		p = x.home + strings.TrimPrefix(p, policy.Home)
-	case p == policy.Cwd || strings.HasPrefix(p, policy.Cwd+"/"):
-		p = x.cwd + strings.TrimPrefix(p, policy.Cwd)
-	}
-	return filepath.Clean(p)
+	return r, dir, ok
 }
 
 // below reports whether p is dir or lies below it.

@@ -11,12 +11,12 @@ func TestLandlockExplain(t *testing.T) {
 	at := func(key, pos string) policy.Origin { return policy.Origin{Key: key, Pos: pos} }
 	p := &policy.Policy{Source: "s.json", Filesystem: policy.Filesystem{
 		AllowWrite: []policy.PathRule{
-			{Path: "/dev/null", Origin: policy.Default},
-			{Path: policy.Cwd, Origin: at("filesystem.allowWrite[0]", "s.json:3:20")},
-			{Path: policy.Home + "/later", Origin: at("filesystem.allowWrite[1]", "s.json:3:25")},
-			{Path: policy.Home + "/*.log", Pattern: true, Origin: at("filesystem.allowWrite[2]", "s.json:3:36")},
+			{Path: policy.MustParsePath("/dev/null"), Origin: policy.Default},
+			{Path: policy.Cwd.Path(), Origin: at("filesystem.allowWrite[0]", "s.json:3:20")},
+			{Path: policy.MustParsePath("${HOME}/later"), Origin: at("filesystem.allowWrite[1]", "s.json:3:25")},
+			{Path: policy.MustParsePath("${HOME}/*.log"), Pattern: true, Origin: at("filesystem.allowWrite[2]", "s.json:3:36")},
 		},
-		DenyRead: []policy.PathRule{{Path: policy.Home + "/.ssh", Origin: at("filesystem.denyRead[0]", "s.json:2:15")}},
+		DenyRead: []policy.PathRule{{Path: policy.MustParsePath("${HOME}/.ssh"), Origin: at("filesystem.denyRead[0]", "s.json:2:15")}},
 	}}
 	x := &landlockExplainer{p: p, home: "/home/me", cwd: "/home/me/proj", granted: []string{"/home/me/proj", "/tmp/claude", "/dev/null"}}
 	for _, c := range []struct {

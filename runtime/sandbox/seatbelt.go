@@ -49,11 +49,13 @@ func seatbeltArgv(profile []byte, p *policy.Policy, host seatbelt.Host, argv []s
 
 // seatbeltExists is host.Exists for p's profile on this machine, now: for
 // each path seatbelt.Probes names, on this host, whether it exists the way
-// the reference's realpath, when it starts, adopts it (see existsNow).
+// the reference's realpath, when it starts, adopts it (see existsNow). A
+// probe under a directory host does not name is absent.
 func seatbeltExists(p *policy.Policy, host seatbelt.Host) map[string]bool {
 	out := map[string]bool{}
 	for _, q := range seatbelt.Probes(p) {
-		out[q] = existsNow(host.Concrete(q))
+		c, ok := host.Concrete(q)
+		out[q] = ok && existsNow(c)
 	}
 	return out
 }

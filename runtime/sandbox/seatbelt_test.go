@@ -200,8 +200,8 @@ func TestSeatbeltExists(t *testing.T) {
 	// The facts asked are the profile's: two write roots and a read
 	// allow's directory.
 	p := &policy.Policy{}
-	p.Filesystem.AllowWrite = []policy.PathRule{{Path: "/tmp/srt-probe-none/x"}, {Path: real}}
-	p.Filesystem.AllowRead = []policy.PathRule{{Path: "/var/srt-probe-none/y"}, {Path: policy.Home + "/real/../file"}, {Path: policy.Home + "/none/../file"}}
+	p.Filesystem.AllowWrite = []policy.PathRule{{Path: policy.MustParsePath("/tmp/srt-probe-none/x")}, {Path: policy.MustParsePath(real)}}
+	p.Filesystem.AllowRead = []policy.PathRule{{Path: policy.MustParsePath("/var/srt-probe-none/y")}, {Path: policy.MustParsePath("${HOME}/real/../file")}, {Path: policy.MustParsePath("${HOME}/none/../file")}}
 	got := seatbeltExists(p, seatbelt.Host{Home: dir, Cwd: "/w"})
 	want := map[string]bool{"/tmp/srt-probe-none/x": false, "/var/srt-probe-none": false, "${HOME}/real/..": true, "${HOME}/none/..": false}
 	if strings.HasPrefix(real, "/tmp/") || strings.HasPrefix(real, "/var/") {
