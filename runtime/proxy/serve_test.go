@@ -399,14 +399,18 @@ func tcpPair(t *testing.T) (net.Conn, net.Conn) {
 // byte for the idle time, and stays open while either carries one now
 // and then, however long that goes on.
 func TestTunnelIdle(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	// A second of idle against a byte every tenth of it: a loaded
+	// machine that stalls the writer for a tenth of a second more than
+	// asked does not look like silence.
+	const idle = time.Second
 	for _, tc := range []struct {
 		name string
-		// trickle writes a byte every idle/4 for 4 idle periods from the
+		// trickle writes a byte every idle/10 for 1.6 idle periods from the
 		// client (up) or the server (down), or both ways in turn.
 		trickle string
 	}{{"silent", ""}, {"client speaks", "up"}, {"server speaks", "down"}, {"in turn", "both"}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			client, proxyClient := tcpPair(t)
 			proxyUp, server := tcpPair(t)
 			defer client.Close()
@@ -433,7 +437,7 @@ func TestTunnelIdle(t *testing.T) {
 					select {
 					case <-done:
 						t.Fatalf("closed after %v while bytes moved", time.Since(start))
-					case <-time.After(idle / 4):
+					case <-time.After(idle / 10):
 					}
 				}
 			}
