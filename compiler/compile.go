@@ -169,7 +169,12 @@ func (c *compiler) network() (policy.Network, error) {
 		return out, err
 	}
 	for i, r := range n.DeniedResolvedAddresses {
-		out.DeniedResolvedAddresses = append(out.DeniedResolvedAddresses, policy.AddressRule{Range: r, Origin: c.origin("network", "deniedResolvedAddresses", i)})
+		prefix, err := policy.ParseAddressRange(r)
+		if err != nil {
+			c.refused(err, "network", "deniedResolvedAddresses", i)
+			continue
+		}
+		out.DeniedResolvedAddresses = append(out.DeniedResolvedAddresses, policy.AddressRule{Range: r, Prefix: prefix, Origin: c.origin("network", "deniedResolvedAddresses", i)})
 	}
 	for i, sock := range n.AllowUnixSockets {
 		if c.os == schema.OSWindows {

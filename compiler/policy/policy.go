@@ -135,13 +135,6 @@ type ParentProxy struct {
 	NoProxy string `json:"noProxy,omitempty"`
 }
 
-// AddressRule is one deniedResolvedAddresses entry: an address or CIDR
-// range, as written (with any zone).
-type AddressRule struct {
-	Range  string `json:"range"`
-	Origin Origin `json:"origin"`
-}
-
 // Filesystem is the file-system policy (docs/reference.md#fs-precedence).
 type Filesystem struct {
 	// Disabled turns the file-system policy off: everything is readable

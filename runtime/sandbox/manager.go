@@ -143,13 +143,12 @@ func (m *Manager) Update(p *policy.Policy) (err error) {
 	if err := mitmConflict(p); err != nil {
 		return err
 	}
-	var entries []string
+	var listed []netip.Prefix
 	for _, a := range p.Network.DeniedResolvedAddresses {
-		entries = append(entries, a.Range)
-	}
-	listed, err := netpolicy.ParseRanges(entries)
-	if err != nil {
-		return fmt.Errorf("network.deniedResolvedAddresses: %w", err)
+		if !a.Prefix.IsValid() {
+			return fmt.Errorf("network.deniedResolvedAddresses: %q was not parsed by the compiler", a.Range)
+		}
+		listed = append(listed, a.Prefix)
 	}
 	var live *credentials.TLSOptions
 	if t := p.Network.TLS; t != nil {

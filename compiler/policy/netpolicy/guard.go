@@ -2,7 +2,6 @@ package netpolicy
 
 import (
 	"net/netip"
-	"strconv"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -56,40 +55,6 @@ type Guard struct {
 	// means none are known.
 	HostAddrs func() []netip.Addr
 }
-
-// ParseRanges parses deniedResolvedAddresses entries (validated by the
-// grammar): an address or CIDR, zone dropped; an IPv4-mapped range is
-// stored as its IPv4 equivalent.
-func ParseRanges(entries []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, e := range entries {
-		addr, bits, hasBits := strings.Cut(e, "/")
-		if i := strings.IndexByte(addr, '%'); i >= 0 {
-			addr = addr[:i]
-		}
-		a, err := netip.ParseAddr(addr)
-		if err != nil {
-			return nil, err
-		}
-		n := a.BitLen()
-		if hasBits {
-			if n, err = atoi(bits); err != nil {
-				return nil, err
-			}
-		}
-		if a.Is4In6() {
-			a, n = a.Unmap(), n-96
-		}
-		p, err := a.Prefix(n)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-func atoi(s string) (int, error) { return strconv.Atoi(s) }
 
 // Vet returns the addresses that may be dialled for host (canonical) on
 // port, in the order given, and when none survives, the reason: "resolved
