@@ -30,7 +30,10 @@ var (
 func srtBinDir(t *testing.T) string {
 	dir := filepath.Dir(os.Getenv("SRTC"))
 	buildSrtOnce.Do(func() {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "srt"), "srt.dev/cmd/srt").CombinedOutput()
+		// As the README installs it: without cgo.
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "srt"), "srt.dev/cmd/srt")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildSrtErr = fmt.Errorf("building srt: %v\n%s", err, out)
 		}

@@ -52,7 +52,10 @@ func run(n int, sizes, keep string) error {
 	}
 	bin := filepath.Join(work, "bin")
 	for _, c := range []string{"srt", "srtc"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c).CombinedOutput(); err != nil {
+		// Built as the README installs them: without cgo.
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
 			return fmt.Errorf("building %s: %v\n%s", c, err, out)
 		}
 	}
