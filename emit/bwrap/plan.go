@@ -127,47 +127,86 @@ type Plan struct {
 
 // Emit returns the plan of p (docs/reference.md#bwrap-order for the order).
 func Emit(p *policy.Policy) Plan {
-	var pl Plan
-	pl.Source = p.Source
-	args := func(a ...string) { pl.Steps = append(pl.Steps, Step{Args: a}) }
-	dir := func(d Directive, operand string, o *policy.Origin) {
-		pl.Steps = append(pl.Steps, Step{Directive: d, Operand: operand, Origin: o})
+	e := &emitter{pl: Plan{Source: p.Source}}
+	e.args("--new-session")
+	e.args("--die-with-parent")
+	e.env(p)
+	e.args("--unshare-net")
+	e.dir(ProxyEnv, "", nil)
+	e.filesystem(p)
+	// Every plan, the file system disabled or not.
+	e.step(Step{Directive: SrtState, Operand: policy.StateOperand(), Params: true, Reason: policy.StateWhy})
+	e.args("--dev", "/dev")
+	e.args("--unshare-pid")
+	for _, ns := range policy.Namespaces {
+		e.step(Step{Args: []string{ns.Arg}, Reason: ns.Why})
 	}
-	paths := func(d Directive, rules []policy.PathRule) {
-		for i := range rules {
-			r := &rules[i]
-			s := Step{Directive: d, Operand: r.Path.String(), Origin: &r.Origin}
-			switch {
-			case r.Pattern:
-				s.Qualifier = Pattern
-			case r.Literal:
-				s.Qualifier = Literal
-			case r.Convenience:
-				s.Qualifier = UnlessHidden
-			}
-			pl.Steps = append(pl.Steps, s)
-		}
+	e.args("--unshare-user")
+	e.args("--cap-drop", "ALL")
+	if p.Process.EnableWeakerNestedSandbox {
+		e.args("--bind", "/proc", "/proc")
+	} else {
+		e.args("--proc", "/proc")
 	}
+	e.kernel()
+	e.process(p)
+	return e.pl
+}
 
-	args("--new-session")
-	args("--die-with-parent")
+// An emitter appends a plan's steps, in the order bubblewrap reads them.
+type emitter struct{ pl Plan }
+
+func (e *emitter) step(s Step) { e.pl.Steps = append(e.pl.Steps, s) }
+
+// args is a step of bubblewrap arguments as they are.
+func (e *emitter) args(a ...string) { e.step(Step{Args: a}) }
+
+// dir is a directive the resolve step turns into arguments on the host.
+func (e *emitter) dir(d Directive, operand string, o *policy.Origin) {
+	e.step(Step{Directive: d, Operand: operand, Origin: o})
+}
+
+// paths is one directive d per rule, with the rule's qualifier.
+func (e *emitter) paths(d Directive, rules []policy.PathRule) {
+	for i := range rules {
+		r := &rules[i]
+		s := Step{Directive: d, Operand: r.Path.String(), Origin: &r.Origin}
+		switch {
+		case r.Pattern:
+			s.Qualifier = Pattern
+		case r.Literal:
+			s.Qualifier = Literal
+		case r.Convenience:
+			s.Qualifier = UnlessHidden
+		}
+		e.step(s)
+	}
+}
+
+// env is the environment: variables removed and masked, git's safe
+// directories.
+func (e *emitter) env(p *policy.Policy) {
 	for i := range p.Env.Unset {
-		dir(UnsetEnv, p.Env.Unset[i].Name, &p.Env.Unset[i].Origin)
+		e.dir(UnsetEnv, p.Env.Unset[i].Name, &p.Env.Unset[i].Origin)
 	}
 	for i := range p.Env.Mask {
-		dir(MaskEnv, p.Env.Mask[i].Name, &p.Env.Mask[i].Origin)
+		e.dir(MaskEnv, p.Env.Mask[i].Name, &p.Env.Mask[i].Origin)
 	}
 	for _, d := range p.Env.GitSafeDirectories {
-		dir(GitSafeDirectory, d, &policy.Origin{Key: "git.safeDirectories"})
+		e.dir(GitSafeDirectory, d, &policy.Origin{Key: "git.safeDirectories"})
 	}
-	args("--unshare-net")
-	dir(ProxyEnv, "", nil)
+}
 
+// filesystem is the mount table: the root read-only (or writable, with
+// the file-system policy disabled), the write roots, the run's own
+// TMPDIR, the read denies and their carve-outs, the masked credential
+// files, the write denies and the scan for protected names.
+func (e *emitter) filesystem(p *policy.Policy) {
 	fs := p.Filesystem
 	if fs.Disabled {
-		args("--bind", "/", "/")
+		e.args("--bind", "/", "/")
 	} else {
-		args("--ro-bind", "/", "/")
+		e.args("--ro-bind", "/", "/")
 		var tmp *policy.Origin
 		var writes []policy.PathRule
 		for i, r := range fs.AllowWrite {
@@ -179,70 +218,63 @@ func Emit(p *policy.Policy) Plan {
 			}
 			writes = append(writes, r)
 		}
-		paths(AllowWrite, writes)
+		e.paths(AllowWrite, writes)
 		if tmp != nil {
-			dir(PrivateTmp, TmpDir, tmp)
+			e.dir(PrivateTmp, TmpDir, tmp)
 		}
-		paths(DenyRead, fs.DenyRead)
-		paths(AllowRead, fs.AllowRead)
+		e.paths(DenyRead, fs.DenyRead)
+		e.paths(AllowRead, fs.AllowRead)
 	}
-	paths(MaskFile, fs.CredentialMasks)
-	if !fs.Disabled {
-		paths(DenyWrite, fs.DenyWrite)
-		if sc := fs.MandatoryScan; sc != nil {
-			git := "protect-config"
-			if !sc.GitConfig {
-				git = "allow-config"
-			}
-			op := fmt.Sprintf("depth=%d git=%s git-dirs=%s git-files=%s", sc.Depth, git, strings.Join(sc.GitDirs, ","), strings.Join(sc.GitFiles, ","))
-			pl.Steps = append(pl.Steps, Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
+	e.paths(MaskFile, fs.CredentialMasks)
+	if fs.Disabled {
+		return
+	}
+	e.paths(DenyWrite, fs.DenyWrite)
+	if sc := fs.MandatoryScan; sc != nil {
+		git := "protect-config"
+		if !sc.GitConfig {
+			git = "allow-config"
 		}
+		op := fmt.Sprintf("depth=%d git=%s git-dirs=%s git-files=%s", sc.Depth, git, strings.Join(sc.GitDirs, ","), strings.Join(sc.GitFiles, ","))
+		e.step(Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
 	}
-	// Every plan, the file system disabled or not.
-	pl.Steps = append(pl.Steps, Step{Directive: SrtState, Operand: policy.StateOperand(), Params: true, Reason: policy.StateWhy})
+}
 
-	args("--dev", "/dev")
-	args("--unshare-pid")
-	for _, ns := range policy.Namespaces {
-		pl.Steps = append(pl.Steps, Step{Args: []string{ns.Arg}, Reason: ns.Why})
-	}
-	args("--unshare-user")
-	args("--cap-drop", "ALL")
-	if p.Process.EnableWeakerNestedSandbox {
-		args("--bind", "/proc", "/proc")
-	} else {
-		args("--proc", "/proc")
-	}
-	// The kernel's interfaces, covered on every run: the source of a
-	// read-only bind is the host's own file, which exists exactly when the
-	// sandbox's /proc or /sys has it.
+// kernel is the kernel's interfaces, covered on every run: the source of
+// a read-only bind is the host's own file, which exists exactly when the
+// sandbox's /proc or /sys has it.
+func (e *emitter) kernel() {
 	for _, k := range policy.KernelPaths {
 		if k.Mask {
-			pl.Steps = append(pl.Steps, Step{Directive: KernelMask, Operand: k.Path, Reason: k.Why})
+			e.step(Step{Directive: KernelMask, Operand: k.Path, Reason: k.Why})
 		} else {
-			pl.Steps = append(pl.Steps, Step{Args: []string{"--ro-bind-try", k.Path, k.Path}, Reason: k.Why})
+			e.step(Step{Args: []string{"--ro-bind-try", k.Path, k.Path}, Reason: k.Why})
 		}
 	}
+}
+
+// process is what the init step applies to the command: the second
+// layer, the resource limits, the seccomp programs.
+func (e *emitter) process(p *policy.Policy) {
 	if grants := p.Landlock(); grants != nil {
 		var paths []string
 		for _, g := range grants {
 			paths = append(paths, g.Path)
 		}
 		op := "grant=" + strings.Join(paths, ",") + " scope=" + strings.Join(policy.LandlockScopes, ",")
-		pl.Steps = append(pl.Steps, Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
+		e.step(Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
 	}
 	for i := range p.Process.Limits {
 		l := &p.Process.Limits[i]
-		pl.Steps = append(pl.Steps, Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
+		e.step(Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
 	}
 	if len(p.Process.Seccomp) > 0 {
 		names := make([]string, len(p.Process.Seccomp))
 		for i, r := range p.Process.Seccomp {
 			names[i] = string(r)
 		}
-		dir(Seccomp, strings.Join(names, "+"), nil)
+		e.dir(Seccomp, strings.Join(names, "+"), nil)
 	}
-	return pl
 }
 
 // Render writes the plan as linux/bwrap.args: a header, then one step per
