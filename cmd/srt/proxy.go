@@ -240,39 +240,20 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	if o.rssEvery > 0 {
 		go reportRSS(o.rssEvery, stderr)
 	}
-	var term *proxy.Terminator
-	if o.caFD >= 0 {
-		f := os.NewFile(uintptr(o.caFD), "ca-fd")
-		b, err := io.ReadAll(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("--ca-fd %d: %w", o.caFD, err)
-		}
-		ca, err := proxy.LoadCA(b, b)
-		if err != nil {
-			return fmt.Errorf("--ca-fd %d: %w (give the CA certificate and its private key, in PEM)", o.caFD, err)
-		}
-		term = &proxy.Terminator{CA: ca}
+	term, err := proxyTerminator(o)
+	if err != nil {
+		return err
 	}
 	l, err := proxyListener(o, stderr)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	var in io.Reader
-	var out io.Writer
-	if o.deciderFD >= 0 {
-		f := os.NewFile(uintptr(o.deciderFD), "decider-fd")
-		c, err := net.FileConn(f)
-		f.Close() // c holds its own descriptor
-		if err != nil {
-			return fmt.Errorf("--decider-fd %d is not a socket: %w", o.deciderFD, err)
-		}
-		defer c.Close()
-		in, out = c, c
-	} else {
-		in, out = os.NewFile(uintptr(o.deciderIn), "decider-in"), os.NewFile(uintptr(o.deciderOut), "decider-out")
+	in, out, closeConn, err := deciderConn(o)
+	if err != nil {
+		return err
 	}
+	defer closeConn()
 	type opened struct {
 		link  *decider.Link
 		hello decider.Hello
@@ -297,19 +278,9 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 		link, hello = o.link, o.hello
 	}
 	defer link.Close()
-	allowed, err1 := policy.ParseHostList(hello.AllowedDomains)
-	denied, err2 := policy.ParseHostList(hello.DeniedDomains)
-	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Errorf("decider hello: %w", err)
-	}
-	rules := &netpolicy.Rules{Allowed: allowed, Denied: denied}
-	e := &proxy.Egress{
-		Rules:     func() *netpolicy.Rules { return rules },
-		Listed:    func() []netip.Prefix { return proxy.FilterDeniedRanges },
-		HostAddrs: proxy.InterfaceAddrs,
-		Log:       log,
-		TLS:       term,
-		Filter:    &proxy.Filter{Decider: link, StripResponse: o.strip, PlaintextHeaderSet: o.plaintextHeaderSet},
+	e, err := proxyEgress(o, hello, link, term, log)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -331,6 +302,60 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 		<-served
 		return fmt.Errorf("decider: %v; exiting", link.Err())
 	}
+}
+
+// proxyTerminator is the TLS terminator of the CA given on --ca-fd; nil
+// without one.
+func proxyTerminator(o *proxyOptions) (*proxy.Terminator, error) {
+	if o.caFD < 0 {
+		return nil, nil
+	}
+	f := os.NewFile(uintptr(o.caFD), "ca-fd")
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("--ca-fd %d: %w", o.caFD, err)
+	}
+	ca, err := proxy.LoadCA(b, b)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-fd %d: %w (give the CA certificate and its private key, in PEM)", o.caFD, err)
+	}
+	return &proxy.Terminator{CA: ca}, nil
+}
+
+// deciderConn is the link to the decider: the socket of --decider-fd, or
+// the descriptors --decider-in and --decider-out; closeConn closes what
+// it opened.
+func deciderConn(o *proxyOptions) (in io.Reader, out io.Writer, closeConn func(), err error) {
+	if o.deciderFD < 0 {
+		return os.NewFile(uintptr(o.deciderIn), "decider-in"), os.NewFile(uintptr(o.deciderOut), "decider-out"), func() {}, nil
+	}
+	f := os.NewFile(uintptr(o.deciderFD), "decider-fd")
+	c, err := net.FileConn(f)
+	f.Close() // c holds its own descriptor
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--decider-fd %d is not a socket: %w", o.deciderFD, err)
+	}
+	return c, c, func() { c.Close() }, nil
+}
+
+// proxyEgress is the proxy's logic: the hosts of the decider's hello,
+// and each request put to the decider.
+func proxyEgress(o *proxyOptions, hello decider.Hello, link *decider.Link, term *proxy.Terminator, log *slog.Logger) (*proxy.Egress, error) {
+	allowed, err1 := policy.ParseHostList(hello.AllowedDomains)
+	denied, err2 := policy.ParseHostList(hello.DeniedDomains)
+	if err := errors.Join(err1, err2); err != nil {
+		return nil, fmt.Errorf("decider hello: %w", err)
+	}
+	rules := &netpolicy.Rules{Allowed: allowed, Denied: denied}
+	return &proxy.Egress{
+		Rules:     func() *netpolicy.Rules { return rules },
+		Listed:    func() []netip.Prefix { return proxy.FilterDeniedRanges },
+		HostAddrs: proxy.InterfaceAddrs,
+		Log:       log,
+		TLS:       term,
+		Filter:    &proxy.Filter{Decider: link, StripResponse: o.strip, PlaintextHeaderSet: o.plaintextHeaderSet},
+	}, nil
 }
 
 // proxyGrace is how long srt proxy, once its decider is gone, lets the
