@@ -9,9 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"srt.dev/review/source"
-
 	"srt.dev/review/query"
+	"srt.dev/review/source"
 	"srt.dev/schema"
 	"srt.dev/schema/builtin"
 )

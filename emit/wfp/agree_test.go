@@ -12,12 +12,11 @@ import (
 	"strings"
 	"testing"
 
-	"srt.dev/review/source"
-
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/wfp"
 	"srt.dev/review/query"
+	"srt.dev/review/source"
 	"srt.dev/schema"
 )
 

@@ -5,11 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"srt.dev/review/source"
-
 	"github.com/google/go-cmp/cmp"
 
 	"srt.dev/review/query"
+	"srt.dev/review/source"
 	"srt.dev/schema"
 )
 

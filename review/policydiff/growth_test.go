@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"srt.dev/review/source"
-
 	"srt.dev/internal/settingsgen"
 	"srt.dev/review/query"
+	"srt.dev/review/source"
 	"srt.dev/schema"
 )
 

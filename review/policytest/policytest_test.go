@@ -4,9 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"srt.dev/review/source"
-
 	"srt.dev/review/query"
+	"srt.dev/review/source"
 	"srt.dev/schema"
 )
 
