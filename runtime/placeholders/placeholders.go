@@ -249,11 +249,13 @@ func (r *Registry) WaitEnded(path string) {
 }
 
 // Release ends the run: its record is unlocked, and the placeholders of
-// every ended run are removed if no other run is alive.
-func (run *Run) Release() error {
-	err := run.file.Close() // drops the lock
-	_, serr := run.r.Sweep(false)
-	return errors.Join(err, serr)
+// every ended run are removed if no other run is alive. pending reports
+// that the registry holds a check only a sweep with checks does (a killed
+// run's, or this one's if it was not checked).
+func (run *Run) Release() (pending bool, err error) {
+	err = run.file.Close() // drops the lock
+	pending, serr := run.r.Sweep(false)
+	return pending, errors.Join(err, serr)
 }
 
 // Sweep removes the scratch and temporary directories of ended runs

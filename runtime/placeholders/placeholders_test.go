@@ -77,13 +77,49 @@ func TestReleaseRemoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := run.Release(); err != nil {
+	if _, err := run.Release(); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range paths {
 		if exists(p) {
 			t.Errorf("%s left behind", p)
 		}
+	}
+}
+
+// TestReleasePending: a run released before its check is done leaves the
+// check to a sweep with checks, and says so; checked, it leaves nothing
+// (its reaper then ends without sweeping).
+func TestReleasePending(t *testing.T) {
+	r := registry(t)
+	root := t.TempDir()
+	check := &quarantine.Spec{Roots: []string{root}}
+	unchecked, err := r.RegisterChecked(nil, check, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := quarantine.Snap(*check, nil)
+	if err := unchecked.Snapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := unchecked.Release(); err != nil || !pending {
+		t.Fatalf("released unchecked: pending %v, %v; want pending", pending, err)
+	}
+	if pending, err := r.Sweep(true); err != nil || pending {
+		t.Fatalf("sweep with checks: pending %v, %v", pending, err)
+	}
+	checked, err := r.RegisterChecked(nil, check, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checked.Snapshot(snap); err != nil {
+		t.Fatal(err)
+	}
+	if err := checked.Checked(""); err != nil {
+		t.Fatal(err)
+	}
+	if pending, err := checked.Release(); err != nil || pending {
+		t.Fatalf("released checked: pending %v, %v; want neither", pending, err)
 	}
 }
 
@@ -210,13 +246,13 @@ func TestOtherRunAlive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Release(); err != nil {
+	if _, err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(paths[0]) {
 		t.Fatal("removed while another run is alive")
 	}
-	if err := second.Release(); err != nil {
+	if _, err := second.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if exists(paths[0]) || exists(paths[1]) {
@@ -236,7 +272,7 @@ func TestLeavesWhatChanged(t *testing.T) {
 	os.Chmod(paths[0], 0o644)
 	os.WriteFile(paths[0], []byte("user data"), 0o644)
 	os.WriteFile(filepath.Join(paths[1], "x"), nil, 0o644)
-	if err := run.Release(); err != nil {
+	if _, err := run.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(paths[0]) || !exists(paths[1]) {
@@ -272,7 +308,7 @@ func TestTmpGoesWithItsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Release(); err != nil {
+	if _, err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if exists(tmp) {
@@ -298,13 +334,13 @@ func TestBeginHoldsPlaceholders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := first.Release(); err != nil {
+	if _, err := first.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if !exists(paths[0]) {
 		t.Fatal("a placeholder was removed while a begun run may rely on it")
 	}
-	if err := second.Release(); err != nil {
+	if _, err := second.Release(); err != nil {
 		t.Fatal(err)
 	}
 	if exists(paths[0]) {

@@ -372,25 +372,28 @@ func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
 }
 
 // startReaperAsync starts the reaper and sends its stop function.
-func startReaperAsync(self string, reg *placeholders.Registry, record string, out chan<- func(), debug func(string)) {
+func startReaperAsync(self string, reg *placeholders.Registry, record string, out chan<- func(bool), debug func(string)) {
 	stop, err := startReaper(self, reg, record)
 	if err != nil {
 		debug("no reaper: " + err.Error())
-		stop = func() {}
+		stop = func(bool) {}
 	}
 	out <- stop
 }
 
 // startReaper starts the reaper in a session of its own; stop lets it go
-// once the run has cleaned up after itself.
-func startReaper(self string, reg *placeholders.Registry, record string) (stop func(), err error) {
+// once the run has cleaned up after itself: with clean, the reaper ends
+// without sweeping; without (or when srt dies first, and the pipe closes
+// without a word), it sweeps.
+func startReaper(self string, reg *placeholders.Registry, record string) (stop func(clean bool), err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	// A shell waits (it starts in a fraction of the time srt does); srt is
-	// run only when there is something to do.
-	cmd := exec.Command("/bin/sh", "-c", `while read -r _; do :; done; exec "$0" `+ReapArg+` "$1" "$2" "$3"`, self, reg.Dir, record, reg.TmpDir)
+	// run only when there is something to do. Only srt holds the pipe's
+	// other end (close-on-exec): no process of the sandbox can say "clean".
+	cmd := exec.Command("/bin/sh", "-c", `while read -r l; do [ "$l" = clean ] && exit 0; done; exec "$0" `+ReapArg+` "$1" "$2" "$3"`, self, reg.Dir, record, reg.TmpDir)
 	cmd.Stdin = r
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -400,7 +403,12 @@ func startReaper(self string, reg *placeholders.Registry, record string) (stop f
 	}
 	r.Close()
 	go cmd.Wait()
-	return func() { w.Close() }, nil
+	return func(clean bool) {
+		if clean {
+			w.Write([]byte("clean\n"))
+		}
+		w.Close()
+	}, nil
 }
 
 // startChecker starts a reaper that sweeps the registry now, doing the

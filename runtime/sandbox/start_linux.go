@@ -37,8 +37,10 @@ func (r *run) start(ctx context.Context) error {
 		return err
 	}
 	r.atEnd(func() {
-		reaped()
-		r.record.Release()
+		pending, err := r.record.Release()
+		// The reaper has nothing left to do when the run cleaned up after
+		// itself and no check is owed.
+		reaped(err == nil && !pending)
 		o.step("released")
 	})
 	o.step("registered")
@@ -235,8 +237,10 @@ func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error
 // srt is gone, however it goes (SIGKILL included). It waits for the end
 // of a pipe only srt holds open, then for this run's lock; it starts
 // alongside bubblewrap, off the critical path, and until it runs the
-// sweep at the next start is the fallback. reaped waits for it.
-func (r *run) register() (reaped func(), err error) {
+// sweep at the next start is the fallback. reaped lets it go once it has
+// started; clean (the run released everything, and no check is owed)
+// lets it end without starting srt to sweep.
+func (r *run) register() (reaped func(clean bool), err error) {
 	var scratch []string
 	if len(r.res.Placeholders) > 0 {
 		scratch = append(scratch, r.empty)
@@ -262,14 +266,14 @@ func (r *run) register() (reaped func(), err error) {
 		r.discard()
 		return nil, err
 	}
-	reaper := make(chan func(), 1)
+	reaper := make(chan func(bool), 1)
 	if scratch == nil && check == nil && !r.limits.cg.any() {
 		// Nothing to clean up or check after this run: no reaper.
-		reaper <- func() {}
+		reaper <- func(bool) {}
 	} else {
 		go startReaperAsync(r.self, r.reg, r.record.Record(), reaper, r.o.debug)
 	}
-	return func() { (<-reaper)() }, nil
+	return func(clean bool) { (<-reaper)(clean) }, nil
 }
 
 // bubblewrap is the command that starts the sandbox.
