@@ -94,11 +94,18 @@ if go list -deps ./cmd/srt | grep -qE '^(cuelang\.org/|srt\.dev/compiler$|srt\.d
 	echo "cmd/srt links CUE or the compiler: $(go list -deps ./cmd/srt | grep -E '^(cuelang\.org/|srt\.dev/compiler$|srt\.dev/schema$)' | head -3 | tr '\n' ' ')" >&2
 	exit 1
 fi
+# srt-init starts inside every sandbox: it links no network stack, TLS or
+# JSON (runtime/initstep).
+lean='^(net|net/http|crypto/tls|encoding/json|srt\.dev/runtime/sandbox|srt\.dev/compiler/.*)$'
+if go list -deps ./cmd/srt-init | grep -qE "$lean"; then
+	echo "cmd/srt-init links $(go list -deps ./cmd/srt-init | grep -E "$lean" | tr '\n' ' ')" >&2
+	exit 1
+fi
 
 phase "cross-builds for macOS and Windows"
 # Nothing may rot on the platforms we cannot run here.
 for target in darwin/amd64 darwin/arm64 windows/amd64; do
-	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/srtc ./cmd/srt
+	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/srtc ./cmd/srt ./cmd/srt-init
 done
 # The darwin-only files (the macOS runtime) are vetted too: no Mac runs them here.
 GOOS=darwin GOARCH=arm64 go vet ./...

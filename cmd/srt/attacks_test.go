@@ -259,6 +259,29 @@ var attacks = []attack{
 		},
 	},
 	{
+		// srt starts srt-init beside itself as a later run's init step
+		// when it is of srt's build: a copy of srt passes for one.
+		name: "an init step planted beside srt",
+		setup: func(w *world) {
+			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
+			data, err := os.ReadFile(w.bin)
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			w.bin = w.write(filepath.Join(w.home, "bin", "srt"), string(data))
+			os.Chmod(w.bin, 0o755)
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp ~/bin/srt ~/bin/srt-init`)
+		},
+		judge: func(w *world) string {
+			if _, err := os.Lstat(filepath.Join(w.home, "bin", "srt-init")); err == nil {
+				return "planted the program a later run starts as its init step"
+			}
+			return ""
+		},
+	},
+	{
 		name: "quarantine read by a later sandbox",
 		setup: func(w *world) {
 			w.write("s.json", writeProject)

@@ -16,6 +16,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
@@ -311,7 +312,7 @@ func loadPolicy(o *options, plan bool, so *sandbox.Options, stderr io.Writer) (*
 
 // srtState are srt's own files on this host that no sandbox may change
 // (policy.SrtState): the settings file or plan directory of this run and
-// the user's default settings file, srt and srtc, the policy cache, the
+// the user's default settings file, srt, srt-init and srtc, the policy cache, the
 // audit log. The runtime adds its registry and the quarantine.
 func srtState(o *options) map[policy.StateKind][]string {
 	st := map[policy.StateKind][]string{}
@@ -330,6 +331,9 @@ func srtState(o *options) map[policy.StateKind][]string {
 	add(policy.StatePolicy, o.plan)
 	if self, err := os.Executable(); err == nil {
 		add(policy.StatePrograms, self)
+		// The init step's program beside it, there or not: a sandbox that
+		// planted one would be a later run's init step.
+		add(policy.StatePrograms, filepath.Join(filepath.Dir(self), initstep.Binary))
 	}
 	if srtc, err := findSrtc(); err == nil {
 		add(policy.StatePrograms, srtc)

@@ -202,10 +202,7 @@ func BenchmarkLandlockReport(b *testing.B) {
 	testenv.Require(b, "bwrap")
 	testenv.KernelAudit(b)
 	bin := b.TempDir()
-	srtBin := filepath.Join(bin, "srt")
-	if out, err := exec.Command("go", "build", "-o", srtBin, "srt.dev/cmd/srt").CombinedOutput(); err != nil {
-		b.Fatalf("building srt: %v\n%s", err, out)
-	}
+	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	plan := writePlan(b, dir, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, artifact.Options{})
 	env := append(os.Environ(), "HOME="+dir)

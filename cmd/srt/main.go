@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"srt.dev/internal/buildversion"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/sandbox"
 )
 
@@ -32,12 +33,10 @@ func helperRole(args []string) (code int, ok bool) {
 	}
 	var err error
 	switch args[0] {
-	case sandbox.InitArg:
-		err = sandbox.Init(args[1:]) // returns only on failure
-		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
-		return 126, true
-	case sandbox.LimitArg:
-		err = sandbox.LimitExec(args[1:]) // returns only on failure
+	case initstep.InitArg, initstep.LimitArg:
+		// srt in srt-init's place (see runtime/initstep); returns only on
+		// failure.
+		return initstep.Main(args), true
 	case sandbox.ReapArg:
 		err = sandbox.Reap(args[1:])
 	case sandbox.ConnectArg:

@@ -90,15 +90,8 @@ var recipesRun = []string{"An MCP server over stdio", "npm install from a regist
 func TestRecipes(t *testing.T) {
 	t.Parallel() // long, and independent of the rest: overlaps the other long tests
 	requireSandbox(t)
-	tools := testenv.Require(t, "python3", "git", "go", "npm", "node", "curl", "openssl")
-	bin := t.TempDir()
-	for _, c := range []string{"srt", "srtc"} {
-		build := exec.Command(tools[2], "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs them
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building %s: %v\n%s", c, err, out)
-		}
-	}
+	testenv.Require(t, "python3", "git", "go", "npm", "node", "curl", "openssl")
+	bin := srtBinDir(t)
 	recipes := readRecipes(t)
 	have := map[string]bool{}
 	for _, r := range recipes {

@@ -25,13 +25,14 @@ var (
 	buildSrtErr  error
 )
 
-// srtBinDir builds srt beside the srtc that TestMain built, so that the
-// scripts run the real binaries (srt finds srtc beside itself).
+// srtBinDir builds srt and srt-init beside the srtc that TestMain built,
+// so that the scripts and recipes run the real binaries (srt finds srtc
+// and srt-init beside itself).
 func srtBinDir(t *testing.T) string {
 	dir := filepath.Dir(os.Getenv("SRTC"))
 	buildSrtOnce.Do(func() {
-		// As the README installs it: without cgo.
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "srt"), "srt.dev/cmd/srt")
+		// As the README installs them: without cgo.
+		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := build.CombinedOutput()
 		if err != nil {

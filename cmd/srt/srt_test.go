@@ -42,7 +42,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Chmod(dir, 0o755)
 	srtc := filepath.Join(dir, "srtc")
-	if out, err := exec.Command("go", "build", "-o", srtc, "srt.dev/cmd/srtc").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", srtc, "srt.dev/cmd/srtc")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building srtc: %v\n%s", err, out)
 		os.Exit(1)
 	}

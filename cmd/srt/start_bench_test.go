@@ -25,10 +25,7 @@ func BenchmarkStart(b *testing.B) {
 	paths := testenv.Require(b, "bwrap")
 	bw := paths[0]
 	bin := b.TempDir()
-	srtBin := filepath.Join(bin, "srt")
-	if out, err := exec.Command("go", "build", "-o", srtBin, "srt.dev/cmd/srt").CombinedOutput(); err != nil {
-		b.Fatalf("building srt: %v\n%s", err, out)
-	}
+	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
 	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
@@ -75,10 +72,7 @@ func BenchmarkStart(b *testing.B) {
 func BenchmarkLayers(b *testing.B) {
 	testenv.Require(b, "bwrap")
 	bin := b.TempDir()
-	srtBin := filepath.Join(bin, "srt")
-	if out, err := exec.Command("go", "build", "-o", srtBin, "srt.dev/cmd/srt").CombinedOutput(); err != nil {
-		b.Fatalf("building srt: %v\n%s", err, out)
-	}
+	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}`
 	withLandlock := writePlan(b, filepath.Join(dir, "landlock"), settings+"}", artifact.Options{})
@@ -123,4 +117,15 @@ func BenchmarkLayers(b *testing.B) {
 	b.ReportMetric(ms(tLimits)-ms(tLandlock), "limits-cost-ms")
 	b.ReportMetric(float64(tLandlock)/float64(tNone), "landlock/none")
 	b.ReportMetric(float64(tLimits)/float64(tLandlock), "limits/landlock")
+}
+
+// buildSrt builds srt and srt-init into dir as the README installs them
+// (without cgo), and returns srt's path.
+func buildSrt(b *testing.B, dir string) string {
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building srt: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "srt")
 }

@@ -15,7 +15,8 @@ const (
 	// StatePolicy is the settings file or the plan directory the run was
 	// started from (and the user's default settings file).
 	StatePolicy StateKind = "policy"
-	// StatePrograms are srt and srtc, which read and compile the policy.
+	// StatePrograms are srt, srt-init and srtc, which read, compile and
+	// enforce the policy.
 	StatePrograms StateKind = "programs"
 	// StateCache holds compiled policies.
 	StateCache StateKind = "cache"
@@ -41,7 +42,7 @@ type StateRule struct {
 // SrtState are srt's own files, in the order the runtime protects them.
 var SrtState = []StateRule{
 	{StatePolicy, false, "the settings file or plan directory in use: a command that changed it would choose the next run's rules"},
-	{StatePrograms, false, "srt and srtc, which read and compile the policy"},
+	{StatePrograms, false, "srt, srt-init and srtc, which read, compile and enforce the policy"},
 	{StateCache, false, "compiled policies and what earlier checks saw of the write roots"},
 	{StateRegistry, false, "the runs' records, scratch space and snapshots, which the check after a run trusts"},
 	{StateAuditLog, false, "the audit log of the run"},

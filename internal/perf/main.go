@@ -51,7 +51,7 @@ func run(n int, sizes, keep string) error {
 		keep = filepath.Join(work, "trees")
 	}
 	bin := filepath.Join(work, "bin")
-	for _, c := range []string{"srt", "srtc"} {
+	for _, c := range []string{"srt", "srtc", "srt-init"} {
 		// Built as the README installs them: without cgo.
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")

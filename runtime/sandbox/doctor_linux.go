@@ -73,6 +73,9 @@ func Doctor(bwrap string) []Check {
 	add(landlockDoctor())
 	add(limitsDoctor())
 	add(staticCheck())
+	if self, err := os.Executable(); err == nil {
+		add(initCheck(self))
+	}
 	return checks
 }
 

@@ -33,6 +33,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/internal/kaudit"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/violations"
 )
 
@@ -294,7 +295,7 @@ func (a *landlockAudit) startMessage() []byte {
 // without auditd prints every record to its console). The debug log says
 // why not, when it does not.
 func (r *run) openLandlockAudit() {
-	abi := landlockABI()
+	abi := initstep.ABI()
 	if r.res.Landlock == nil || abi <= 0 {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/violations"
 )
 
@@ -98,7 +99,7 @@ func TestLandlockAttribution(t *testing.T) {
 // on a host without auditd every record goes to the console.
 func BenchmarkLandlockAuditHost(b *testing.B) {
 	testenv.KernelAudit(b)
-	abi := landlockABI()
+	abi := initstep.ABI()
 	for i := 0; i < b.N; i++ {
 		a, why := openLandlockAudit(abi)
 		if a == nil {

@@ -12,37 +12,13 @@ package sandbox
 // the write denies inside the write roots stay bubblewrap's alone.
 
 import (
-	"errors"
 	"fmt"
-	"runtime"
 	"strings"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/resolve"
 )
-
-// The init step's options that carry the second layer: landlockArg turns
-// it on, with the scopes to keep (a comma-separated list, possibly
-// empty); each landlockWriteArg names one path below which writes stay
-// allowed.
-const (
-	landlockArg      = "--landlock="
-	landlockWriteArg = "--landlock-write="
-)
-
-// landlockABI is the Landlock ABI version of the running kernel, 0 when it
-// has none (not built in, or disabled at boot).
-func landlockABI() int {
-	// landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
-	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
-	if errno != 0 {
-		return 0
-	}
-	return int(v)
-}
 
 // landlockInitArgs are the init step's options for the resolved second
 // layer l; nil when l is nil or the kernel has no Landlock (why says so).
@@ -53,264 +29,16 @@ func landlockInitArgs(l *resolve.Landlock, abi int) (args []string, why string) 
 	if abi <= 0 {
 		return nil, "landlock: this kernel has no Landlock; the sandbox's writes rest on its mounts alone (srt doctor)"
 	}
-	args = append(args, landlockArg+strings.Join(l.Scopes, ","))
+	args = append(args, initstep.LandlockArg+strings.Join(l.Scopes, ","))
 	for _, p := range l.Write {
-		args = append(args, landlockWriteArg+p)
+		args = append(args, initstep.LandlockWriteArg+p)
 	}
 	return args, ""
 }
 
-// A landlockSpec is what the init step's options ask of the second layer.
-type landlockSpec struct {
-	scopes []string
-	write  []string
-}
-
-// parseLandlockArg reads one init option into *spec; false when a is not
-// one of the second layer's.
-func parseLandlockArg(a string, spec **landlockSpec) (bool, error) {
-	switch {
-	case strings.HasPrefix(a, landlockArg):
-		if *spec == nil {
-			*spec = &landlockSpec{}
-		}
-		if v := strings.TrimPrefix(a, landlockArg); v != "" {
-			(*spec).scopes = strings.Split(v, ",")
-		}
-		return true, nil
-	case strings.HasPrefix(a, landlockWriteArg):
-		if *spec == nil {
-			return true, errors.New(landlockWriteArg + " without " + landlockArg)
-		}
-		(*spec).write = append((*spec).write, strings.TrimPrefix(a, landlockWriteArg))
-		return true, nil
-	}
-	return false, nil
-}
-
-// Access rights (include/uapi/linux/landlock.h) by the ABI that brought
-// them.
-const (
-	llWriteV1 = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
-		unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_CHAR |
-		unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
-		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
-		unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK | unix.LANDLOCK_ACCESS_FS_MAKE_SYM
-	// llFile are the rights a rule on a file (not a directory) may grant.
-	llFile = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-)
-
-// landlockHandled is what the second layer restricts on ABI abi: every
-// way of writing the file system the kernel knows; reading and executing
-// are left to the mounts. REFER (ABI 2) keeps a rename or link from
-// moving a file out of a write root into a place the command cannot
-// write (without it, ABI 1 refuses every cross-directory rename and link);
-// TRUNCATE (ABI 3) and IOCTL_DEV (ABI 5) are allowed only where writing
-// is.
-func landlockHandled(abi int) uint64 {
-	h := uint64(llWriteV1)
-	if abi >= 2 {
-		h |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
-	if abi >= 3 {
-		h |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
-	}
-	if abi >= 5 {
-		h |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
-	}
-	return h
-}
-
-// landlockScoped is the scope bits of names on ABI abi (none before 6).
-func landlockScoped(abi int, names []string) (uint64, error) {
-	var s uint64
-	for _, n := range names {
-		switch n {
-		case "abstract-unix-socket":
-			s |= unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
-		case "signal":
-			s |= unix.LANDLOCK_SCOPE_SIGNAL
-		default:
-			return 0, fmt.Errorf("landlock: unknown scope %q", n)
-		}
-	}
-	if abi < 6 {
-		return 0, nil
-	}
-	return s, nil
-}
-
-// landlockRulesetAttr is struct landlock_ruleset_attr up to scoped (ABI
-// 6); the kernel reads the size it is given.
-type landlockRulesetAttr struct {
-	handledFS, handledNet, scoped uint64
-}
-
-// A landlockRuleset is a ruleset built, not yet enforced.
-type landlockRuleset struct {
-	fd  int
-	abi int
-	// Skipped are the paths that do not exist in the sandbox (nothing
-	// there to write).
-	skipped []string
-}
-
-// build makes the ruleset of spec on ABI abi: every handled right below
-// each directory of spec.write, the file rights on each file.
-func (spec *landlockSpec) build(abi int) (*landlockRuleset, error) {
-	if abi <= 0 {
-		return nil, errors.New("landlock: the host asked for the second layer, and this kernel has no Landlock")
-	}
-	scoped, err := landlockScoped(abi, spec.scopes)
-	if err != nil {
-		return nil, err
-	}
-	handled := landlockHandled(abi)
-	attr := landlockRulesetAttr{handledFS: handled, scoped: scoped}
-	size := unsafe.Sizeof(attr.handledFS)
-	switch {
-	case abi >= 6:
-		size = unsafe.Sizeof(attr)
-	case abi >= 4:
-		size = 2 * unsafe.Sizeof(attr.handledFS)
-	}
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
-	if errno != 0 {
-		return nil, fmt.Errorf("landlock: creating the ruleset: %w", errno)
-	}
-	rs := &landlockRuleset{fd: int(fd), abi: abi}
-	for _, p := range spec.write {
-		if err := rs.allow(p, handled); err != nil {
-			unix.Close(rs.fd)
-			return nil, err
-		}
-	}
-	if err := rs.allowStreams(handled); err != nil {
-		unix.Close(rs.fd)
-		return nil, err
-	}
-	return rs, nil
-}
-
-// allowStreams lets the command open again, for writing, the files its
-// standard output and error are open on for writing already
-// (/dev/stdout, /dev/stderr, /proc/self/fd/N): nothing it could not write
-// anyway. A pipe or a socket needs no rule (Landlock does not restrict
-// them); standard input, even when it is open for writing, gets none.
-func (rs *landlockRuleset) allowStreams(handled uint64) error {
-	for _, fd := range []int{1, 2} {
-		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-		if err != nil || fl&unix.O_ACCMODE == unix.O_RDONLY {
-			continue
-		}
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil {
-			continue
-		}
-		if t := st.Mode & unix.S_IFMT; t != unix.S_IFREG && t != unix.S_IFCHR {
-			continue
-		}
-		if err := rs.allowFile(fmt.Sprintf("/proc/self/fd/%d", fd), handled&llFile); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// allow adds the rule for p: handled below a directory, what a file rule
-// can take of it on a file. A path the sandbox does not have is skipped.
-func (rs *landlockRuleset) allow(p string, handled uint64) error {
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) {
-		rs.skipped = append(rs.skipped, p)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("landlock: opening %s: %w", p, err)
-	}
-	defer unix.Close(fd)
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("landlock: %s: %w", p, err)
-	}
-	access := handled
-	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		access &= llFile
-	}
-	return rs.add(p, fd, access)
-}
-
-// allowFile adds a rule for the file p leads to (a magic link of /proc
-// included), with access.
-func (rs *landlockRuleset) allowFile(p string, access uint64) error {
-	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("landlock: opening %s: %w", p, err)
-	}
-	defer unix.Close(fd)
-	return rs.add(p, fd, access)
-}
-
-// add adds the rule of access below the file or directory fd.
-func (rs *landlockRuleset) add(p string, fd int, access uint64) error {
-	attr := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(fd)}
-	_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(rs.fd), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&attr)), 0, 0, 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock: a rule for %s: %w", p, errno)
-	}
-	return nil
-}
-
-// enforce restricts the calling OS thread, which it locks to the calling
-// goroutine for good: what that goroutine starts (the command) inherits
-// the restriction. Landlock needs no_new_privs (bubblewrap sets it for the
-// whole sandbox already). The ruleset's descriptor is closed.
-//
-// With a token (ABI 7 and later), the host reads the kernel's audit for
-// this run's refusals (landlock_audit_linux.go): the thread bears the
-// token as its name while it makes the domain (the kernel records the
-// name with it), and the command's refusals are logged after it is
-// executed too (LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON). Without one, the
-// kernel's default: nothing the command does is logged.
-func (rs *landlockRuleset) enforce(token string) error {
-	defer unix.Close(rs.fd)
-	runtime.LockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("landlock: no_new_privs: %w", err)
-	}
-	var flags uintptr
-	if token != "" && rs.abi >= 7 {
-		restore, err := nameThread(token)
-		if err != nil {
-			return err
-		}
-		defer restore()
-		flags = unix.LANDLOCK_RESTRICT_SELF_LOG_NEW_EXEC_ON
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(rs.fd), flags, 0); errno != 0 {
-		return fmt.Errorf("landlock: restricting the command: %w", errno)
-	}
-	return nil
-}
-
-// nameThread names the calling thread name (cut to the 15 bytes a name
-// holds); restore gives it its name back.
-func nameThread(name string) (restore func(), err error) {
-	var old [16]byte
-	if err := unix.Prctl(unix.PR_GET_NAME, uintptr(unsafe.Pointer(&old[0])), 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("landlock: the thread's name: %w", err)
-	}
-	var b [16]byte
-	copy(b[:15], name)
-	if err := unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("landlock: naming the thread: %w", err)
-	}
-	return func() { unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&old[0])), 0, 0, 0) }, nil
-}
-
 // landlockDoctor is srt doctor's line on the second layer.
 func landlockDoctor() Check {
-	abi := landlockABI()
+	abi := initstep.ABI()
 	if abi <= 0 {
 		return Check{Name: "Landlock (second layer)", OK: true, Detail: "this kernel has no Landlock (Linux 5.13 or later, built with CONFIG_SECURITY_LANDLOCK and \"landlock\" in the lsm= boot parameter)",
 			Note: "srt runs without the second layer: the sandbox's writes rest on bubblewrap's mounts alone"}

@@ -3,43 +3,12 @@
 package sandbox
 
 import (
-	"os"
 	"os/exec"
 	"testing"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/resolve"
 )
-
-// BenchmarkLandlock is what the second layer costs the init step of a
-// run with one write root and a TMPDIR: building the ruleset (the plan's
-// grants, the standard streams) and restricting a thread with it, each
-// iteration on a new thread.
-func BenchmarkLandlock(b *testing.B) {
-	abi := landlockABI()
-	if abi <= 0 {
-		b.Skip("no Landlock")
-	}
-	spec := &landlockSpec{scopes: policy.LandlockScopes, write: []string{b.TempDir(), os.TempDir()}}
-	for _, g := range policy.LandlockGrants {
-		spec.write = append(spec.write, g.Path)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		done := make(chan error)
-		go func() {
-			rs, err := spec.build(abi)
-			if err == nil {
-				err = rs.enforce("")
-			}
-			done <- err
-			// The goroutine ends locked: Go ends its restricted thread.
-		}()
-		if err := <-done; err != nil {
-			b.Fatal(err)
-		}
-	}
-}
 
 // BenchmarkLimitsHost is what the resource limits cost srt on the host
 // each run: finding its cgroups, making the run's with the limits set,

@@ -35,34 +35,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
 )
-
-// rlimitArg, as the init step's option, sets one rlimit:
-// --rlimit=NAME=SOFT:HARD (NAME: data, nproc, cpu, nofile).
-const rlimitArg = "--rlimit="
-
-// rlimitNames are the init step's names of the rlimits.
-var rlimitNames = map[string]int{"data": unix.RLIMIT_DATA, "nproc": unix.RLIMIT_NPROC, "cpu": unix.RLIMIT_CPU, "nofile": unix.RLIMIT_NOFILE}
-
-// applyRlimit sets the rlimit of one --rlimit= option on this process
-// (syscall.Setrlimit: the command gets it, not Go's raised default).
-func applyRlimit(v string) error {
-	name, val, _ := strings.Cut(v, "=")
-	soft, hard, _ := strings.Cut(val, ":")
-	res, ok := rlimitNames[name]
-	s, err1 := strconv.ParseUint(soft, 10, 64)
-	h, err2 := strconv.ParseUint(hard, 10, 64)
-	if !ok || err1 != nil || err2 != nil || s > h {
-		return fmt.Errorf("bad %s%s", rlimitArg, v)
-	}
-	if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: s, Max: h}); err != nil {
-		return fmt.Errorf("setting the %s limit to %s: %w", name, val, err)
-	}
-	return nil
-}
 
 // A limitsPlan is how this run enforces its plan's limits.
 type limitsPlan struct {
@@ -110,11 +87,11 @@ func planLimits(limits []resolve.Limit) *limitsPlan {
 				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's memory, in cgroup %s", key, lp.cg.dir["memory"]))
 			} else {
 				b := uint64(l.Value) << 20
-				lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%sdata=%d:%d", rlimitArg, b, b), l.Line})
+				lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%sdata=%d:%d", initstep.RlimitArg, b, b), l.Line})
 				lp.notes = append(lp.notes, key+": no memory cgroup srt may make here: RLIMIT_DATA, per process")
 			}
 		case policy.LimitProcesses:
-			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snproc=%d:%d", rlimitArg, l.Value, l.Value), l.Line})
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snproc=%d:%d", initstep.RlimitArg, l.Value, l.Value), l.Line})
 			switch {
 			case lp.cg.has("pids"):
 				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's processes and threads, in cgroup %s", key, lp.cg.dir["pids"]))
@@ -124,14 +101,14 @@ func planLimits(limits []resolve.Limit) *limitsPlan {
 				lp.notes = append(lp.notes, key+": RLIMIT_NPROC, counted in the sandbox's user namespace")
 			}
 		case policy.LimitCPU:
-			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%scpu=%d:%d", rlimitArg, l.Value, l.Value+1), l.Line})
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%scpu=%d:%d", initstep.RlimitArg, l.Value, l.Value+1), l.Line})
 			if lp.cg.has("cpu") {
 				lp.notes = append(lp.notes, fmt.Sprintf("%s: RLIMIT_CPU per process, and the whole sandbox's CPU time in cgroup %s", key, lp.cg.dir["cpu"]))
 			} else {
 				lp.notes = append(lp.notes, key+": RLIMIT_CPU, per process")
 			}
 		case policy.LimitOpenFiles:
-			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snofile=%d:%d", rlimitArg, l.Value, l.Value), l.Line})
+			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snofile=%d:%d", initstep.RlimitArg, l.Value, l.Value), l.Line})
 		}
 	}
 	return lp

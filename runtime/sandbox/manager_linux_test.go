@@ -21,21 +21,15 @@ import (
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema"
 )
 
 // TestMain lets the test binary be the sandbox's init step, as srt is.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == InitArg {
-		err := Init(os.Args[2:])
-		fmt.Fprintf(os.Stderr, "init: %v\n", err)
-		os.Exit(126)
-	}
-	if len(os.Args) > 1 && os.Args[1] == LimitArg {
-		err := LimitExec(os.Args[2:])
-		fmt.Fprintf(os.Stderr, "limit: %v\n", err)
-		os.Exit(126)
+	if len(os.Args) > 1 && (os.Args[1] == InitArg || os.Args[1] == LimitArg) {
+		os.Exit(initstep.Main(os.Args[1:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == ReapArg {
 		// The reaper a run starts (without this the binary would run the

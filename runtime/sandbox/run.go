@@ -36,6 +36,7 @@ import (
 	"syscall"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/violations"
 )
@@ -81,7 +82,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// recorded, but the result holds those made while the command ran.
 	out := r.out
 	out.Violations = r.rec.entries()
-	out.ExitCode = exitCode(r.cmd.ProcessState)
+	out.ExitCode = initstep.ExitCode(r.cmd.ProcessState)
 	if err := r.finish(); err != nil {
 		return out, err
 	}

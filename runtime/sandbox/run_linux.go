@@ -16,6 +16,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/credentials"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
@@ -26,6 +27,7 @@ import (
 type osRun struct {
 	tty    *hostTerminal        // nil without a terminal
 	self   string               // this binary
+	init   string               // the init step's program: srt-init, or self (initProgram)
 	tls    *credentials.TLS     // nil without tlsTerminate
 	masks  *credentials.Masking // the masked credentials
 	prog   []byte               // the seccomp program
@@ -100,6 +102,10 @@ func (r *run) prepare() error {
 	}
 	if r.self, err = os.Executable(); err != nil {
 		return err
+	}
+	var why string
+	if r.init, why = initProgram(r.self); why != "" {
+		o.debug("init step: srt itself: " + why)
 	}
 	if err := r.begin(); err != nil {
 		return err
@@ -265,7 +271,7 @@ func (r *run) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 func (r *run) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
-		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: fdSeccomp, TmpDir: r.tmp, State: r.state(),
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: initstep.FDSeccomp, TmpDir: r.tmp, State: r.state(),
 		ProxyEnv:  externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
 		MaskValue: r.masks.Value,
 	}
@@ -307,13 +313,13 @@ func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
 	}
-	ll, why := landlockInitArgs(res.Landlock, landlockABI())
+	ll, why := landlockInitArgs(res.Landlock, initstep.ABI())
 	if why != "" {
 		o.debug(why)
 	}
 	full := append([]string{o.Bwrap}, res.Args...)
-	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(fdInfo),
-		"--", "/proc/self/fd/"+strconv.Itoa(fdSelf))
+	full = append(full, "--chdir", o.Cwd, "--as-pid-1", "--info-fd", strconv.Itoa(initstep.FDInfo),
+		"--", "/proc/self/fd/"+strconv.Itoa(initstep.FDSelf))
 	full = append(full, initArgs...)
 	lines := append([]int{0}, res.Lines...)
 	lines = append(lines, make([]int, len(full)-len(lines))...)

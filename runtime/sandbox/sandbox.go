@@ -41,28 +41,24 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/violations"
 )
 
 // The ports the proxies listen on inside the sandbox (the reference's).
 const (
-	HTTPPort  = 3128
-	SOCKSPort = 1080
+	HTTPPort  = initstep.HTTPPort
+	SOCKSPort = initstep.SOCKSPort
 )
 
-// InitArg, as argv[1], runs this binary in its init role (see Init).
-const InitArg = "__srt_sandbox_init__"
-
-// LimitArg, as argv[1], runs this binary as the command's trampoline:
-// srt LimitArg NAME=SOFT:HARD... -- COMMAND... sets the rlimits (see
-// rlimitArg) and executes the command in its place. The init step starts
-// the command this way when the plan has limits: set on the init step
-// itself (PID 1, a Go program that makes threads and maps memory when it
-// needs them), a limit the command fills would kill it, and the sandbox
-// with it: the kernel counts every task of the user in the sandbox
-// against RLIMIT_NPROC, the init step's threads too.
-const LimitArg = "__srt_limit__"
+// InitArg and LimitArg, as argv[1], run srt (or srt-init) as the
+// sandbox's init step and as the command's trampoline (see
+// runtime/initstep).
+const (
+	InitArg  = initstep.InitArg
+	LimitArg = initstep.LimitArg
+)
 
 // Options configure a run. The zero value of every optional field is a
 // sensible default.

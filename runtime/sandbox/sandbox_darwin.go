@@ -57,12 +57,6 @@ func resolvedPath(p string) string {
 // errLinuxOnly: the helper roles below belong to the Linux runtime.
 var errLinuxOnly = errors.New("not used on macOS: srt runs sandbox-exec directly, with no init step and no placeholders")
 
-// Init is the Linux runtime's init role; macOS has none.
-func Init([]string) error { return errLinuxOnly }
-
-// LimitExec is the trampoline of a Linux plan's rlimits (see LimitArg).
-func LimitExec([]string) error { return errLinuxOnly }
-
 // Reap is the Linux runtime's reaper; macOS makes no placeholders.
 func Reap([]string) error { return errLinuxOnly }
 

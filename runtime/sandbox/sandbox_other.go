@@ -15,12 +15,6 @@ func (*Manager) Run(context.Context, []string, Options) (*Result, error) {
 	return nil, errNotBuilt
 }
 
-// Init refuses, as Run does.
-func Init([]string) error { return errNotBuilt }
-
-// LimitExec is the trampoline of a Linux plan's rlimits (see LimitArg).
-func LimitExec([]string) error { return errNotBuilt }
-
 // Doctor reports that this operating system has no sandbox yet.
 func Doctor(string) []Check {
 	return []Check{{Name: "sandbox", Detail: errNotBuilt.Error(), Remedy: "use srt on Linux or macOS for now"}}

@@ -19,12 +19,6 @@ func (*Manager) Run(context.Context, []string, Options) (*Result, error) {
 	return nil, errWindows
 }
 
-// Init refuses, as Run does.
-func Init([]string) error { return errWindows }
-
-// LimitExec is the trampoline of a Linux plan's rlimits (see LimitArg).
-func LimitExec([]string) error { return errWindows }
-
 // Doctor reports that Windows has no sandbox runtime yet.
 func Doctor(string) []Check {
 	return []Check{{Name: "sandbox", Detail: errWindows.Error(), Remedy: "review the plan with srtc compile --target windows; run sandboxed commands on Linux for now"}}

@@ -11,19 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
-
-// exitCode is the command's status, or 128+N for a signal N.
-func exitCode(ps *os.ProcessState) int {
-	if ps == nil {
-		return 1
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
 
 // proxyEnv are the variables that point the command at the proxies on
 // httpPort and socksPort (docs/reference.md#linux-environment, docs/reference.md#macos-env); the

@@ -24,11 +24,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"srt.dev/runtime/initstep"
 )
-
-// ttyArg, as the init step's option, lists the standard descriptors
-// (0, 1, 2) that become the pseudo-terminal: --tty=0,1,2.
-const ttyArg = "--tty="
 
 // A hostTerminal is the outer terminal while a command runs on its own
 // pseudo-terminal.
@@ -97,7 +94,7 @@ func (t *hostTerminal) initArg() string {
 	for _, fd := range t.fds {
 		s = append(s, strconv.Itoa(fd))
 	}
-	return ttyArg + strings.Join(s, ",")
+	return initstep.TTYArg + strings.Join(s, ",")
 }
 
 // makeRaw puts the outer terminal in raw mode when the command reads from
@@ -267,48 +264,4 @@ func (t *hostTerminal) finish() {
 		}
 		t.restore()
 	})
-}
-
-// openInnerTerminal is the init step's side: a new pseudo-terminal of the
-// sandbox's own devpts instance, its master and the command's end.
-func openInnerTerminal() (master, slave *os.File, err error) {
-	m, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, nil, fmt.Errorf("opening the sandbox's terminal (/dev/ptmx): %w", err)
-	}
-	master = os.NewFile(uintptr(m), "/dev/ptmx")
-	if err := unix.IoctlSetPointerInt(m, unix.TIOCSPTLCK, 0); err != nil {
-		master.Close()
-		return nil, nil, fmt.Errorf("unlocking the sandbox's terminal: %w", err)
-	}
-	// TIOCGPTPEER opens the peer without a path lookup; before Linux 4.13,
-	// the name from TIOCGPTN.
-	s, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(m), unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC))
-	if errno != 0 {
-		n, err := unix.IoctlGetUint32(m, unix.TIOCGPTN)
-		if err != nil {
-			master.Close()
-			return nil, nil, fmt.Errorf("naming the sandbox's terminal: %w", err)
-		}
-		f, err := os.OpenFile("/dev/pts/"+strconv.Itoa(int(n)), os.O_RDWR|unix.O_NOCTTY, 0)
-		if err != nil {
-			master.Close()
-			return nil, nil, err
-		}
-		return master, f, nil
-	}
-	return master, os.NewFile(s, "/dev/pts"), nil
-}
-
-// parseTTYArg reads the value of --tty=.
-func parseTTYArg(v string) ([]int, error) {
-	var fds []int
-	for _, s := range strings.Split(v, ",") {
-		fd, err := strconv.Atoi(s)
-		if err != nil || fd < 0 || fd > 2 {
-			return nil, fmt.Errorf("bad %s%s", ttyArg, v)
-		}
-		fds = append(fds, fd)
-	}
-	return fds, nil
 }

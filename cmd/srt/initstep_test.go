@@ -1,0 +1,74 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInitStepProgram: srt starts srt-init beside it as the sandbox's
+// first process when it is of srt's build, and itself otherwise (no
+// srt-init, or one of another build); srt doctor says which.
+func TestInitStepProgram(t *testing.T) {
+	requireSandbox(t)
+	bin := srtBinDir(t)
+	other := t.TempDir()
+	os.Chmod(other, 0o755)
+	data, err := os.ReadFile(filepath.Join(bin, "srt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "srt"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(proj, 0o755)
+	settings := filepath.Join(proj, "s.json")
+	os.WriteFile(settings, []byte(writeProject), 0o644)
+	env := []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	run := func(srt string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(srt, args...)
+		cmd.Dir, cmd.Env = proj, env
+		out, err := cmd.CombinedOutput()
+		if err != nil && args[0] != "doctor" {
+			t.Fatalf("%s %q: %v\n%s", srt, args, err, out)
+		}
+		return string(out)
+	}
+	for _, tc := range []struct {
+		name, dir, initFile, want, doctor string
+	}{
+		{"srt-init of srt's build", bin, "", filepath.Join(bin, "srt-init"), "of srt's build"},
+		{"no srt-init", other, "", filepath.Join(other, "srt"), "srt itself"},
+		{"srt-init of no Go build", other, "#!/bin/sh\nexit 0\n", filepath.Join(other, "srt"), "srt itself"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.initFile != "" {
+				os.WriteFile(filepath.Join(tc.dir, "srt-init"), []byte(tc.initFile), 0o755)
+				defer os.Remove(filepath.Join(tc.dir, "srt-init"))
+			}
+			srt := filepath.Join(tc.dir, "srt")
+			got := strings.TrimSpace(run(srt, "--settings", settings, "-c", "readlink /proc/1/exe"))
+			if got != tc.want {
+				t.Errorf("the sandbox's first process is %q, want %q", got, tc.want)
+			}
+			doctor := run(srt, "doctor")
+			line := ""
+			for _, l := range strings.Split(doctor, "\n") {
+				if strings.Contains(l, "init step") {
+					line = l
+				}
+			}
+			if !strings.Contains(line, tc.doctor) {
+				t.Errorf("srt doctor says %q, want %q in it:\n%s", line, tc.doctor, doctor)
+			}
+		})
+	}
+}
