@@ -32,7 +32,7 @@ import (
 // hands over, and the command starts.
 func (r *run) start(ctx context.Context) error {
 	o := r.o
-	reaped, err := r.register()
+	launchReaper, reaped, err := r.register()
 	if err != nil {
 		return err
 	}
@@ -79,6 +79,9 @@ func (r *run) start(ctx context.Context) error {
 		return fmt.Errorf("starting bubblewrap: %w", err)
 	}
 	o.step("bubblewrap started")
+	// The reaper starts once bubblewrap has (two processes started at
+	// once take turns: Go starts one at a time).
+	launchReaper()
 	files.closeChildEnds()
 	r.handOver(ctx, files, cg)
 	return nil
@@ -232,15 +235,15 @@ func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error
 }
 
 // register records the run's placeholders and scratch space, and the
-// write roots to check for protected names, in the registry, and starts
-// the reaper: a watcher outside the sandbox that sweeps the registry when
-// srt is gone, however it goes (SIGKILL included). It waits for the end
-// of a pipe only srt holds open, then for this run's lock; it starts
-// alongside bubblewrap, off the critical path, and until it runs the
-// sweep at the next start is the fallback. reaped lets it go once it has
-// started; clean (the run released everything, and no check is owed)
+// write roots to check for protected names, in the registry. launch
+// starts the reaper: a watcher outside the sandbox that sweeps the
+// registry when srt is gone, however it goes (SIGKILL included). It waits
+// for the end of a pipe only srt holds open, then for this run's lock; it
+// starts once bubblewrap has, off the critical path, and until it runs
+// the sweep at the next start is the fallback. reaped lets it go once it
+// has started; clean (the run released everything, and no check is owed)
 // lets it end without starting srt to sweep.
-func (r *run) register() (reaped func(clean bool), err error) {
+func (r *run) register() (launch func(), reaped func(clean bool), err error) {
 	var scratch []string
 	if len(r.res.Placeholders) > 0 {
 		scratch = append(scratch, r.empty)
@@ -264,16 +267,23 @@ func (r *run) register() (reaped func(clean bool), err error) {
 	r.check = check
 	if err = r.record.Set(r.res.Placeholders, check, storeDir, scratch...); err != nil {
 		r.discard()
-		return nil, err
+		return nil, nil, err
 	}
+	// Nothing to clean up or check after this run: no reaper.
+	need := scratch != nil || check != nil || r.limits.cg.any()
 	reaper := make(chan func(bool), 1)
-	if scratch == nil && check == nil && !r.limits.cg.any() {
-		// Nothing to clean up or check after this run: no reaper.
-		reaper <- func(bool) {}
-	} else {
-		go startReaperAsync(r.self, r.reg, r.record.Record(), reaper, r.o.debug)
+	launched := false
+	launch = func() {
+		if need {
+			launched = true
+			go startReaperAsync(r.self, r.reg, r.record.Record(), reaper, r.o.debug)
+		}
 	}
-	return func(clean bool) { (<-reaper)(clean) }, nil
+	return launch, func(clean bool) {
+		if launched {
+			(<-reaper)(clean)
+		}
+	}, nil
 }
 
 // bubblewrap is the command that starts the sandbox.
