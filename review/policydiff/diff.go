@@ -82,7 +82,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 			}
 		}
 		out = append(out, addressChanges(t, old.Policy, new.Policy)...)
-		out = append(out, injectChanges(t, eo, en, hosts)...)
+		out = append(out, injectChanges(t, eo, en, old.Policy.Network.Allowed, new.Policy.Network.Allowed, hosts)...)
 	}
 	out = collapse(out)
 	order := map[query.Target]int{}
@@ -115,15 +115,31 @@ func Wider(cs []Change) bool {
 // injectChanges compares, for each credential masked in both policies,
 // which hosts receive its real value (kind inject, subject "NAME -> host").
 // Masking is the same on every target; the change is reported for each.
-func injectChanges(t query.Target, eo, en *query.Evaluator, probes []hostPort) []Change {
+// A credential whose scope (its injectHosts, or the allowed hosts when it
+// has none: oldAllowed and newAllowed) lists the same hosts in both sends
+// its value to the same hosts: it is not asked about each host.
+func injectChanges(t query.Target, eo, en *query.Evaluator, oldAllowed, newAllowed policy.HostList, probes []hostPort) []Change {
 	old := map[string]query.Credential{}
 	for _, c := range eo.Credentials() {
 		old[c.Name] = c
 	}
+	allowedSame := -1 // not compared yet
+	sameScope := func(o, n policy.Masking) bool {
+		if o.InjectHosts == nil && n.InjectHosts == nil {
+			if allowedSame < 0 {
+				allowedSame = 0
+				if sameHosts(oldAllowed, newAllowed) {
+					allowedSame = 1
+				}
+			}
+			return allowedSame == 1
+		}
+		return sameHosts(o.InjectScope(oldAllowed), n.InjectScope(newAllowed))
+	}
 	var out []Change
 	for _, n := range en.Credentials() {
 		o, ok := old[n.Name]
-		if !ok {
+		if !ok || !askEveryHost && sameScope(o.Masking, n.Masking) {
 			continue
 		}
 		set := map[string]bool{}
@@ -147,6 +163,31 @@ func injectChanges(t query.Target, eo, en *query.Evaluator, probes []hostPort) [
 		}
 	}
 	return out
+}
+
+// askEveryHost turns the same-scope shortcut off (the tests compare).
+var askEveryHost = false
+
+// sameHosts reports whether two scopes list the same host patterns
+// (compared as a scope matches them: case aside, ports aside).
+func sameHosts(a, b policy.HostList) bool {
+	in := func(l policy.HostList) map[string]bool {
+		m := make(map[string]bool, len(l))
+		for _, r := range l {
+			m[strings.ToLower(r.Host)] = true
+		}
+		return m
+	}
+	ma, mb := in(a), in(b)
+	if len(ma) != len(mb) {
+		return false
+	}
+	for h := range ma {
+		if !mb[h] {
+			return false
+		}
+	}
+	return true
 }
 
 // addressChanges compares deniedResolvedAddresses: a range no longer

@@ -165,3 +165,40 @@ func TestDiffInjectScope(t *testing.T) {
 		t.Errorf("b -> a = %v, want 1 stricter change", summary(back))
 	}
 }
+
+// TestDiffInjectSameScope: a credential whose scope lists the same hosts
+// in both policies (in another order, in other cases) sends its value to
+// the same hosts, whatever else changed; one that follows allowedDomains
+// follows its changes, host by host.
+func TestDiffInjectSameScope(t *testing.T) {
+	policy := func(allowed, inject string) *query.Source {
+		return load(t, `{"network": {"allowedDomains": `+allowed+`, "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [{"name": "TOKEN", "mode": "mask"`+inject+`}]}}`)
+	}
+	for _, tc := range []struct {
+		name     string
+		old, new *query.Source
+		want     []string
+	}{
+		{"same injectHosts, allowed grew", policy(`["a.example", "*.b.example"]`, `, "injectHosts": ["a.example", "*.b.example"]`),
+			policy(`["a.example", "*.b.example", "c.example"]`, `, "injectHosts": ["*.B.example", "a.example"]`), []string{"linux wider connect c.example:22 by network.allowedDomains[2]", "linux wider connect c.example:443 by network.allowedDomains[2]"}},
+		{"allowed grew", policy(`["a.example"]`, ``), policy(`["a.example", "c.example"]`, ``),
+			[]string{"linux wider connect c.example:22 by network.allowedDomains[1]", "linux wider connect c.example:443 by network.allowedDomains[1]",
+				"linux wider inject TOKEN -> c.example by credentials.envVars[0]"}},
+		{"allowed in other cases and order", policy(`["a.example", "*.b.example"]`, ``), policy(`["*.B.example", "A.example"]`, ``), nil},
+		{"injectHosts narrowed", policy(`["a.example", "c.example"]`, ``), policy(`["a.example", "c.example"]`, `, "injectHosts": ["a.example"]`),
+			[]string{"linux stricter inject TOKEN -> c.example by credentials.envVars[0]"}},
+	} {
+		got := Diff(tc.old, tc.new, []query.Target{query.Linux})
+		if diff := cmp.Diff(tc.want, summary(got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+		askEveryHost = true
+		every := Diff(tc.old, tc.new, []query.Target{query.Linux})
+		askEveryHost = false
+		if diff := cmp.Diff(summary(every), summary(got)); diff != "" {
+			t.Errorf("%s: asking every host (-) and the shortcut (+) disagree:\n%s", tc.name, diff)
+		}
+	}
+}
