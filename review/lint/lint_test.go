@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -138,5 +139,41 @@ func TestHostRules(t *testing.T) {
 		"filesystem": {"denyRead": ["~"], "allowWrite": [], "denyWrite": []}}`)
 	if got := codes(Lint(hidden, Options{Home: "/home/me", Cwd: "/home/me/proj"})); len(got) != 1 || got[0] != "SRT107 filesystem.denyRead[0]" {
 		t.Errorf("hidden working directory: %v", got)
+	}
+}
+
+// TestInjectHostsNamedOnce: a credential without injectHosts names the
+// allowed hosts it goes to up to ten, then how many more, so that lint of
+// many credentials and hosts is not their product.
+func TestInjectHostsNamedOnce(t *testing.T) {
+	var hosts, wild []string
+	for i := range 12 {
+		hosts = append(hosts, fmt.Sprintf("%q", fmt.Sprintf("h%02d.example", i)))
+		wild = append(wild, fmt.Sprintf("%q", fmt.Sprintf("*.w%02d.example", i)))
+	}
+	for _, tc := range []struct {
+		allowed []string
+		code    string
+		want    string
+	}{
+		{hosts, "SRT192", "(h00.example, h01.example, h02.example, h03.example, h04.example, h05.example, h06.example, h07.example, h08.example, h09.example and 2 more (all of network.allowedDomains))"},
+		{hosts[:10], "SRT192", "(h00.example, h01.example, h02.example, h03.example, h04.example, h05.example, h06.example, h07.example, h08.example, h09.example):"},
+		{wild, "SRT191", "under *.w00.example, *.w01.example, *.w02.example, *.w03.example, *.w04.example, *.w05.example, *.w06.example, *.w07.example, *.w08.example, *.w09.example and 2 more (all of network.allowedDomains):"},
+	} {
+		got := Lint(load(t, `{"network": {"allowedDomains": [`+strings.Join(tc.allowed, ", ")+`], "deniedDomains": [], "tlsTerminate": {}},
+			"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+			"credentials": {"envVars": [{"name": "A", "mode": "mask"}, {"name": "B", "mode": "mask"}]}}`), Options{})
+		n := 0
+		for _, f := range got {
+			if f.Code == tc.code {
+				n++
+				if !strings.Contains(f.Message, tc.want) {
+					t.Errorf("%s: %q lacks %q", tc.code, f.Message, tc.want)
+				}
+			}
+		}
+		if n != 2 {
+			t.Errorf("%d %s findings, want one per credential: %v", n, tc.code, got)
+		}
 	}
 }

@@ -376,6 +376,20 @@ func (l *linter) credentials() {
 			ms = append(ms, masked{fmt.Sprintf("credentials.files %q", r.Path), *r.Mask, r.Origin})
 		}
 	}
+	// The allowed hosts, read once: every credential without injectHosts
+	// sends its value to them all.
+	var hosts, wild []string
+	seen := map[string]bool{}
+	for _, r := range l.p.Network.Allowed {
+		if seen[r.Host] {
+			continue
+		}
+		seen[r.Host] = true
+		hosts = append(hosts, r.Host)
+		if strings.HasPrefix(r.Host, "*") {
+			wild = append(wild, r.Host)
+		}
+	}
 	for _, c := range ms {
 		if c.m.InjectHosts != nil {
 			for _, r := range c.m.InjectHosts {
@@ -385,23 +399,11 @@ func (l *linter) credentials() {
 			}
 			continue
 		}
-		var hosts, wild []string
-		seen := map[string]bool{}
-		for _, r := range l.p.Network.Allowed {
-			if seen[r.Host] {
-				continue
-			}
-			seen[r.Host] = true
-			hosts = append(hosts, r.Host)
-			if strings.HasPrefix(r.Host, "*") {
-				wild = append(wild, r.Host)
-			}
-		}
 		switch {
 		case len(wild) > 0:
-			l.add("SRT191", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host, and so to every host under %s: set injectHosts to the hosts that need it", c.what, strings.Join(wild, ", "))
+			l.add("SRT191", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host, and so to every host under %s: set injectHosts to the hosts that need it", c.what, query.Some(wild, "network.allowedDomains"))
 		case len(hosts) > 1:
-			l.add("SRT192", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host (%s): set injectHosts to the hosts that need it", c.what, strings.Join(hosts, ", "))
+			l.add("SRT192", c.o, "%s has no injectHosts, so its real value goes to every allowedDomains host (%s): set injectHosts to the hosts that need it", c.what, query.Some(hosts, "network.allowedDomains"))
 		}
 	}
 	fs := &l.p.Filesystem

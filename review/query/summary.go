@@ -239,7 +239,22 @@ func (e *Evaluator) InjectScope(m policy.Masking) string {
 	if len(hosts) == 0 {
 		return "no host receives the real value (injectHosts is not set and allowedDomains is empty)"
 	}
-	return "the proxy sends the real value to every allowedDomains host: " + strings.Join(hosts, ", ") + " (injectHosts is not set)"
+	return "the proxy sends the real value to every allowedDomains host: " + Some(hosts, "network.allowedDomains") + " (injectHosts is not set)"
+}
+
+// SomeMax is how many items Some names.
+const SomeMax = 10
+
+// Some names the items of a list that every masked credential without
+// injectHosts would repeat (the allowed hosts): all of them up to SomeMax,
+// else the first SomeMax and how many more the list, named by where, holds.
+// Said once per credential, the whole list would make the output the
+// product of the two lists.
+func Some(items []string, where string) string {
+	if len(items) <= SomeMax {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more (all of %s)", strings.Join(items[:SomeMax], ", "), len(items)-SomeMax, where)
 }
 
 // hostLoopbackWhy says whether the command reaches the host's loopback:
