@@ -6,6 +6,8 @@
 package policydiff
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -117,7 +119,12 @@ func Wider(cs []Change) bool {
 // Masking is the same on every target; the change is reported for each.
 // A credential whose scope (its injectHosts, or the allowed hosts when it
 // has none: oldAllowed and newAllowed) lists the same hosts in both sends
-// its value to the same hosts: it is not asked about each host.
+// its value to the same hosts: it is not asked about each host. One whose
+// value goes to more than query.SomeMax hosts more (or fewer) gets one
+// change for them all, naming the first few: with many credentials that
+// follow allowedDomains, a line per credential and host would make the
+// output the product of the two lists, and the connect changes list
+// those hosts already.
 func injectChanges(t query.Target, eo, en *query.Evaluator, oldAllowed, newAllowed policy.HostList, probes []hostPort) []Change {
 	old := map[string]query.Credential{}
 	for _, c := range eo.Credentials() {
@@ -136,16 +143,20 @@ func injectChanges(t query.Target, eo, en *query.Evaluator, oldAllowed, newAllow
 		}
 		return sameHosts(o.InjectScope(oldAllowed), n.InjectScope(newAllowed))
 	}
-	var out []Change
-	for _, n := range en.Credentials() {
-		o, ok := old[n.Name]
-		if !ok || !askEveryHost && sameScope(o.Masking, n.Masking) {
-			continue
+	probeSet := map[string]bool{}
+	for _, h := range probes {
+		probeSet[h.host] = true
+	}
+	// hostsChanged are the hosts whose answer differs between the scopes
+	// of o and n, sorted; those of two credentials that follow
+	// allowedDomains are the same, found once.
+	var followers []string
+	followersDone := false
+	hostsChanged := func(o, n query.Credential) []string {
+		if o.Masking.InjectHosts == nil && n.Masking.InjectHosts == nil && followersDone {
+			return followers
 		}
-		set := map[string]bool{}
-		for _, h := range probes {
-			set[h.host] = true
-		}
+		set := maps.Clone(probeSet)
 		for _, m := range []policy.Masking{o.Masking, n.Masking} {
 			for _, r := range m.InjectHosts {
 				h := r.Host // canonical, as a destination host is
@@ -155,11 +166,57 @@ func injectChanges(t query.Target, eo, en *query.Evaluator, oldAllowed, newAllow
 				set[strings.ToLower(h)] = true
 			}
 		}
+		var out []string
 		for _, h := range sorted(set) {
-			do, dn := eo.Injects(o.Masking, o.Origin, h), en.Injects(n.Masking, n.Origin, h)
-			if do.Allow != dn.Allow {
-				out = append(out, Change{Target: t, Kind: "inject", Subject: strings.TrimPrefix(strings.TrimPrefix(n.Name, "environment "), "credential file ") + " -> " + h, Wider: dn.Allow, Old: do, New: dn})
+			if eo.Injects(o.Masking, o.Origin, h).Allow != en.Injects(n.Masking, n.Origin, h).Allow {
+				out = append(out, h)
 			}
+		}
+		if o.Masking.InjectHosts == nil && n.Masking.InjectHosts == nil {
+			followers, followersDone = out, true
+		}
+		return out
+	}
+	var out []Change
+	for _, n := range en.Credentials() {
+		o, ok := old[n.Name]
+		if !ok || !askEveryHost && sameScope(o.Masking, n.Masking) {
+			continue
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(n.Name, "environment "), "credential file ")
+		var wider, stricter []string
+		for _, h := range hostsChanged(o, n) {
+			do, dn := eo.Injects(o.Masking, o.Origin, h), en.Injects(n.Masking, n.Origin, h)
+			if askEveryHost || len(wider)+len(stricter) < query.SomeMax {
+				out = append(out, Change{Target: t, Kind: "inject", Subject: name + " -> " + h, Wider: dn.Allow, Old: do, New: dn})
+			}
+			if dn.Allow {
+				wider = append(wider, h)
+			} else {
+				stricter = append(stricter, h)
+			}
+		}
+		if askEveryHost || len(wider)+len(stricter) <= query.SomeMax {
+			continue
+		}
+		// Past the first few hosts, one change for the rest.
+		out = out[:len(out)-query.SomeMax]
+		for _, d := range []struct {
+			hosts []string
+			wider bool
+		}{{wider, true}, {stricter, false}} {
+			if len(d.hosts) == 0 {
+				continue
+			}
+			some := query.Some(d.hosts, "the connect changes")
+			c := Change{Target: t, Kind: "inject", Subject: fmt.Sprintf("%s -> %d hosts", name, len(d.hosts)), Wider: d.wider,
+				Old: query.Decision{Allow: !d.wider, Rule: o.Origin, Why: fmt.Sprintf("%d hosts received the stand-in: %s", len(d.hosts), some)},
+				New: query.Decision{Allow: d.wider, Rule: n.Origin, Why: fmt.Sprintf("the real value now goes to %d more hosts: %s", len(d.hosts), some)}}
+			if !d.wider {
+				c.Old.Why = fmt.Sprintf("the real value went to %d hosts: %s", len(d.hosts), some)
+				c.New.Why = fmt.Sprintf("%d hosts now receive the stand-in: %s", len(d.hosts), some)
+			}
+			out = append(out, c)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package policydiff
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,6 +200,57 @@ func TestDiffInjectSameScope(t *testing.T) {
 		askEveryHost = false
 		if diff := cmp.Diff(summary(every), summary(got)); diff != "" {
 			t.Errorf("%s: asking every host (-) and the shortcut (+) disagree:\n%s", tc.name, diff)
+		}
+	}
+}
+
+// TestDiffInjectManyHosts: a credential whose real value goes to more
+// than query.SomeMax hosts more gets one change for them, which counts
+// the hosts asking every host finds; up to SomeMax, a change per host.
+func TestDiffInjectManyHosts(t *testing.T) {
+	policy := func(n int) *query.Source {
+		var hosts []string
+		for i := range n {
+			hosts = append(hosts, fmt.Sprintf("%q", fmt.Sprintf("h%02d.example", i)))
+		}
+		return load(t, `{"network": {"allowedDomains": [`+strings.Join(hosts, ", ")+`], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [{"name": "TOKEN", "mode": "mask"}, {"name": "OTHER", "mode": "mask", "injectHosts": ["h00.example"]}]}}`)
+	}
+	injects := func(cs []Change) []string {
+		var out []string
+		for _, c := range cs {
+			if c.Kind == "inject" {
+				out = append(out, fmt.Sprintf("%v %s", c.Wider, c.Subject))
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		from, to int
+		want     []string
+		every    int
+	}{
+		{1, 11, []string{"true TOKEN -> h01.example", "true TOKEN -> h02.example", "true TOKEN -> h03.example", "true TOKEN -> h04.example", "true TOKEN -> h05.example",
+			"true TOKEN -> h06.example", "true TOKEN -> h07.example", "true TOKEN -> h08.example", "true TOKEN -> h09.example", "true TOKEN -> h10.example"}, 10},
+		{1, 13, []string{"true TOKEN -> 12 hosts"}, 12},
+		{13, 1, []string{"false TOKEN -> 12 hosts"}, 12},
+	} {
+		old, new := policy(tc.from), policy(tc.to)
+		got := Diff(old, new, []query.Target{query.Linux})
+		if diff := cmp.Diff(tc.want, injects(got)); diff != "" {
+			t.Errorf("%d -> %d hosts (-want +got):\n%s", tc.from, tc.to, diff)
+		}
+		for _, c := range got {
+			if c.Kind == "inject" && tc.every > query.SomeMax && !strings.Contains(c.New.Why, "h01.example, h02.example") {
+				t.Errorf("%d -> %d hosts: %q does not name the first hosts", tc.from, tc.to, c.New.Why)
+			}
+		}
+		askEveryHost = true
+		every := injects(Diff(old, new, []query.Target{query.Linux}))
+		askEveryHost = false
+		if len(every) != tc.every {
+			t.Errorf("%d -> %d hosts: asking every host finds %d changes, want %d: %v", tc.from, tc.to, len(every), tc.every, every)
 		}
 	}
 }
