@@ -179,7 +179,16 @@ var errStop = errors.New("limit")
 
 func newWalker(spec Spec, ref *Snapshot, end bool) *walker {
 	w := &walker{spec: spec, ref: ref, end: end, files: map[string]bool{}, hooks: map[string]string{}}
-	w.par = make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0))
+	// The check after the run has the processors to itself: it walks on
+	// all of them. The walk before the command runs while bubblewrap and
+	// the init step start, which the command waits for as much as for the
+	// walk: with a cache (one fstatat for most directories, which a second
+	// thread does not make faster here) it keeps to one thread and leaves
+	// them the others; without (every directory read), it takes them all.
+	w.par = make(chan struct{}, 0)
+	if end || ref == nil {
+		w.par = make(chan struct{}, max(runtime.GOMAXPROCS(0)-1, 0))
+	}
 	for _, f := range policy.MandatoryFiles {
 		w.files[f] = true
 	}
