@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"srt.dev/compiler/policy"
@@ -25,9 +26,10 @@ import (
 // osRun is what the Linux steps of a run need (see run): the plan
 // prepared up to bubblewrap's command line, then the running sandbox.
 type osRun struct {
-	tty    *hostTerminal        // nil without a terminal
-	self   string               // this binary
-	init   string               // the init step's program: srt-init, or self (initProgram)
+	tty  *hostTerminal // nil without a terminal
+	self string        // this binary
+	// init is the init step's program: srt-init, or self (initProgram).
+	init   func() string
 	tls    *credentials.TLS     // nil without tlsTerminate
 	masks  *credentials.Masking // the masked credentials
 	prog   []byte               // the seccomp program
@@ -103,10 +105,17 @@ func (r *run) prepare() error {
 	if r.self, err = os.Executable(); err != nil {
 		return err
 	}
-	var why string
-	if r.init, why = initProgram(r.self); why != "" {
-		o.debug("init step: srt itself: " + why)
-	}
+	// Which program is the init step is read from its build information
+	// while the rest is prepared; bubblewrap's start waits for it.
+	initProg := make(chan string, 1)
+	go func() {
+		prog, why := initProgram(r.self)
+		if why != "" {
+			o.debug("init step: srt itself: " + why)
+		}
+		initProg <- prog
+	}()
+	r.init = sync.OnceValue(func() string { return <-initProg })
 	if err := r.begin(); err != nil {
 		return err
 	}

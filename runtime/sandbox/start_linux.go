@@ -61,7 +61,7 @@ func (r *run) start(ctx context.Context) error {
 		}
 	}
 
-	files, closeAll, err := childFiles(r.prog, r.init)
+	files, closeAll, err := childFiles(r.prog, r.init())
 	if err != nil {
 		return err
 	}
