@@ -5,6 +5,7 @@ package sandbox
 import (
 	"debug/buildinfo"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -18,6 +19,11 @@ import (
 // in about twice the time; why says why srt-init is not used.
 func initProgram(self string) (prog, why string) {
 	p := filepath.Join(filepath.Dir(self), initstep.Binary)
+	if fi, err := os.Stat(p); err != nil {
+		return self, err.Error()
+	} else if !fi.Mode().IsRegular() {
+		return self, p + " is not a regular file"
+	}
 	theirs, err := buildinfo.ReadFile(p)
 	if err != nil {
 		return self, fmt.Sprintf("%s: %v", p, err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -77,5 +78,13 @@ func TestInitProgramFallback(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "srt-init"), []byte("#!/bin/sh\n"), 0o755)
 	if prog, why := initProgram(self); prog != self || why == "" {
 		t.Errorf("a script: %q, %q", prog, why)
+	}
+	// A FIFO would block a reader: it is not opened.
+	os.Remove(filepath.Join(dir, "srt-init"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "srt-init"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if prog, why := initProgram(self); prog != self || !strings.Contains(why, "not a regular file") {
+		t.Errorf("a FIFO: %q, %q", prog, why)
 	}
 }
