@@ -72,3 +72,44 @@ func TestInitStepProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestRootInAnotherUsersProject: srt run by root in a project another
+// user owns (a CI container's checkout) runs, and says that the sandbox's
+// root cannot create files there: bubblewrap, in a user namespace where
+// only root is mapped, could not make mount points in it either, and
+// srt no longer asks it to.
+func TestRootInAnotherUsersProject(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("a project of another user's needs root to make; the other tests run as this user")
+	}
+	bin := srtBinDir(t)
+	home := t.TempDir()
+	os.Chmod(home, 0o755)
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(proj, 0o755)
+	settings := filepath.Join(home, "s.json")
+	os.WriteFile(settings, []byte(writeProject), 0o644)
+	if err := os.Chown(proj, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "srt"), "--settings", settings, "-c", "touch new && echo created; echo ran")
+	cmd.Dir = proj
+	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"ran", "belongs to uid 65534 and srt runs as root", "Permission denied"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "created") {
+		t.Errorf("the sandbox's root created a file in another user's project:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(proj); len(entries) != 0 {
+		t.Errorf("the project holds %v after the run, want nothing (no mount point left)", entries)
+	}
+}

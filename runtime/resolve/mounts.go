@@ -316,7 +316,7 @@ func (r *resolver) denyWriteMounts() []mount {
 			r.note("%s: needs no placeholder, its directory is read-only in the sandbox", d)
 			continue
 		}
-		if !canCreateIn(r.host(existing)) {
+		if !canCreateIn(r.host(existing), r.rootNoCaps) {
 			// Neither bubblewrap nor the command can create it there
 			// (another owner, a read-only file system): nothing to do, and
 			// a mount point could not be made.

@@ -62,6 +62,27 @@ type Host struct {
 	// bound writable at the @private-tmp operand (the command's TMPDIR).
 	// Needed only when the plan has that step.
 	TmpDir string
+	// Root is set when bubblewrap runs as root (srt run by root). With a
+	// plan that drops every capability (--cap-drop ALL), a directory
+	// where root's classes may not create names, by the permission bits,
+	// takes no mount point: the command cannot create the name there, and
+	// bubblewrap, whose capabilities in its user namespace hold only over
+	// root's own files, could not make the mount point (canCreateIn); a
+	// write root there gets a warning. Unset, every directory this
+	// process may write takes one: the stricter reading.
+	Root bool
+}
+
+// dropsAllCaps reports whether the plan gives the command no capability.
+func dropsAllCaps(steps []bwrap.Step) bool {
+	for _, s := range steps {
+		for i := 0; i+1 < len(s.Args); i++ {
+			if s.Args[i] == "--cap-drop" && s.Args[i+1] == "ALL" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // StopError, returned by Host.MaskedCopy, stops the resolution: the run
@@ -83,6 +104,8 @@ type Result struct {
 	Placeholders []string
 	// Notes say what was left out and why, for the debug log.
 	Notes []string
+	// Warnings say what the user should know before the command runs.
+	Warnings []string
 	// Watch are srt's own files (Host.State) that do not exist, in a
 	// place the command can write: the caller checks after the run that
 	// none was created.
@@ -106,6 +129,7 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if err := checkSteps(steps); err != nil {
 		return nil, err
 	}
+	r.rootNoCaps = h.Root && dropsAllCaps(steps)
 	if err := r.collect(steps); err != nil {
 		return nil, err
 	}
@@ -118,6 +142,9 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	for _, w := range r.writeRoots {
 		if !r.isTmp(w) && !(r.rootBound && w == "/") {
 			r.res.WriteRoots = append(r.res.WriteRoots, w)
+			if why := foreignRoot(w, r.rootNoCaps); why != "" {
+				r.res.Warnings = append(r.res.Warnings, why)
+			}
 		}
 	}
 	for _, a := range r.res.Args {
@@ -134,6 +161,9 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 type resolver struct {
 	h   Host
 	res *Result
+	// rootNoCaps: bubblewrap runs as root and the command has no
+	// capability (see Host.Root).
+	rootNoCaps bool
 
 	writeRoots []string   // real paths bound writable, in order
 	readDeny   []denyUnit // sorted shallow first

@@ -132,6 +132,9 @@ func (r *run) prepare() error {
 		r.discard()
 		return err
 	}
+	for _, w := range r.res.Warnings {
+		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", w)
+	}
 	r.limits = planLimits(r.res.Limits)
 	for _, n := range r.limits.notes {
 		o.debug("limits: " + n)
@@ -281,6 +284,7 @@ func (r *run) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
 		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: initstep.FDSeccomp, TmpDir: r.tmp, State: r.state(),
+		Root:      os.Geteuid() == 0, // bubblewrap runs as this process does
 		ProxyEnv:  externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
 		MaskValue: r.masks.Value,
 	}
