@@ -30,6 +30,12 @@ func canCreateIn(dir string, rootNoCaps bool) bool {
 	if unix.Stat(dir, &st) != nil {
 		return true
 	}
+	return rootMayCreate(&st)
+}
+
+// rootMayCreate is rootCanCreate for a directory as stat saw it, with
+// this process's groups (yes when they cannot be read).
+func rootMayCreate(st *unix.Stat_t) bool {
 	groups, err := unix.Getgroups()
 	if err != nil {
 		return true
@@ -61,7 +67,8 @@ func foreignRoot(dir string, rootNoCaps bool) string {
 		return ""
 	}
 	var st unix.Stat_t
-	if unix.Stat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid == 0 || canCreateIn(dir, true) {
+	if unix.Stat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid == 0 ||
+		unix.Access(dir, unix.W_OK|unix.X_OK) == nil && rootMayCreate(&st) {
 		return ""
 	}
 	return fmt.Sprintf("%s is a write root, but it belongs to uid %d and srt runs as root: the sandbox's root has no capabilities over another user's files, so the command cannot create or remove files there (only change the files the permission bits let it); run srt as that user (sudo -u '#%d' srt ...)", dir, st.Uid, st.Uid)

@@ -38,7 +38,7 @@ func (o *Options) debug(msg string) {
 }
 
 type childFileSet struct {
-	extra   []*os.File // fd 3, 4, 5, 6 in the child
+	extra   []*os.File // fd 3, 4, 5, 6 in the child (initstep.FD*)
 	hostEnd *os.File
 	info    *os.File // the read end of bubblewrap's --info-fd
 	child   []*os.File
@@ -51,7 +51,8 @@ func (c *childFileSet) closeChildEnds() {
 }
 
 // childFiles prepares fd 3 (the seccomp program, nil for none), fd 4 (the
-// hand-off socket), fd 5 (this binary) and fd 6 (bubblewrap's --info-fd).
+// hand-off socket), fd 5 (initProg, the init step's program) and fd 6
+// (bubblewrap's --info-fd).
 // closeAll closes what the set holds; on failure nothing is left open.
 func childFiles(prog []byte, initProg string) (_ *childFileSet, _ func(), err error) {
 	set := &childFileSet{}
