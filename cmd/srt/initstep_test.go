@@ -30,8 +30,7 @@ func TestInitStepProgram(t *testing.T) {
 	os.MkdirAll(proj, 0o755)
 	settings := filepath.Join(proj, "s.json")
 	os.WriteFile(settings, []byte(writeProject), 0o644)
-	env := []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
-		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	env := homeEnv(home)
 	run := func(srt string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(srt, args...)
@@ -95,8 +94,7 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 	}
 	cmd := exec.Command(filepath.Join(bin, "srt"), "--settings", settings, "-c", "touch new && echo created; echo ran")
 	cmd.Dir = proj
-	cmd.Env = []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
-		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	cmd.Env = homeEnv(home)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -112,4 +110,11 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 	if entries, _ := os.ReadDir(proj); len(entries) != 0 {
 		t.Errorf("the project holds %v after the run, want nothing (no mount point left)", entries)
 	}
+}
+
+// homeEnv is the environment of a real srt run by a user whose home is
+// home, with nothing of this one but srtc's path.
+func homeEnv(home string) []string {
+	return []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
 }
