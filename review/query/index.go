@@ -239,6 +239,10 @@ type indexes struct {
 	lists map[string][]policy.PathRule
 	// scopes are the indexed inject scopes (see Evaluator.injectScope).
 	scopes map[scopeID]scope
+	// allowedHosts are the allowed hosts, each once, in order (see
+	// Evaluator.InjectScope), made once.
+	allowedHosts     []string
+	allowedHostsMade bool
 }
 
 type indexID struct {

@@ -228,18 +228,38 @@ func (e *Evaluator) InjectScope(m policy.Masking) string {
 	if m.InjectHosts != nil {
 		return "the proxy sends the real value to " + strings.Join(m.InjectHosts.Entries(), ", ") + " (injectHosts)"
 	}
-	var hosts []string
-	seen := map[string]bool{}
-	for _, r := range e.p.Network.Allowed {
-		if !seen[r.Host] {
-			seen[r.Host] = true
-			hosts = append(hosts, r.Host)
-		}
-	}
+	hosts := e.allowedHosts()
 	if len(hosts) == 0 {
 		return "no host receives the real value (injectHosts is not set and allowedDomains is empty)"
 	}
 	return "the proxy sends the real value to every allowedDomains host: " + Some(hosts, "network.allowedDomains") + " (injectHosts is not set)"
+}
+
+// allowedHosts are the allowed hosts, each once, in order: what every
+// masked credential without injectHosts is sent to, read once per
+// evaluator rather than once per credential.
+func (e *Evaluator) allowedHosts() []string {
+	list := func() []string {
+		var hosts []string
+		seen := map[string]bool{}
+		for _, r := range e.p.Network.Allowed {
+			if !seen[r.Host] {
+				seen[r.Host] = true
+				hosts = append(hosts, r.Host)
+			}
+		}
+		return hosts
+	}
+	x := e.idx
+	if x == nil {
+		return list()
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.allowedHostsMade {
+		x.allowedHosts, x.allowedHostsMade = list(), true
+	}
+	return x.allowedHosts
 }
 
 // SomeMax is how many items Some names.
