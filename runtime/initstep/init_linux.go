@@ -48,6 +48,19 @@ func Main(args []string) int {
 // LimitExec); forwards signals to that group; and exits with the
 // command's status. It returns only on failure.
 func Init(args []string) error {
+	// Nothing the sandbox's processes can reach: what srt or bubblewrap
+	// inherited is closed, and this process is not dumpable, so the
+	// command (same user) cannot open its descriptors through
+	// /proc/1/fd, copy them with pidfd_getfd, or read or trace it
+	// (ptrace, process_vm_readv, /proc/1/mem): each asks the kernel's
+	// ptrace access check, which refuses a process that is not dumpable
+	// to a caller without CAP_SYS_PTRACE.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("making the init step undumpable: %w", err)
+	}
+	if err := closeLeaked(); err != nil {
+		return err
+	}
 	// One thread from here on: the host lists the threads of this process
 	// once it has the hand-off, and reads the kernel's audit for the
 	// domain one of them makes (runtime/sandbox: landlock_audit_linux.go).
@@ -275,6 +288,60 @@ func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
 			}
 		}
 	}
+}
+
+// closeLeaked closes every descriptor the init step inherited but its
+// own (FDHandoff, FDSelf, FDInfo, FDSeccomp) and the standard ones: a
+// descriptor srt's caller left open (a log, a jobserver pipe, a file
+// the settings hide) reaches no process of the sandbox. It runs first,
+// on system calls alone, before the init step opens anything; the Go
+// runtime's own poller (an eventpoll and an eventfd, made when a
+// standard descriptor is non-blocking) is left, and reaches no file.
+// It fails, and the command does not run, when the descriptors cannot
+// be listed or one cannot be closed.
+func closeLeaked() error {
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("listing inherited descriptors: %w", err)
+	}
+	var fds []int
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.Getdents(dir, buf)
+		if err != nil {
+			unix.Close(dir)
+			return fmt.Errorf("listing inherited descriptors: %w", err)
+		}
+		if n <= 0 {
+			break
+		}
+		var names []string
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+		for _, name := range names {
+			if fd, err := strconv.Atoi(name); err == nil && fd > 2 && fd != dir {
+				fds = append(fds, fd)
+			}
+		}
+	}
+	unix.Close(dir)
+	for _, fd := range fds {
+		switch fd {
+		case FDSeccomp, FDHandoff, FDSelf, FDInfo:
+			continue
+		}
+		link := make([]byte, 64)
+		n, err := unix.Readlink("/proc/self/fd/"+strconv.Itoa(fd), link)
+		if err == nil {
+			switch string(link[:n]) {
+			case "anon_inode:[eventpoll]", "anon_inode:[eventfd]":
+				continue // the Go runtime's poller
+			}
+		}
+		if err := unix.Close(fd); err != nil && err != unix.EBADF {
+			return fmt.Errorf("closing inherited descriptor %d: %w", fd, err)
+		}
+	}
+	return nil
 }
 
 // closeInherited marks every descriptor above 2 close-on-exec, so that

@@ -11,11 +11,12 @@
 // On Linux a run resolves the plan for this host, passes the seccomp
 // program to bubblewrap by file descriptor, and serves the HTTP and SOCKS5
 // proxies from this process on listeners opened inside the sandbox's
-// network namespace: the first process in the sandbox is this binary in
-// its init role (InitArg); it opens 127.0.0.1:3128 and 127.0.0.1:1080
-// there, hands the listening sockets to the host process over an
-// inherited socket pair (SCM_RIGHTS), marks every inherited descriptor
-// above 2 close-on-exec, and execs the command. No relay process, no socket
+// network namespace: the first process in the sandbox is the init step
+// (runtime/initstep: srt-init beside this binary, or this binary in that
+// role, InitArg). It closes what it inherited and makes itself
+// undumpable, opens 127.0.0.1:3128 and 127.0.0.1:1080 there, hands the
+// listening sockets to the host process over an inherited socket pair
+// (SCM_RIGHTS), and starts the command as its child. No relay process, no socket
 // file on disk. A reaper (ReapArg) removes the run's placeholders if this
 // process dies. See docs/srt.md.
 //
