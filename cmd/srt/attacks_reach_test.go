@@ -130,3 +130,30 @@ var reachAttack = attack{
 }
 
 func init() { attacks = append(attacks, reachAttack) }
+
+// linkedRootAttack: a run that may write the project replaces a
+// directory on the way to another settings file's write root
+// (node_modules) by a link to the home; a later run with allowWrite
+// "./node_modules/.cache" would bind ~/.cache writable, where the user's
+// tools keep what they run later. (A checkout can ship such a link too.)
+var linkedRootAttack = attack{
+	name: "a write root reached through a planted link",
+	setup: func(w *world) {
+		w.write("s.json", writeProject)
+		w.write("cache.json", `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [".", "./node_modules/.cache"], "denyWrite": []}}`)
+		w.write("node_modules/.cache/kept", "")
+		w.write(filepath.Join(w.home, ".cache/tool/run.sh"), "echo user's\n")
+	},
+	steps: func(w *world, sandboxed bool) {
+		w.inSandbox(sandboxed, "s.json", `rm -rf node_modules && ln -s "$HOME" node_modules`)
+		w.inSandbox(sandboxed, "cache.json", `echo planted > node_modules/.cache/tool/run.sh`)
+	},
+	judge: func(w *world) string {
+		if b, _ := os.ReadFile(filepath.Join(w.home, ".cache/tool/run.sh")); strings.Contains(string(b), "planted") {
+			return "the second run wrote ~/.cache through the link"
+		}
+		return ""
+	},
+}
+
+func init() { attacks = append(attacks, linkedRootAttack) }

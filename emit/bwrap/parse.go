@@ -25,7 +25,7 @@ func Parse(b []byte) (Plan, error) {
 	var pl Plan
 	for i, line := range strings.Split(string(b), "\n") {
 		n := i + 1
-		words, err := splitWords(line)
+		words, comment, err := splitWords(line)
 		if err != nil {
 			return Plan{}, &ParseError{n, err.Error()}
 		}
@@ -39,14 +39,14 @@ func Parse(b []byte) (Plan, error) {
 			for j, w := range words {
 				args[j] = w.text
 			}
-			pl.Steps = append(pl.Steps, Step{Args: args, Line: n})
+			pl.Steps = append(pl.Steps, Step{Args: args, Line: n, Comment: comment})
 		case strings.HasPrefix(first.text, "@") && !first.quoted:
 			name := strings.TrimPrefix(first.text, "@")
 			if name == "" {
 				return Plan{}, &ParseError{n, "a directive needs a name after @"}
 			}
 			d, q, _ := strings.Cut(name, ":")
-			s := Step{Directive: Directive(d), Qualifier: Qualifier(q), Line: n}
+			s := Step{Directive: Directive(d), Qualifier: Qualifier(q), Line: n, Comment: comment}
 			switch rest := words[1:]; {
 			case len(rest) == 1:
 				s.Operand = rest[0].text
@@ -74,26 +74,29 @@ type word struct {
 	quoted bool
 }
 
-// splitWords splits a line into words, up to a comment.
-func splitWords(line string) ([]word, error) {
+// splitWords splits a line into words, up to a comment, and returns the
+// comment's text.
+func splitWords(line string) ([]word, string, error) {
 	var out []word
 	for {
 		line = strings.TrimLeft(line, " \t\r")
 		switch {
-		case line == "" || line[0] == '#':
-			return out, nil
+		case line == "":
+			return out, "", nil
+		case line[0] == '#':
+			return out, strings.TrimSpace(line[1:]), nil
 		case line[0] == '"':
 			q, err := strconv.QuotedPrefix(line)
 			if err != nil {
-				return nil, fmt.Errorf("unterminated or invalid quoted word %s", line)
+				return nil, "", fmt.Errorf("unterminated or invalid quoted word %s", line)
 			}
 			text, err := strconv.Unquote(q)
 			if err != nil {
-				return nil, fmt.Errorf("invalid quoted word %s", q)
+				return nil, "", fmt.Errorf("invalid quoted word %s", q)
 			}
 			line = line[len(q):]
 			if line != "" && line[0] != ' ' && line[0] != '\t' && line[0] != '\r' {
-				return nil, fmt.Errorf("a quoted word %s runs into %q", q, line)
+				return nil, "", fmt.Errorf("a quoted word %s runs into %q", q, line)
 			}
 			out = append(out, word{text, true})
 		default:

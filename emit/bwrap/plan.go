@@ -30,6 +30,10 @@ type Step struct {
 	// Reason says why srt adds a step no setting asks for; written as the
 	// line's comment when there is no Origin.
 	Reason string
+	// Comment is the comment of the line the step was read from (Parse):
+	// shown in messages about the step (the setting it names), never
+	// read for meaning, and not written by Render.
+	Comment string
 }
 
 // Directive names a step that depends on the host.

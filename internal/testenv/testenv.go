@@ -104,9 +104,10 @@ func PublicCopy(t testing.TB, name string) string {
 
 // RunBwrap runs bubblewrap with args (which end in the command), the
 // seccomp program prog readable on descriptor 3 as the resolved plan
-// expects, PATH only in the environment, as uid (0: the caller), and
-// returns its standard output; any failure fails the test.
-func RunBwrap(t testing.TB, bwrap string, args []string, prog []byte, uid int) []byte {
+// expects, the files extra on descriptors 4 and up, PATH only in the
+// environment, as uid (0: the caller), and returns its standard output;
+// any failure fails the test.
+func RunBwrap(t testing.TB, bwrap string, args []string, prog []byte, uid int, extra ...*os.File) []byte {
 	t.Helper()
 	rd, wr, err := os.Pipe()
 	if err != nil {
@@ -116,7 +117,7 @@ func RunBwrap(t testing.TB, bwrap string, args []string, prog []byte, uid int) [
 	wr.Close()
 	defer rd.Close()
 	cmd := exec.Command(bwrap, args...)
-	cmd.ExtraFiles = []*os.File{rd}
+	cmd.ExtraFiles = append([]*os.File{rd}, extra...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	if uid != 0 {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}

@@ -46,6 +46,10 @@ const (
 	FDHandoff = 4 // one end of the socket pair to the host process
 	FDSelf    = 5 // the init step's program, opened for exec
 	FDInfo    = 6 // bubblewrap writes {"child-pid": N} here
+	// FDBind and up are the write roots, opened without following a
+	// link, that bubblewrap binds from /proc/self/fd/N; the init step
+	// closes them with the rest it does not need.
+	FDBind = 7
 )
 
 // The init step's options, each followed by its value.

@@ -15,6 +15,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/runtime/nofollow"
 )
 
 // maxRead is the most srt reads of one file: a protected file larger than
@@ -49,12 +51,7 @@ func (id ident) unchanged(b ident) bool { return id == b }
 // openRoot opens an absolute directory path without following any
 // symbolic link on the way: a write root is a real path, and one that now
 // goes through a link is not the directory the sandbox wrote.
-func openRoot(p string) (int, error) {
-	return unix.Openat2(unix.AT_FDCWD, p, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOFOLLOW | unix.O_NONBLOCK,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
-}
+func openRoot(p string) (int, error) { return nofollow.OpenDir(p) }
 
 // openDirAt opens the directory name in parent, refusing a link or
 // anything else.

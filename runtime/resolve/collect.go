@@ -10,11 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/nofollow"
 )
 
 // targets returns the host paths a path step names: the path itself, and
@@ -80,7 +82,10 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 					convLine[t] = s.Line
 					continue
 				}
-				r.addWriteRoot(t)
+				var le *nofollow.LinkError
+				if err := r.addWriteRoot(t); errors.As(err, &le) {
+					return rootLinkError(s, le)
+				}
 			}
 		case bwrap.AllowRead:
 			ts, err := r.targets(s)
@@ -132,7 +137,11 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			r.note("%s: not writable, a read deny hides it", c)
 			continue
 		}
-		r.addWriteRoot(c)
+		var le *nofollow.LinkError
+		if err := r.addWriteRoot(c); errors.As(err, &le) {
+			// A default, not the settings' words: left out, loudly.
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%v: not writable in the sandbox (srt binds no write root through a symbolic link, which a sandboxed command could have planted)", le))
+		}
 	}
 	if r.tmp != nil {
 		// Last: bound after every write root that could cover it.
@@ -219,37 +228,81 @@ func (r *resolver) addHidden(p string) {
 	sort.SliceStable(r.readDeny, func(i, j int) bool { return depth(r.readDeny[i].path) < depth(r.readDeny[j].path) })
 }
 
-// addWriteRoot adds an allow-write path if it exists, is not a device and
-// is not a symlink that leads outside its own spelling.
-func (r *resolver) addWriteRoot(p string) {
+// addWriteRoot adds an allow-write path if it exists and is not a
+// device. The home or working directory it lies in is taken as the host
+// has it (the caller's own, see anchored); every component below it, and
+// every component of a path outside both, must be no symbolic link: a
+// sandboxed command can plant one (node_modules made a link to the home)
+// to have a later run bind what it leads to. Such a root is a
+// *nofollow.LinkError; the caller refuses the run, or, for a default
+// root, leaves it out with a warning. The root is opened here, without
+// following a link, and bubblewrap binds that object (bindSource), not
+// whatever its name leads to when bubblewrap looks it up.
+func (r *resolver) addWriteRoot(p string) error {
 	if p == "/dev" || strings.HasPrefix(p, "/dev/") {
-		return // --dev /dev provides the devices
+		return nil // --dev /dev provides the devices
 	}
-	fi, err := os.Lstat(p)
-	if err != nil {
+	real := r.anchored(p)
+	f, err := nofollow.Open(real)
+	var le *nofollow.LinkError
+	switch {
+	case errors.As(err, &le):
+		return le
+	case errors.Is(err, fs.ErrNotExist):
 		r.note("%s: not writable, it does not exist", p)
-		return
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		r.note("%s: not writable, it cannot be resolved: %v", p, err)
-		return
-	}
-	if fi.Mode()&os.ModeSymlink != 0 && !within(real, p) {
-		r.note("%s: not writable, it is a symlink to %s, outside itself", p, real)
-		return
+		return nil
+	case err != nil:
+		r.note("%s: not writable, it cannot be opened: %v", p, err)
+		return nil
 	}
 	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
+		f.Close()
 		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
-		return
+		return nil
 	}
 	r.mark('w', real)
-	for _, w := range r.writeRoots {
-		if w == real {
-			return
-		}
+	if slices.Contains(r.writeRoots, real) {
+		f.Close()
+		return nil
 	}
 	r.writeRoots = append(r.writeRoots, real)
+	r.rootFiles[real] = f
+	return nil
+}
+
+// anchored is p with the home or working directory it lies in (the
+// deeper, when both) replaced by that directory's real path: they are the
+// caller's, chosen before srt runs, and may be reached through links of
+// the host's (/home a link to /data).
+func (r *resolver) anchored(p string) string {
+	anchor := ""
+	for _, a := range []string{r.h.Home, r.h.Cwd} {
+		if a != "" && within(p, a) && len(a) > len(anchor) {
+			anchor = a
+		}
+	}
+	if anchor == "" {
+		return p
+	}
+	real, ok := r.realAnchor[anchor]
+	if !ok {
+		var err error
+		if real, err = filepath.EvalSymlinks(anchor); err != nil {
+			real = anchor
+		}
+		r.realAnchor[anchor] = real
+	}
+	return filepath.Join(real, strings.TrimPrefix(p, anchor))
+}
+
+// rootLinkError is the error of a write root the plan asks for that is
+// reached through a symbolic link.
+func rootLinkError(s bwrap.Step, le *nofollow.LinkError) error {
+	from := "@" + s.Name() + " " + s.Operand
+	if s.Origin != nil {
+		from = strings.TrimSpace(s.Origin.Key + " " + s.Origin.Pos)
+	}
+	return stepError(s, fmt.Errorf("%s: the write root %v: srt binds no write root through a symbolic link, which a sandboxed command could have planted to widen a later run; remove the link, or write the path it leads to", from, le))
 }
 
 // addReadDeny hides p where it really is.

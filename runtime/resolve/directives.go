@@ -90,8 +90,12 @@ func checkSteps(steps []bwrap.Step) error {
 	return nil
 }
 
-// stepError places err at the step's line, when it has one.
+// stepError places err at the step's line, when it has one, and names
+// the setting behind it, when the line's comment does.
 func stepError(s bwrap.Step, err error) error {
+	if s.Line > 0 && s.Comment != "" {
+		return fmt.Errorf("line %d (%s): %w", s.Line, s.Comment, err)
+	}
 	if s.Line > 0 {
 		return fmt.Errorf("line %d: %w", s.Line, err)
 	}

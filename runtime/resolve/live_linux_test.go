@@ -53,21 +53,20 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 	if uid != 0 {
 		os.Chown(tmp, uid, uid)
 	}
-	res, err := Resolve(bwrap.Emit(p).Steps, Host{Home: home, Cwd: cwd, TmpDir: tmp, EmptyDir: empty, SeccompFD: 3})
+	// The write roots are bound from descriptors 4 and up, as srt binds
+	// them.
+	res, err := Resolve(bwrap.Emit(p).Steps, Host{Home: home, Cwd: cwd, TmpDir: tmp, EmptyDir: empty, SeccompFD: 3, BindFD: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	arch, _ := seccomp.ForGOARCH(goruntime.GOARCH)
-	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer res.Close()
+	prog := liveSeccomp(t)
 	var script strings.Builder
 	for _, c := range checks {
 		fmt.Fprintf(&script, "if ( %s ) >/dev/null 2>&1; then echo '%s:ok'; else echo '%s:fail'; fi\n", c.cmd, c.name, c.name)
 	}
 	args := append(append([]string{}, res.Args...), "--chdir", cwd, "--setenv", "HOME", home, "--", "/bin/sh", "-c", script.String())
-	out := testenv.RunBwrap(t, bw, args, prog, uid)
+	out := testenv.RunBwrap(t, bw, args, prog, uid, res.BindFiles...)
 	got := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		i := strings.LastIndexByte(line, ':')
@@ -103,6 +102,17 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 		}
 	}
 	return res.Placeholders
+}
+
+// liveSeccomp is the seccomp program of the plans these tests run.
+func liveSeccomp(t *testing.T) []byte {
+	t.Helper()
+	arch, _ := seccomp.ForGOARCH(goruntime.GOARCH)
+	prog, err := seccomp.Build(arch, seccomp.Rules{Unix: true, Namespaces: true}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }
 
 // liveProject is project() owned by uid, under a directory others can enter.
@@ -193,14 +203,9 @@ func TestLiveConformance(t *testing.T) {
 					t.Errorf("left in the user's tree: %v", extra)
 				}
 			})
-			t.Run("20 allowWrite symlink elsewhere", func(t *testing.T) {
-				home, cwd := liveProject(t, uid)
-				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},
-					"filesystem": {"denyRead": [], "allowWrite": ["./other-link"], "denyWrite": []}}`, home, cwd, []check{
-					{"write via the link", "echo x > other-link/f", false},
-					{"write cwd", "echo x > f", false},
-				})
-			})
+			// 20: an allowWrite entry that is a symbolic link is refused
+			// (TestWriteRootThroughLink), where the reference leaves it
+			// unbound without a word.
 			t.Run("patterns under a working directory named with metacharacters", func(t *testing.T) {
 				home, _ := liveProject(t, uid)
 				cwd := filepath.Join(home, "[x] proj*")

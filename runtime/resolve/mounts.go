@@ -7,7 +7,9 @@ package resolve
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -48,7 +50,7 @@ func (r *resolver) emitFilesystem() {
 		}
 		for _, w := range r.writeRoots {
 			if !r.isTmp(w) {
-				r.at('w', w).add("--bind", w, w)
+				r.at('w', w).add("--bind", r.bindSource(w), w)
 			}
 		}
 	} else {
@@ -57,7 +59,7 @@ func (r *resolver) emitFilesystem() {
 		// writable bind of itself (docs/reference.md#write-roots).
 		for _, w := range r.writeRoots {
 			if !r.isTmp(w) && !(r.rootBound && w == "/") {
-				r.at('w', w).add("--bind", w, w)
+				r.at('w', w).add("--bind", r.bindSource(w), w)
 			}
 		}
 		covers := map[string]bool{}
@@ -173,7 +175,7 @@ func (r *resolver) emitDeny(u denyUnit, again bool) {
 	for _, rs := range restores {
 		r.at(rs.kind, rs.dest)
 		if rs.writable {
-			r.add("--bind", rs.src, rs.dest)
+			r.add("--bind", r.bindSource(rs.src), rs.dest)
 		} else {
 			r.add("--ro-bind", rs.src, rs.dest)
 		}
@@ -238,6 +240,22 @@ func (r *resolver) hiddenUnrestored(p string) bool {
 }
 
 type mount struct{ src, dest string }
+
+// bindSource is what bubblewrap binds the write root w from: the
+// descriptor addWriteRoot opened, as /proc/self/fd/N in bubblewrap
+// (Host.BindFD), or w itself without one.
+func (r *resolver) bindSource(w string) string {
+	f := r.rootFiles[w]
+	if r.h.BindFD <= 0 || f == nil {
+		return w
+	}
+	i := slices.Index(r.res.BindFiles, f)
+	if i < 0 {
+		i = len(r.res.BindFiles)
+		r.res.BindFiles = append(r.res.BindFiles, f)
+	}
+	return "/proc/self/fd/" + strconv.Itoa(r.h.BindFD+i)
+}
 
 // isTmp reports whether p is where the run's TMPDIR is bound.
 func (r *resolver) isTmp(p string) bool { return r.tmp != nil && p == r.tmp.dest }

@@ -11,7 +11,9 @@ package resolve
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +64,12 @@ type Host struct {
 	// bound writable at the @private-tmp operand (the command's TMPDIR).
 	// Needed only when the plan has that step.
 	TmpDir string
+	// BindFD, when above 0, is the descriptor the first of
+	// Result.BindFiles has in bubblewrap (the next one BindFD+1, and so
+	// on): each write root is bound from the object opened without
+	// following a link (/proc/self/fd/N), not looked up again by name.
+	// 0 binds write roots by their paths.
+	BindFD int
 	// Root is set when bubblewrap runs as root (srt run by root). With a
 	// plan that drops every capability (--cap-drop ALL), a directory
 	// where root's classes may not create names, by the permission bits,
@@ -118,6 +126,19 @@ type Result struct {
 	Landlock *Landlock
 	// Limits are the plan's resource limits, in its order.
 	Limits []Limit
+	// BindFiles are the write roots bubblewrap binds from a descriptor
+	// (Host.BindFD), in the order of their descriptors; Close closes
+	// them.
+	BindFiles []*os.File
+}
+
+// Close closes the descriptors of the write roots (BindFiles), once
+// bubblewrap has them or will not start.
+func (res *Result) Close() {
+	for _, f := range res.BindFiles {
+		f.Close()
+	}
+	res.BindFiles = nil
 }
 
 // Resolve resolves a plan for h.
@@ -125,11 +146,29 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if !filepath.IsAbs(h.Home) || !filepath.IsAbs(h.Cwd) {
 		return nil, fmt.Errorf("resolve: home %q and working directory %q must be absolute", h.Home, h.Cwd)
 	}
-	r := &resolver{h: h, res: &Result{}, from: map[string]int{}}
+	r := &resolver{h: h, res: &Result{}, from: map[string]int{}, rootFiles: map[string]*os.File{}, realAnchor: map[string]string{}}
+	// The write roots opened but not handed to bubblewrap are closed; on
+	// failure, every one.
+	defer func() {
+		for _, f := range r.rootFiles {
+			if !slices.Contains(r.res.BindFiles, f) {
+				f.Close()
+			}
+		}
+	}()
+	res, err := r.resolve(steps)
+	if err != nil {
+		r.res.BindFiles = nil
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *resolver) resolve(steps []bwrap.Step) (*Result, error) {
 	if err := checkSteps(steps); err != nil {
 		return nil, err
 	}
-	r.rootNoCaps = h.Root && dropsAllCaps(steps)
+	r.rootNoCaps = r.h.Root && dropsAllCaps(steps)
 	if err := r.collect(steps); err != nil {
 		return nil, err
 	}
@@ -184,6 +223,11 @@ type resolver struct {
 	// policy disabled).
 	rootBound bool
 	gitDone   bool // the safe directories are written
+	// rootFiles are the write roots, opened without following a link
+	// (addWriteRoot), by real path; realAnchor the real paths of the home
+	// and working directories (anchored).
+	rootFiles  map[string]*os.File
+	realAnchor map[string]string
 }
 
 // mark records that the step being resolved named p as kind.

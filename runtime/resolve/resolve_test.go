@@ -69,7 +69,7 @@ func TestResolveArgs(t *testing.T) {
 	home, cwd := project(t)
 	empty := t.TempDir()
 	res := resolveWith(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
-		"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowRead": ["./.env.example"], "allowWrite": [".", "./other-link"], "denyWrite": ["./secrets"]}}`, home, cwd, empty)
+		"filesystem": {"denyRead": ["~/.ssh", "**/.env"], "allowRead": ["./.env.example"], "allowWrite": ["."], "denyWrite": ["./secrets"]}}`, home, cwd, empty)
 	args := strings.Join(res.Args, " ")
 	for _, want := range []string{
 		"--ro-bind / /",

@@ -132,6 +132,9 @@ func (r *run) prepare() error {
 		r.discard()
 		return err
 	}
+	// The write roots' descriptors go to bubblewrap, and are closed once
+	// it has them (start), or with a run that does not start.
+	r.atEnd(r.res.Close)
 	for _, w := range r.res.Warnings {
 		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", w)
 	}
@@ -283,7 +286,7 @@ func (r *run) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 func (r *run) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
-		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: initstep.FDSeccomp, TmpDir: r.tmp, State: r.state(),
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: initstep.FDSeccomp, BindFD: initstep.FDBind, TmpDir: r.tmp, State: r.state(),
 		Root:      os.Geteuid() == 0, // bubblewrap runs as this process does
 		ProxyEnv:  externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
 		MaskValue: r.masks.Value,

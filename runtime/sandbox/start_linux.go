@@ -83,6 +83,7 @@ func (r *run) start(ctx context.Context) error {
 	// once take turns: Go starts one at a time).
 	launchReaper()
 	files.closeChildEnds()
+	r.res.Close()
 	r.handOver(ctx, files, cg)
 	return nil
 }
@@ -311,7 +312,7 @@ func (r *run) bubblewrap(files *childFileSet) *exec.Cmd {
 		}
 		cmd.WaitDelay = 2 * time.Second
 	}
-	cmd.ExtraFiles = files.extra
+	cmd.ExtraFiles = append(files.extra, r.res.BindFiles...) // FDBind and up
 	// bubblewrap dies with srt (Pdeathsig), and lives in its own process
 	// group, so that a terminal's ^C reaches srt, which forwards it to the
 	// command, rather than killing bubblewrap and the sandbox with it.

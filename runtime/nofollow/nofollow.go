@@ -1,0 +1,48 @@
+// Package nofollow opens paths of the host without following a symbolic
+// link anywhere on the way. srt reaches the trees a sandboxed command could
+// write (its write roots, the check after the run) only this way: a link
+// the command planted in one run must not widen or redirect a later one.
+package nofollow
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A LinkError is a path reached through a symbolic link: Link is the
+// first component of Path that is one, Target what it points to.
+type LinkError struct {
+	Path, Link, Target string
+}
+
+func (e *LinkError) Error() string {
+	if e.Link == e.Path {
+		return fmt.Sprintf("%s is a symbolic link (to %s)", e.Path, e.Target)
+	}
+	return fmt.Sprintf("%s is reached through a symbolic link: %s -> %s", e.Path, e.Link, e.Target)
+}
+
+// FirstLink returns the first component of the absolute path p that is a
+// symbolic link, as a LinkError, or nil when there is none (or p cannot
+// be examined that far).
+func FirstLink(p string) *LinkError {
+	p = filepath.Clean(p)
+	at := ""
+	for _, name := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if name == "" {
+			continue
+		}
+		at += "/" + name
+		fi, err := os.Lstat(at)
+		if err != nil {
+			return nil
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			target, _ := os.Readlink(at)
+			return &LinkError{Path: p, Link: at, Target: target}
+		}
+	}
+	return nil
+}
