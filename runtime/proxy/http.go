@@ -273,7 +273,10 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 		set.shutdown(p.Grace)
 		return err
 	}
-	hijacked := map[net.Conn]bool{}
+	// hijacked are the connections taken over by a handler, counted the
+	// connections that hold a place in conns (released once closed).
+	hijacked, counted := map[net.Conn]bool{}, map[net.Conn]bool{}
+	budget := conns
 	var mu sync.Mutex
 	type connKey struct{}
 	srv := &http.Server{
@@ -283,12 +286,18 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 			defer func() {
 				c, _ := r.Context().Value(connKey{}).(net.Conn)
 				mu.Lock()
-				h := hijacked[c]
+				h, cnt := hijacked[c], counted[c]
 				delete(hijacked, c)
+				if h {
+					delete(counted, c)
+				}
 				mu.Unlock()
 				if h {
 					set.remove(c)
 					set.wg.Done()
+					if cnt {
+						budget.release()
+					}
 				}
 			}()
 			p.ServeHTTP(w, r)
@@ -303,6 +312,13 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 			case http.StateNew:
 				set.wg.Add(1)
 				set.add(c, false)
+				ok := budget.acquire()
+				mu.Lock()
+				counted[c] = ok
+				mu.Unlock()
+				if !ok {
+					c.Close() // the descriptors left are the process's (reserveFDs)
+				}
 			case http.StateActive:
 				set.busy(c, true)
 			case http.StateIdle:
@@ -314,6 +330,12 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 			case http.StateClosed:
 				set.remove(c)
 				set.wg.Done()
+				mu.Lock()
+				if counted[c] {
+					budget.release()
+				}
+				delete(counted, c)
+				mu.Unlock()
 			}
 		},
 		ErrorLog: log.New(debugWriter{p.Egress}, "", 0),

@@ -146,6 +146,7 @@ func acceptLoop(ctx context.Context, l net.Listener, set *connSet, busy bool, ha
 	defer stop()
 	defer l.Close()
 	var pause time.Duration
+	budget := conns
 	for {
 		c, err := l.Accept()
 		if err != nil {
@@ -164,13 +165,19 @@ func acceptLoop(ctx context.Context, l net.Listener, set *connSet, busy bool, ha
 			continue
 		}
 		pause = 0
+		if !budget.acquire() {
+			c.Close() // the descriptors left are the process's (reserveFDs)
+			continue
+		}
 		if !set.add(c, busy) {
 			set.remove(c)
+			budget.release()
 			continue
 		}
 		set.wg.Add(1)
 		go func() {
 			defer set.wg.Done()
+			defer budget.release()
 			defer set.remove(c)
 			defer c.Close()
 			cctx, cancel := context.WithCancel(set.life)
