@@ -12,11 +12,13 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/runtime/initstep"
+	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
@@ -26,7 +28,7 @@ const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
        srt run --plan DIR [--dry-run] [options] [--] command [args...]
        srt doctor
-       srt quarantine list|release ID...|drop ID...
+       srt quarantine list|release ID...|drop ID...|check
        srt proxy (--listen HOST:PORT | --listen-fd N) --decider-fd N [options]
 
 Runs the command in a sandbox: it can read, write and reach only what the
@@ -63,13 +65,17 @@ the bubblewrap command line instead.
 srt doctor checks what this host allows and says how to fix what it does not.
 srt quarantine lists, puts back or deletes the protected names (git hooks
 and configuration, shell start-up files, editor settings) that a sandboxed
-command wrote and srt moved aside when it ended.
+command wrote and srt moved aside when it ended; srt quarantine check
+checks again, without limits, a tree whose check after a run could not
+vouch for everything.
 srt proxy runs only the HTTP proxy, with an external program deciding each
 request (srt proxy --help).
 To run a program called run, doctor, quarantine or proxy, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
-itself fails (invalid settings, no bubblewrap, ...).
+itself fails (invalid settings, no bubblewrap, ...); 125 when the check
+after the run could not vouch for everything the command could write, or
+an earlier run left the tree so (run srt quarantine check).
 `
 
 const doctorUsage = `Usage: srt doctor
@@ -264,6 +270,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 	}
 	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
 	so.State = srtState(o)
+	if so.CheckLimits, err = checkLimits(os.Getenv); err != nil {
+		return 0, err
+	}
 	if f := os.Getenv("SRT_STEP_TIMES"); f != "" {
 		steps := newStepTimes(f)
 		defer steps.write()
@@ -450,6 +459,10 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 			log.Debug(v.Line)
 		}
 	}
+	var ue *sandbox.UncheckedError
+	if errors.As(err, &ue) {
+		return 0, &failure{msg: ue.Error(), code: sandbox.ExitUnchecked}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -466,6 +479,9 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	code := res.ExitCode
+	if len(res.Unchecked) > 0 {
+		code = sandbox.ExitUnchecked // srt said why
+	}
 	aerr := m.AuditErr()
 	if audit != nil && aerr == nil {
 		aerr = audit.event("exit", &code)
@@ -565,4 +581,31 @@ func quoteWord(a string) string {
 		return strconv.Quote(a)
 	}
 	return a
+}
+
+// checkLimits reads SRT_CHECK_ENTRIES and SRT_CHECK_SECONDS, which bound
+// the walks of the write roots before and after the command (nil: the
+// defaults). Either way the check fails closed at its limit: a lower one
+// only makes srt refuse sooner, a higher one lets it walk longer.
+func checkLimits(getenv func(string) string) (*quarantine.Limits, error) {
+	e, s := getenv("SRT_CHECK_ENTRIES"), getenv("SRT_CHECK_SECONDS")
+	if e == "" && s == "" {
+		return nil, nil
+	}
+	lim := quarantine.DefaultLimits
+	if e != "" {
+		n, err := strconv.ParseInt(e, 10, 64)
+		if err != nil || n < 1 {
+			return nil, fail("SRT_CHECK_ENTRIES must be a whole number of directory entries above 0, not %q", e)
+		}
+		lim.Entries = n
+	}
+	if s != "" {
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n < 1 {
+			return nil, fail("SRT_CHECK_SECONDS must be a whole number of seconds above 0, not %q", s)
+		}
+		lim.Time = time.Duration(n) * time.Second
+	}
+	return &lim, nil
 }

@@ -45,7 +45,8 @@ func TestAllowWriteMissing(t *testing.T) {
 }
 
 // TestAllowWriteMissingThroughLink: srt does not create a directory
-// through a symbolic link in the project.
+// through a symbolic link in the project, and refuses to bind a write
+// root reached through one.
 func TestAllowWriteMissingThroughLink(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
@@ -54,7 +55,7 @@ func TestAllowWriteMissingThroughLink(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": ["./link/made"], "denyWrite": []}}`), 0o644)
 	code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "true")
-	if code != 0 || !strings.Contains(errOut, filepath.Join(dir, "link")+" is a symbolic link or not a directory") {
+	if code != 1 || !strings.Contains(errOut, filepath.Join(dir, "link")+" is a symbolic link or not a directory") || !strings.Contains(errOut, "reached through a symbolic link: "+filepath.Join(dir, "link")+" -> "+target) {
 		t.Errorf("exit %d, stderr %s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(target, "made")); err == nil {

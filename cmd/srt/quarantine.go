@@ -5,15 +5,23 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
+	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/sandbox"
 )
 
-// quarantineCmd is srt quarantine list|release ID...|drop ID...
+// quarantineCmd is srt quarantine list|release ID...|drop ID...|check
 func quarantineCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || (args[0] == "list") != (len(args) == 1) || (args[0] != "list" && args[0] != "release" && args[0] != "drop") {
-		fmt.Fprintln(stderr, "Usage: srt quarantine list | release ID... | drop ID...")
+	noArgs := len(args) == 1 && (args[0] == "list" || args[0] == "check")
+	withIDs := len(args) > 1 && (args[0] == "release" || args[0] == "drop")
+	if !noArgs && !withIDs {
+		fmt.Fprintln(stderr, "Usage: srt quarantine list | release ID... | drop ID... | check")
 		return 2
+	}
+	if args[0] == "check" {
+		return quarantineCheck(stdout, stderr)
 	}
 	dir, err := quarantine.DefaultDir()
 	if err != nil {
@@ -59,4 +67,67 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %s %q\n", id, verb, it.Path)
 	}
 	return code
+}
+
+// quarantineCheck is srt quarantine check: it does the checks killed runs
+// still owe, then checks again, without limits, every tree a run left
+// unchecked, moving what it finds; a tree it can now vouch for is
+// released for runs again. It exits with sandbox.ExitUnchecked while a
+// tree stays unchecked.
+func quarantineCheck(stdout, stderr io.Writer) int {
+	reg, err := placeholders.Default()
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	if _, err := reg.Sweep(true); err != nil {
+		fmt.Fprintf(stderr, "srt: warning: the checks of killed runs: %v\n", err)
+	}
+	trees, err := reg.UncheckedTrees()
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return 1
+	}
+	if len(trees) == 0 {
+		fmt.Fprintln(stdout, "srt: no tree is left unchecked: the check after every run vouched for what its command could write")
+		return 0
+	}
+	code := 0
+	for _, u := range trees {
+		roots := quoteAll(u.Check.Roots)
+		fmt.Fprintf(stdout, "srt: checking %s, left unchecked by the run of %s\n", roots, u.Time.Local().Format("2006-01-02 15:04:05"))
+		out, err := reg.Recheck(u, quarantine.NoLimits)
+		for i, it := range out.Items {
+			if i == maxListed {
+				fmt.Fprintf(stdout, "srt:   and %d more (srt quarantine list shows them)\n", len(out.Items)-maxListed)
+				break
+			}
+			fmt.Fprintf(stdout, "srt:   moved %q (%s): srt quarantine release %s\n", it.Path, it.Why, it.ID)
+		}
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "Error: %s: %v\n", roots, err)
+			code = sandbox.ExitUnchecked
+		case !out.Complete():
+			fmt.Fprint(stderr, sandbox.UncheckedMessage(u.Check.Roots, out.Unchecked))
+			code = sandbox.ExitUnchecked
+		case len(out.Items) == 0:
+			fmt.Fprintf(stdout, "srt: %s checked: no protected name was planted; runs may start there again\n", roots)
+		default:
+			fmt.Fprintf(stdout, "srt: %s checked: %d moved to the quarantine; runs may start there again\n", roots, len(out.Items))
+		}
+	}
+	return code
+}
+
+// maxListed is the most moved names srt quarantine check prints per tree.
+const maxListed = 20
+
+// quoteAll is the paths, each quoted, joined with commas.
+func quoteAll(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = fmt.Sprintf("%q", p)
+	}
+	return strings.Join(q, ", ")
 }

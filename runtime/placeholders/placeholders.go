@@ -313,9 +313,14 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 	// A run's scratch and temporary directories serve its sandbox alone.
 	var errs []error
 	tmpOK := r.TmpDir != "" && realDir(r.TmpDir)
+	owed := map[*os.File]bool{} // a check that could not be done: the record stays
 	for _, d := range dead {
 		if d.rec.Check != nil {
-			errs = append(errs, r.checkDead(d.file))
+			if err := r.checkDead(d.file); err != nil {
+				errs = append(errs, err)
+				owed[d.file] = true
+				pending = true
+			}
 		}
 		for _, s := range d.rec.Scratch {
 			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
@@ -331,6 +336,9 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 	}
 	for _, d := range dead {
 		errs = append(errs, removeAll(d.rec.Placeholders))
+		if owed[d.file] {
+			continue
+		}
 		if err := os.Remove(d.file.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
@@ -358,45 +366,201 @@ func (r *Registry) checkDead(f *os.File) error {
 	if err := json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&rec); err != nil || rec.Check == nil {
 		return nil // checked meanwhile, or nothing to trust
 	}
-	err = r.check(rec.Check, rec.Quarantine)
+	err = r.check(f.Name(), rec.Check, rec.Quarantine)
+	if err != nil {
+		// The check could not be done: the tree stays unchecked, or, if
+		// even that cannot be recorded, the run stays owed for a later
+		// sweep.
+		if uerr := r.leaveUnchecked(f.Name(), *rec.Check, rec.Quarantine, []string{"the check could not be done: " + err.Error()}); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+	}
 	rec.Check, rec.Quarantine = nil, ""
 	b, _ := json.Marshal(rec)
 	if terr := f.Truncate(0); terr == nil {
 		f.WriteAt(append(b, '\n'), 0)
 	}
-	return err
+	return nil
 }
 
 // maxRecord bounds what is read of a record.
 const maxRecord = 64 << 20
 
-// check does the check a killed run owes: its write roots compared with
-// the snapshot taken before its command started, what it finds moved to
-// the quarantine in dir. A run without a snapshot never started its
-// command.
-func (r *Registry) check(c *quarantine.Spec, dir string) error {
+// check does the check a killed run owes (its record is the file
+// record): its write roots compared with the snapshot taken before its
+// command started, what it finds moved to the quarantine in dir. A run
+// without a snapshot never started its command. A check that cannot vouch
+// for everything leaves the tree unchecked (see Unchecked).
+func (r *Registry) check(record string, c *quarantine.Spec, dir string) error {
 	snap := c.Snapshot
 	if snap == "" {
 		return nil
 	}
-	if filepath.Dir(snap) != r.Dir || !strings.HasPrefix(filepath.Base(snap), "run-") || !strings.HasSuffix(snap, ".snap") {
+	if !r.ownsSnapshot(snap) {
 		return fmt.Errorf("record names %q as its snapshot, which is not one of the registry's", snap)
 	}
 	start, err := quarantine.ReadSnapshot(snap)
 	if err != nil {
 		return err
 	}
-	found, _, _ := quarantine.Check(*c, start)
-	if len(found) > 0 {
-		store, err := quarantine.Open(dir)
-		if err != nil {
-			return err
-		}
-		if _, err := store.Move(found); err != nil {
-			return err
-		}
+	store, err := quarantine.Open(dir)
+	if err != nil {
+		return err
+	}
+	out := quarantine.CheckAndMove(*c, start, store, quarantine.DefaultLimits, time.Now().Add(MoveTime))
+	if !out.Complete() {
+		return r.leaveUnchecked(record, *c, dir, out.Unchecked)
 	}
 	return os.Remove(snap)
+}
+
+// MoveTime is how long a check after a run moves what it found before it
+// leaves the rest to srt quarantine check.
+const MoveTime = 10 * time.Second
+
+// ownsSnapshot reports whether snap is a snapshot file the registry made.
+func (r *Registry) ownsSnapshot(snap string) bool {
+	base := filepath.Base(snap)
+	return filepath.Dir(snap) == r.Dir && (strings.HasPrefix(base, "run-") || strings.HasPrefix(base, uncheckedPrefix)) && strings.HasSuffix(base, ".snap")
+}
+
+// An Unchecked is a tree a run's check could not vouch for: until srt
+// quarantine check has checked it (Recheck), no run starts there.
+type Unchecked struct {
+	// File is its record in the registry.
+	File string `json:"-"`
+	// Check is the run's check, its snapshot (the tree before the command
+	// started) kept beside the record.
+	Check quarantine.Spec `json:"check"`
+	// Quarantine is the store's directory.
+	Quarantine string `json:"quarantine"`
+	// Time is when the check was left unfinished.
+	Time time.Time `json:"time"`
+	// Why says what the check could not vouch for.
+	Why []string `json:"why"`
+}
+
+const uncheckedPrefix = "unchecked-"
+
+// Unchecked records that the run's check could not vouch for everything
+// (why): its snapshot is kept, with a record of its own that outlives the
+// run, and srt refuses to start a run in the tree until it is checked.
+func (run *Run) Unchecked(why []string) error {
+	c := run.rec.Check
+	if c == nil {
+		return errors.New("the run has no check")
+	}
+	if err := run.r.leaveUnchecked(run.file.Name(), *c, run.rec.Quarantine, why); err != nil {
+		return err
+	}
+	run.rec.Check, run.rec.Quarantine = nil, ""
+	return run.write()
+}
+
+// leaveUnchecked writes the record of an unchecked tree for the run whose
+// record is the file record, its snapshot moved beside it.
+func (r *Registry) leaveUnchecked(record string, c quarantine.Spec, dir string, why []string) error {
+	base := uncheckedPrefix + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(record), "run-"), ".json")
+	if c.Snapshot != "" && !strings.HasPrefix(filepath.Base(c.Snapshot), uncheckedPrefix) {
+		snap := filepath.Join(r.Dir, base+".snap")
+		if err := os.Rename(c.Snapshot, snap); err != nil {
+			return err
+		}
+		c.Snapshot = snap
+	}
+	u := Unchecked{Check: c, Quarantine: dir, Time: time.Now().UTC(), Why: why}
+	b, err := json.MarshalIndent(u, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(r.Dir, ".unchecked-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(r.Dir, base+".json"))
+}
+
+// UncheckedTrees are the trees left unchecked, oldest first.
+func (r *Registry) UncheckedTrees() ([]Unchecked, error) {
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Unchecked
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), uncheckedPrefix) || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := filepath.Join(r.Dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		var u Unchecked
+		err = json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&u)
+		f.Close()
+		if err != nil {
+			// A damaged record still stands for a tree nobody checked:
+			// what it names is unknown, so it names everything.
+			u = Unchecked{Check: quarantine.Spec{Roots: []string{"/"}}, Why: []string{fmt.Sprintf("its record %s cannot be read (%v)", p, err)}}
+		}
+		u.File = p
+		out = append(out, u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Time.Before(out[j].Time) })
+	return out, nil
+}
+
+// Overlaps reports whether the tree holds, or lies in, one of paths.
+func (u Unchecked) Overlaps(paths ...string) bool {
+	for _, root := range u.Check.Roots {
+		for _, p := range paths {
+			if within(p, root) || within(root, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func within(p, base string) bool {
+	p, base = filepath.Clean(p), filepath.Clean(base)
+	return p == base || base == "/" || strings.HasPrefix(p, base+"/")
+}
+
+// Recheck checks an unchecked tree again, within lim, moving what it finds
+// to its quarantine; when the check vouches for everything, the tree's
+// record and snapshot are removed. Checks are one at a time in a registry.
+func (r *Registry) Recheck(u Unchecked, lim quarantine.Limits) (quarantine.Outcome, error) {
+	lock, err := os.OpenFile(filepath.Join(r.Dir, "check.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return quarantine.Outcome{}, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return quarantine.Outcome{}, err
+	}
+	if u.Check.Snapshot == "" || !r.ownsSnapshot(u.Check.Snapshot) {
+		return quarantine.Outcome{Unchecked: u.Why}, fmt.Errorf("%s names no snapshot of the registry's: the tree cannot be compared with what it held; check it by hand, then remove %s", u.File, u.File)
+	}
+	start, err := quarantine.ReadSnapshot(u.Check.Snapshot)
+	if err != nil {
+		return quarantine.Outcome{Unchecked: u.Why}, err
+	}
+	store, err := quarantine.Open(u.Quarantine)
+	if err != nil {
+		return quarantine.Outcome{Unchecked: u.Why}, err
+	}
+	out := quarantine.CheckAndMove(u.Check, start, store, lim, time.Time{})
+	if !out.Complete() {
+		return out, nil
+	}
+	return out, errors.Join(os.Remove(u.File), os.Remove(u.Check.Snapshot))
 }
 
 // realDir reports whether dir is a directory reached through no symlink,

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 		if checked {
 			// What a run does before its command starts, then what the
 			// command writes.
-			snap, _ := quarantine.Snap(*check, nil)
+			snap, _ := quarantine.Snap(*check, nil, quarantine.DefaultLimits)
 			if err := run.Snapshot(snap); err != nil {
 				os.Exit(4)
 			}
@@ -98,7 +98,7 @@ func TestReleasePending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := quarantine.Snap(*check, nil)
+	snap, _ := quarantine.Snap(*check, nil, quarantine.DefaultLimits)
 	if err := unchecked.Snapshot(snap); err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func symlink(t testing.TB, target, p string) {
 // checks it: the findings, relative to root, sorted.
 func run(t testing.TB, spec Spec, change func()) ([]string, []Finding, []string) {
 	t.Helper()
-	start, notes := Snap(spec, nil)
+	start, notes := Snap(spec, nil, DefaultLimits)
 	if len(notes) != 0 {
 		t.Logf("Snap notes: %q", notes)
 	}
@@ -43,7 +43,8 @@ func run(t testing.TB, spec Spec, change func()) ([]string, []Finding, []string)
 	done := make(chan struct{})
 	var found []Finding
 	go func() {
-		found, _, notes = Check(spec, start)
+		rep := Check(spec, start, DefaultLimits)
+		found, notes = rep.Found, rep.Unchecked
 		close(done)
 	}()
 	select {
@@ -241,21 +242,21 @@ func TestCheckSameTick(t *testing.T) {
 	p := filepath.Join(root, ".bashrc")
 	write(t, p, "echo old")
 	spec := Spec{Roots: []string{root}, GitConfig: true}
-	start, _ := Snap(spec, nil)
+	start, _ := Snap(spec, nil, DefaultLimits)
 	write(t, p, "echo new")
 	// As if the rewrite had kept every time and the size: the start
 	// saw what the end sees, but for the content.
-	_, end, _ := Check(spec, start)
+	end := Check(spec, start, DefaultLimits).End
 	start.Roots[0].Dir.leaves[".bashrc"].id = end.Roots[0].Dir.leaves[".bashrc"].id
 	start.Roots[0].Dir.id = end.Roots[0].Dir.id
-	found, _, _ := Check(spec, start)
+	found := Check(spec, start, DefaultLimits).Found
 	if len(found) != 1 || found[0].Path() != p {
 		t.Fatalf("Check = %v; want %s", found, p)
 	}
 	// And an old file (times outside the tick) with the same identity is
 	// trusted without reading.
 	start.Taken += int64(time.Hour)
-	found, _, _ = Check(spec, start)
+	found = Check(spec, start, DefaultLimits).Found
 	if len(found) != 0 {
 		t.Fatalf("Check with an old snapshot = %v; want nothing", found)
 	}
@@ -286,15 +287,15 @@ func TestCheckCached(t *testing.T) {
 	write(t, filepath.Join(root, ".husky/pre-commit"), "old")
 	write(t, filepath.Join(root, "a/b/.bashrc"), "old")
 	spec := Spec{Roots: []string{root}, GitConfig: true}
-	first, _ := Snap(spec, nil)
+	first, _ := Snap(spec, nil, DefaultLimits)
 	if first.Hooks[filepath.Join(root, ".husky")] == "" {
 		t.Fatalf("hooks = %v: .husky missing", first.Hooks)
 	}
 	first.Taken += int64(time.Hour) // everything is old to the cache
-	cached, _ := Snap(spec, first)
+	cached, _ := Snap(spec, first, DefaultLimits)
 	write(t, filepath.Join(root, ".husky/pre-push"), "new")
 	write(t, filepath.Join(root, "a/b/.bashrc"), "changed")
-	found, _, _ := Check(spec, cached)
+	found := Check(spec, cached, DefaultLimits).Found
 	var got []string
 	for _, f := range found {
 		got = append(got, strings.TrimPrefix(f.Path(), root+"/"))
@@ -312,7 +313,7 @@ func TestSnapshotFile(t *testing.T) {
 	write(t, filepath.Join(root, "a/.bashrc"), "x")
 	symlink(t, "target", filepath.Join(root, ".vscode"))
 	spec := Spec{Roots: []string{root}, GitConfig: true}
-	s, _ := Snap(spec, nil)
+	s, _ := Snap(spec, nil, DefaultLimits)
 	f := filepath.Join(t.TempDir(), "snap")
 	if err := s.WriteFile(f); err != nil {
 		t.Fatal(err)
@@ -329,7 +330,7 @@ func TestSnapshotFile(t *testing.T) {
 		t.Fatal("a snapshot read back and written again differs")
 	}
 	write(t, filepath.Join(root, "a/.bashrc"), "changed")
-	if found, _, _ := Check(spec, back); len(found) != 1 {
+	if found := Check(spec, back, DefaultLimits).Found; len(found) != 1 {
 		t.Fatalf("Check against the snapshot read back = %v", found)
 	}
 	os.WriteFile(f, a[:len(a)/2], 0o600)
@@ -388,23 +389,23 @@ func BenchmarkCheck(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		root := treeRoot(b, n)
 		spec := Spec{Roots: []string{root}, GitConfig: true, Home: b.TempDir()}
-		first, _ := Snap(spec, nil)
+		first, _ := Snap(spec, nil, DefaultLimits)
 		first.Taken += int64(time.Hour) // as the cache of a run long after the files were written
 		b.Run("snap-uncached/files="+strconv.Itoa(n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				Snap(spec, nil)
+				Snap(spec, nil, DefaultLimits)
 			}
 		})
 		b.Run("snap-cached/files="+strconv.Itoa(n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				Snap(spec, first)
+				Snap(spec, first, DefaultLimits)
 			}
 		})
-		start, _ := Snap(spec, first)
+		start, _ := Snap(spec, first, DefaultLimits)
 		start.Taken += int64(time.Hour)
 		b.Run("check/files="+strconv.Itoa(n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				Check(spec, start)
+				Check(spec, start, DefaultLimits)
 			}
 		})
 		f := filepath.Join(b.TempDir(), "snap")
@@ -414,5 +415,118 @@ func BenchmarkCheck(b *testing.B) {
 				ReadSnapshot(f)
 			}
 		})
+	}
+}
+
+// TestUserRelativeHooksPath: a relative core.hooksPath in the user's
+// configuration (husky's .husky, a team's .githooks) names a directory in
+// every working tree, those made during the run too: what the run writes
+// there is found, and so is a link or a file put in place of that
+// directory or on the way to it. A directory of that name outside a
+// working tree is nothing to git.
+func TestUserRelativeHooksPath(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("GIT_CONFIG_SYSTEM", "")
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n[include]\n\tpath = more\n")
+	write(t, filepath.Join(home, "more"), "[core]\n\thooksPath = tools/hooks\n")
+	for _, r := range []string{"a", "c", "d"} {
+		write(t, filepath.Join(root, r, ".git/HEAD"), "ref: refs/heads/main\n")
+	}
+	write(t, filepath.Join(root, "a/.githooks/pre-push"), "the user's")
+	write(t, filepath.Join(root, "c/.githooks/pre-push"), "the user's")
+	write(t, filepath.Join(root, "d/tools/hooks/pre-push"), "the user's")
+	write(t, filepath.Join(root, "elsewhere/pre-commit"), "evil")
+	got, _, notes := run(t, Spec{Roots: []string{root}, GitConfig: true, Home: home}, func() {
+		write(t, filepath.Join(root, "a/.githooks/pre-commit"), "evil")
+		write(t, filepath.Join(root, "a/tools/hooks/pre-commit"), "evil")
+		write(t, filepath.Join(root, "b/.git/HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(root, "b/.githooks/pre-commit"), "evil")
+		os.RemoveAll(filepath.Join(root, "c/.githooks"))
+		symlink(t, "../elsewhere", filepath.Join(root, "c/.githooks"))
+		os.RemoveAll(filepath.Join(root, "d/tools"))
+		symlink(t, "../elsewhere-tools", filepath.Join(root, "d/tools"))
+		write(t, filepath.Join(root, "e/.git"), "gitdir: ../a/.git\n")
+		write(t, filepath.Join(root, "e/.githooks/pre-commit"), "evil")
+		write(t, filepath.Join(root, "f/.githooks/pre-commit"), "not a working tree")
+	})
+	want := []string{"a/.githooks/pre-commit", "a/tools/hooks/pre-commit", "b/.githooks/pre-commit", "c/.githooks", "d/tools", "e/.git", "e/.githooks/pre-commit"}
+	if !same(got, want) || len(notes) != 0 {
+		t.Fatalf("Check = %q, notes %q\nwant %q", got, notes, want)
+	}
+}
+
+// TestCheckLimitFailsClosed: a walk that reaches its limit says what it
+// could not vouch for; it moves nothing the run did not make.
+func TestCheckLimitFailsClosed(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "src/main.go"), "package main")
+	write(t, filepath.Join(root, "z/.git/HEAD"), "ref: refs/heads/main\n")
+	spec := Spec{Roots: []string{root}, GitConfig: true}
+	lim := Limits{Entries: 50, DirEntries: 1000}
+	start, unrecorded := Snap(spec, nil, lim)
+	if len(unrecorded) != 0 {
+		t.Fatalf("Snap: %q", unrecorded)
+	}
+	for i := range 100 {
+		write(t, filepath.Join(root, "src", "f"+strconv.Itoa(i)), "")
+	}
+	write(t, filepath.Join(root, "z/.git/hooks/pre-commit"), "evil")
+	rep := Check(spec, start, lim)
+	if len(rep.Unchecked) == 0 {
+		t.Fatalf("a walk past its limit vouched for everything: found %v", rep.Found)
+	}
+	for _, f := range rep.Found {
+		if f.Rel == "src" || f.Rel == "" {
+			t.Errorf("moved what existed before the run: %q", f.Rel)
+		}
+	}
+	// Snap past its limit: not recorded, so the run does not start.
+	if _, unrecorded := Snap(spec, nil, lim); len(unrecorded) == 0 {
+		t.Error("Snap past its limit recorded everything")
+	}
+}
+
+// TestCheckOutOfDescriptors: a walk that runs out of descriptors (the
+// command opened many connections through the proxies) cannot vouch for
+// what it did not open, and moves none of the directories it could not
+// open, which the run changed but did not make.
+func TestCheckOutOfDescriptors(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/b/c", "x/y/z"} {
+		write(t, filepath.Join(root, d, "f"), "")
+	}
+	spec := Spec{Roots: []string{root}, GitConfig: true}
+	start, _ := Snap(spec, nil, DefaultLimits)
+	write(t, filepath.Join(root, "a/b/c/.bashrc"), "evil")
+	write(t, filepath.Join(root, "x/y/z/g"), "")
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// Every descriptor but a few taken, as srt's would be.
+	var held []int
+	for {
+		fd, err := syscall.Open("/dev/null", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			break
+		}
+		held = append(held, fd)
+	}
+	for _, fd := range held[len(held)-2:] {
+		syscall.Close(fd)
+	}
+	rep := Check(spec, start, DefaultLimits)
+	for _, fd := range held {
+		syscall.Close(fd)
+	}
+	if len(rep.Unchecked) == 0 {
+		t.Fatalf("out of descriptors, the check vouched for everything: found %v", rep.Found)
+	}
+	for _, f := range rep.Found {
+		if !strings.HasSuffix(f.Rel, ".bashrc") {
+			t.Errorf("moved %q, which the run did not make", f.Rel)
+		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 // The snapshot file: a magic line, then varints and length-prefixed
 // strings, depth first. It is srt's own state (read-only in every
 // sandbox); it is still read with bounds, as anything on disk.
-const snapMagic = "srt-snapshot 1\n"
+const snapMagic = "srt-snapshot 2\n"
 
 // MaxSnapshotFile is the largest snapshot file read.
 const MaxSnapshotFile = 512 << 20
@@ -40,6 +40,10 @@ func (s *Snapshot) WriteFile(path string) error {
 	for _, h := range hooks {
 		e.str(h)
 		e.str(s.Hooks[h])
+	}
+	e.uint(uint64(len(s.RelHooks)))
+	for _, h := range s.RelHooks {
+		e.str(h)
 	}
 	e.uint(uint64(len(s.Watched)))
 	for _, p := range sortedKeys(s.Watched) {
@@ -227,6 +231,9 @@ func (d *dec) snapshot() *Snapshot {
 	for n := d.count(); n > 0 && d.err == nil; n-- {
 		h := d.str()
 		s.Hooks[h] = d.str()
+	}
+	for n := d.count(); n > 0 && d.err == nil; n-- {
+		s.RelHooks = append(s.RelHooks, d.str())
 	}
 	s.Watched = map[string]*leaf{}
 	for n := d.count(); n > 0 && d.err == nil; n-- {

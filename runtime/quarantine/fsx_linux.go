@@ -192,3 +192,17 @@ func readDir(fd int, limit int) ([]dirent, error) {
 }
 
 var errTooMany = errors.New("too many entries")
+
+// searchable reports whether this user may search the directory name of
+// parent (its x permission, by the effective ids): a directory it may not
+// search is one the command, the same user without capabilities, could
+// reach nothing inside.
+func searchable(parent int, name string) bool {
+	return unix.Faccessat(parent, name, unix.X_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
+// writable reports whether this user may make names in the directory
+// name of parent (its w permission, by the effective ids).
+func writable(parent int, name string) bool {
+	return unix.Faccessat(parent, name, unix.W_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
+}

@@ -115,10 +115,10 @@ func FuzzCheck(f *testing.F) {
 		buildTree(root, outside, before)
 		spec := Spec{Roots: []string{root}, GitConfig: true, Home: base}
 		deadline := time.Now().Add(20 * time.Second)
-		start, _ := Snap(spec, nil)
+		start, _ := Snap(spec, nil, DefaultLimits)
 		out := digest(outside)
 		buildTree(root, outside, during)
-		found, _, _ := Check(spec, start)
+		found := Check(spec, start, DefaultLimits).Found
 		if time.Now().After(deadline) {
 			t.Fatal("snapshot and check took more than 20 s")
 		}
@@ -131,11 +131,11 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		moved, _ := store.Move(found)
+		moved, _, _ := store.Move(found, time.Time{})
 		if digest(outside) != out {
 			t.Fatal("the check or the move changed something outside the root")
 		}
-		again, _, _ := Check(spec, start)
+		again := Check(spec, start, DefaultLimits).Found
 		if len(again) > len(found)-len(moved) {
 			var names []string
 			for _, a := range again {
@@ -153,7 +153,7 @@ func FuzzReadSnapshot(f *testing.F) {
 	os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755)
 	os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("x"), 0o755)
 	os.Symlink("t", filepath.Join(root, ".bashrc"))
-	s, _ := Snap(Spec{Roots: []string{root}, Watch: []string{filepath.Join(root, "w")}}, nil)
+	s, _ := Snap(Spec{Roots: []string{root}, Watch: []string{filepath.Join(root, "w")}}, nil, DefaultLimits)
 	p := filepath.Join(f.TempDir(), "s")
 	s.WriteFile(p)
 	b, _ := os.ReadFile(p)

@@ -19,19 +19,9 @@ import (
 	"srt.dev/runtime/gitconfig"
 )
 
-// Limits of one walk of the write roots. A walk that reaches one stops
-// there and says so; what lies beyond is not checked (and, at the start,
-// not recorded, so the check after the run does not take it for new).
-const (
-	// MaxEntries is the most directory entries one walk reads.
-	MaxEntries = 2_000_000
-	// MaxDepth is the deepest directory a walk enters below a root.
-	MaxDepth = 256
-	// MaxDirEntries is the most names one directory may hold.
-	MaxDirEntries = 1_000_000
-	// Budget is the longest one walk may take.
-	Budget = 20 * time.Second
-)
+// MaxDepth is the deepest directory a walk enters below a root: each
+// level holds a descriptor while the walk is below it.
+const MaxDepth = 256
 
 // granularity is the coarsest timestamp of the file systems whose
 // timestamps srt trusts to say that a directory's names did not change
@@ -51,6 +41,11 @@ type Snapshot struct {
 	// Hooks are the directories core.hooksPath names (real paths), with
 	// why each is protected: their contents are protected as hooks.
 	Hooks map[string]string
+	// RelHooks are the relative core.hooksPath values of the user's and
+	// the system's configuration (gitconfig.GlobalHooksPaths), read
+	// before the command started: each names a directory in every working
+	// tree, those made during the run too.
+	RelHooks []string
 	// Watched are Spec.Watch's paths as they were (nil: absent).
 	Watched map[string]*leaf
 }
@@ -153,11 +148,19 @@ type walker struct {
 	// read again); after the run, the start's.
 	ref *Snapshot
 	// end is set for the check after the run.
-	end      bool
-	out      *Snapshot
-	files    map[string]bool   // protected file names
-	hooks    map[string]string // hooks directories (real paths)
-	deadline time.Time
+	end   bool
+	out   *Snapshot
+	files map[string]bool // protected file names
+	// hooks are the hooks directories (real paths) and hookWay the
+	// directories on the way to one from the top of its working tree (a
+	// link or a file there redirects git), both guarded by hmu: the walk
+	// adds a working tree's own as it finds the tree (relHooks).
+	hooks    map[string]string
+	hookWay  map[string]bool
+	relHooks []string
+	hmu      sync.RWMutex
+	lim      Limits
+	deadline time.Time // zero: none
 	// par holds a token per goroutine walking besides the first; other
 	// goroutines walk only when wide is set or the walk has entered more
 	// than narrowDirs directories.
@@ -167,8 +170,9 @@ type walker struct {
 	entries atomic.Int64
 	stopped atomic.Bool // a limit was reached
 	mu      sync.Mutex  // guards what follows
-	notes   []string
-	found   []Finding
+	// unchecked says what the walk could not vouch for.
+	unchecked []string
+	found     []Finding
 	// configs are the git configurations read at the start, for the
 	// hooks directories they name: path of the working tree -> values.
 	configs []configHooks
@@ -187,8 +191,8 @@ var errStop = errors.New("limit")
 // 15 ms; a project of 100,000 files has about 2,000).
 const narrowDirs = 5000
 
-func newWalker(spec Spec, ref *Snapshot, end bool) *walker {
-	w := &walker{spec: spec, ref: ref, end: end, files: map[string]bool{}, hooks: map[string]string{}}
+func newWalker(spec Spec, ref *Snapshot, end bool, lim Limits) *walker {
+	w := &walker{spec: spec, ref: ref, end: end, files: map[string]bool{}, hooks: map[string]string{}, hookWay: map[string]bool{}, lim: lim}
 	// The check after the run has the processors to itself: it walks on
 	// all of them. The walk before the command runs while bubblewrap and
 	// the init step start, which the command waits for as much as for the
@@ -202,7 +206,9 @@ func newWalker(spec Spec, ref *Snapshot, end bool) *walker {
 		w.files[f] = true
 	}
 	w.out = &Snapshot{Taken: time.Now().UnixNano()}
-	w.deadline = time.Now().Add(Budget)
+	if lim.Time > 0 {
+		w.deadline = time.Now().Add(lim.Time)
+	}
 	return w
 }
 
@@ -232,7 +238,7 @@ func (w *walker) root(path string) {
 	ref := w.refRoot(path)
 	parent, err := openRoot(filepath.Dir(path))
 	if err != nil {
-		w.note("%q: cannot be opened without following a link (%v): not checked", filepath.Dir(path), err)
+		w.note("%q: cannot be opened without following a link (%v)", filepath.Dir(path), err)
 		rs.Partial = true
 		return
 	}
@@ -242,7 +248,7 @@ func (w *walker) root(path string) {
 	id, err := lstatAt(parent, name)
 	if err != nil {
 		if !errors.Is(err, unix.ENOENT) {
-			w.note("%q: %v: not checked", path, err)
+			w.note("%q: %v", path, err)
 			rs.Partial = true
 		}
 		return
@@ -256,7 +262,9 @@ func (w *walker) root(path string) {
 		}
 		rs.File = w.leaf(parent, name, id, refLeaf, ref, rs, false)
 		if w.end && w.files[name] {
-			w.compare(parent, rs, filepath.Dir(path), name, rs.File, refLeaf, ref, "a protected file")
+			if f, ok := w.compare(parent, rs, filepath.Dir(path), name, rs.File, refLeaf, ref, "a protected file"); ok {
+				w.addFound(rs, path, id, dirCtx{}, []Finding{f})
+			}
 		}
 		return
 	}
@@ -266,7 +274,7 @@ func (w *walker) root(path string) {
 	}
 	fd, err := openDirAt(parent, name)
 	if err != nil {
-		w.note("%q: %v: not checked", path, err)
+		w.note("%q: %v", path, err)
 		rs.Partial = true
 		return
 	}
@@ -277,16 +285,19 @@ func (w *walker) root(path string) {
 	}
 }
 
+// note records what the walk could not vouch for.
 func (w *walker) note(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.notes = append(w.notes, fmt.Sprintf(format, args...))
+	w.unchecked = append(w.unchecked, fmt.Sprintf(format, args...))
 }
 
 // budget counts n entries and reports errStop past a limit.
 func (w *walker) budget(n int) error {
-	if w.entries.Add(int64(n)) > MaxEntries || time.Now().After(w.deadline) {
-		w.stopped.Store(true)
+	if w.entries.Add(int64(n)) > w.lim.Entries || !w.deadline.IsZero() && time.Now().After(w.deadline) {
+		if !w.stopped.Swap(true) {
+			w.note("the walk stopped at its limit (%d entries, or %v): what it did not reach is not checked", w.lim.Entries, w.lim.Time)
+		}
 		return errStop
 	}
 	return nil
@@ -418,7 +429,7 @@ func (n *node) names() []dirent {
 // none; after the run, a directory that is new since the start), refRoot
 // its root there.
 func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
-	if why, ok := w.hooks[p]; ok && c.tree == "" {
+	if why := w.hooksWhy(p); why != "" && c.tree == "" {
 		c = dirCtx{tree: why, hooks: true}
 	}
 	n := &node{id: id, ctx: c}
@@ -429,9 +440,9 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 	if ref != nil && ref.read && ref.ctx == c && ref.id.unchanged(id) && !recent(w.ref, refRoot, id.Ctime) {
 		ents = ref.names() // the same names as then
 	} else {
-		list, err := readDir(fd, MaxDirEntries)
+		list, err := readDir(fd, w.lim.DirEntries)
 		if err != nil {
-			w.unreadable(rs, p, id, ref, err)
+			w.unreadable(unix.AT_FDCWD, p, rs, p, id, ref, err)
 			return n, nil
 		}
 		ents = list
@@ -446,6 +457,11 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		if gitNames[ents[i].name] {
 			ents[i].typ = entryType(fd, ents[i])
 			has[ents[i].name] = ents[i].typ
+		}
+		if ents[i].name == ".git" {
+			// The top of a working tree: the user's relative
+			// core.hooksPath values name directories below it.
+			w.addTreeHooks(p)
 		}
 	}
 	name := filepath.Base(p)
@@ -463,6 +479,7 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		child *node
 	}
 	var subs []*sub
+	var mine []Finding // what this directory's own entries give
 	var wg sync.WaitGroup
 	defer wg.Wait() // fd stays open until every subdirectory is walked
 	for _, e := range ents {
@@ -480,7 +497,7 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 			sb := &sub{name: e.name}
 			subs = append(subs, sb)
 			walk := func() {
-				child, err := w.subdir(fd, p, sb.name, refChild, refRoot, rs, cc, depth+1)
+				child, err := w.subdir(fd, p, id.Dev, sb.name, refChild, refRoot, rs, cc, depth+1)
 				sb.child = child
 				if err != nil {
 					w.stopped.Store(true)
@@ -502,7 +519,8 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 			}
 			continue
 		}
-		if !w.matters(c, name, e.name) {
+		way := w.onHookWay(p + "/" + e.name)
+		if !w.matters(c, name, e.name) && !way {
 			continue
 		}
 		lid, err := lstatAt(fd, e.name)
@@ -527,10 +545,17 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 			}
 			continue
 		}
-		if why := w.protectedWhy(c, git, name, e.name); why != "" {
-			w.compare(fd, rs, p, e.name, l, refLeaf, refRoot, why)
+		why := w.protectedWhy(c, git, name, e.name)
+		if why == "" && way {
+			why = "a link or file on the way to a git hooks directory (core.hooksPath), which redirects git's hooks"
+		}
+		if why != "" {
+			if f, ok := w.compare(fd, rs, p, e.name, l, refLeaf, refRoot, why); ok {
+				mine = append(mine, f)
+			}
 		}
 	}
+	w.addFound(rs, p, id, c, mine)
 	wg.Wait()
 	for _, sb := range subs {
 		if sb.child != nil {
@@ -541,6 +566,44 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		return n, errStop
 	}
 	return n, nil
+}
+
+// hooksWhy says why the directory p holds hooks, or "".
+func (w *walker) hooksWhy(p string) string {
+	w.hmu.RLock()
+	defer w.hmu.RUnlock()
+	return w.hooks[p]
+}
+
+// onHookWay reports whether p is a hooks directory or on the way to one
+// from its working tree's top.
+func (w *walker) onHookWay(p string) bool {
+	w.hmu.RLock()
+	defer w.hmu.RUnlock()
+	return w.hookWay[p] || w.hooks[p] != ""
+}
+
+// addTreeHooks protects, in the working tree whose top is p, the
+// directories the relative core.hooksPath values of the user's
+// configuration name, and the way to each.
+func (w *walker) addTreeHooks(p string) {
+	if len(w.relHooks) == 0 {
+		return
+	}
+	w.hmu.Lock()
+	defer w.hmu.Unlock()
+	for _, h := range w.relHooks {
+		d := gitconfig.HooksDir(w.spec.Home, p, h)
+		if d == "" || !strings.HasPrefix(d, p+"/") {
+			continue // above the top: not this tree's to walk
+		}
+		if w.hooks[d] == "" {
+			w.hooks[d] = whyHooksPath
+		}
+		for at := filepath.Dir(d); at != p && strings.HasPrefix(at, p+"/"); at = filepath.Dir(at) {
+			w.hookWay[at] = true
+		}
+	}
 }
 
 // refShaped reports whether a node of the snapshot compared with was a
@@ -568,13 +631,18 @@ func refShaped(ref *node) bool {
 
 // subdir opens and walks the subdirectory name of the directory fd (at
 // path p).
-func (w *walker) subdir(fd int, p, name string, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
+func (w *walker) subdir(fd int, p string, dev uint64, name string, ref *node, refRoot, rs *rootSnap, c dirCtx, depth int) (*node, error) {
 	w.dirs.Add(1)
 	cp := p + "/" + name
-	if c.skip {
-		return &node{ctx: c}, nil
+	if p == "/" {
+		cp = "/" + name
 	}
-	if ref != nil && ref.read && len(ref.dirs) == 0 && len(ref.leaves) == 0 && ref.ctx == c && w.hooks[cp] == "" {
+	if c.skip || cp == "/proc" || cp == "/dev" {
+		// Not entered: git's object store holds data; every sandbox has
+		// its own /proc and /dev, not the host's.
+		return &node{ctx: dirCtx{skip: true}}, nil
+	}
+	if ref != nil && ref.read && len(ref.dirs) == 0 && len(ref.leaves) == 0 && ref.ctx == c && w.hooksWhy(cp) == "" {
 		// A directory that held nothing that matters: if it is unchanged,
 		// it still does, and one fstatat says so.
 		if id, err := lstatAt(fd, name); err == nil && ref.id.unchanged(id) && !recent(w.ref, refRoot, id.Ctime) {
@@ -590,7 +658,7 @@ func (w *walker) subdir(fd int, p, name string, ref *node, refRoot, rs *rootSnap
 		if !id.isDir() {
 			return nil, nil // replaced meanwhile: not the walk's to follow
 		}
-		w.unreadable(rs, cp, id, matchInode(ref, id), err)
+		w.unreadable(fd, name, rs, cp, id, matchInode(ref, id), err)
 		return &node{id: id, ctx: c}, nil
 	}
 	defer unix.Close(cfd)
@@ -598,9 +666,12 @@ func (w *walker) subdir(fd int, p, name string, ref *node, refRoot, rs *rootSnap
 	if err != nil {
 		return nil, nil
 	}
+	if id.Dev != dev && kernelFS(cfd) {
+		return &node{id: id, ctx: dirCtx{skip: true}}, nil // nothing can be planted there
+	}
 	ref = matchInode(ref, id)
 	if depth > MaxDepth {
-		w.unreadable(rs, cp, id, ref, fmt.Errorf("more than %d levels below %q", MaxDepth, rs.Path))
+		w.unreadable(fd, name, rs, cp, id, ref, fmt.Errorf("more than %d levels below %q", MaxDepth, rs.Path))
 		return &node{id: id, ctx: c}, nil
 	}
 	return w.dir(cfd, cp, id, ref, refRoot, rs, c, depth)
@@ -614,15 +685,38 @@ func matchInode(ref *node, id ident) *node {
 	return nil
 }
 
-// unreadable handles a directory the walk cannot read or enter. Unchanged
-// since the start, it is only noted; new or changed, its contents cannot
-// be checked, and it goes to the quarantine whole.
-func (w *walker) unreadable(rs *rootSnap, p string, id ident, ref *node, err error) {
-	if !w.end || ref != nil && ref.id.unchanged(id) {
-		w.note("%q: %v: not checked", p, err)
+// unreadable handles a directory the walk cannot read or enter (err),
+// the entry name of the directory fd. One that this user cannot search
+// holds nothing the command (the same user, without capabilities) could
+// reach: there is nothing to check. One this user can neither list nor
+// write (another user's, 0711) is not this user's: the command cannot
+// make a name in it, and the user's own tools do not work there; it is
+// passed over (what such a directory hides could still hold a directory
+// anyone may write: docs/security.md says so). One the walk could not
+// read for want of resources (descriptors, memory) is not checked, never
+// moved: the command may have caused the want. Otherwise, unchanged
+// since the start (or at the start) it is not checked; new or changed,
+// what is inside cannot be checked, and it goes to the quarantine whole.
+func (w *walker) unreadable(fd int, name string, rs *rootSnap, p string, id ident, ref *node, err error) {
+	if errors.Is(err, unix.EACCES) && (!searchable(fd, name) || !writable(fd, name)) {
+		return
+	}
+	if !w.end || transient(err) || ref != nil && ref.id.unchanged(id) {
+		w.note("%q: %v", p, err)
 		return
 	}
 	w.find(rs, filepath.Dir(p), filepath.Base(p), id, fmt.Sprintf("a directory written during the run that srt cannot check (%v)", err))
+}
+
+// transient reports whether err says the walk lacked a resource rather
+// than what the directory is.
+func transient(err error) bool {
+	for _, e := range []unix.Errno{unix.EMFILE, unix.ENFILE, unix.ENOMEM, unix.ENOBUFS, unix.EAGAIN, unix.EINTR, unix.EIO} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // frontier handles a subdirectory the walk did not reach, a limit having
@@ -640,8 +734,23 @@ func (w *walker) frontier(fd int, rs *rootSnap, p, name string, ref *node) {
 		return
 	}
 	if ref = matchInode(ref, id); ref != nil {
-		w.note("%q: not checked (the check stopped at its limit)", filepath.Join(p, name))
+		w.note("%q: not reached (the walk stopped at its limit)", filepath.Join(p, name))
 		return
+	}
+	// An empty directory runs nothing (and is what a placeholder's mount
+	// point looks like): it stays.
+	cfd, err := openDirAt(fd, name)
+	if err != nil {
+		if transient(err) {
+			w.note("%q: %v", filepath.Join(p, name), err)
+			return
+		}
+	} else {
+		ents, err := readDir(cfd, 1)
+		unix.Close(cfd)
+		if err == nil && len(ents) == 0 {
+			return
+		}
 	}
 	w.find(rs, p, name, id, "a directory written during the run that the check did not reach (it stopped at its limit)")
 }
@@ -697,38 +806,67 @@ func (w *walker) leaf(fd int, name string, id ident, ref *leaf, refRoot, rs *roo
 
 func isConfigName(name string) bool { return name == "config" || name == "config.worktree" }
 
-// compare finds the protected entry name of directory p if it is new or
-// changed since the start (ref, in refRoot) and can do harm.
-func (w *walker) compare(fd int, rs *rootSnap, p, name string, l, ref *leaf, refRoot *rootSnap, why string) {
+// compare returns the finding of the protected entry name of directory
+// p, if it is new or changed since the start (ref, in refRoot) and can do
+// harm.
+func (w *walker) compare(fd int, rs *rootSnap, p, name string, l, ref *leaf, refRoot *rootSnap, why string) (Finding, bool) {
 	if ref != nil && ref.id.unchanged(l.id) && l.link == ref.link {
 		if !recent(w.ref, refRoot, l.id.Ctime) || !l.id.isReg() {
-			return
+			return Finding{}, false
 		}
 		if ref.hashed && l.hashed && ref.sum == l.sum {
-			return
+			return Finding{}, false
 		}
 	}
 	if l.id.isReg() && l.id.Size == 0 {
-		return // runs nothing; what placeholders look like
+		return Finding{}, false // runs nothing; what placeholders look like
 	}
 	if why == whyGitConfig {
 		if !w.spec.GitConfig {
-			return // filesystem.allowGitConfig: the command's to write
+			return Finding{}, false // filesystem.allowGitConfig: the command's to write
 		}
 		if why = gitConfigWhy(fd, name, l.id); why == "" {
-			return
+			return Finding{}, false
 		}
 	}
-	w.find(rs, p, name, l.id, why)
+	return finding(rs, p, name, l.id, why), true
 }
 
-// find records a finding: the entry name of directory p, as id.
-func (w *walker) find(rs *rootSnap, p, name string, id ident, why string) {
+// finding is the entry name of directory p, seen as id, below the root
+// of rs.
+func finding(rs *rootSnap, p, name string, id ident, why string) Finding {
 	rel, err := filepath.Rel(rs.Path, filepath.Join(p, name))
 	if err != nil || rel == "." || strings.HasPrefix(rel, "../") {
 		rel = "" // the root itself (a file write root)
 	}
+	return Finding{Root: rs.Path, Rel: rel, id: id, Why: why}
+}
+
+// find records a finding: the entry name of directory p, as id.
+func (w *walker) find(rs *rootSnap, p, name string, id ident, why string) {
 	w.mu.Lock()
-	w.found = append(w.found, Finding{Root: rs.Path, Rel: rel, id: id, Why: why})
+	w.found = append(w.found, finding(rs, p, name, id, why))
+	w.mu.Unlock()
+}
+
+// maxDirFindings is the most findings one protected directory (a hooks
+// directory, .vscode) gives one by one: with more, the directory goes to
+// the quarantine whole, as one item, so that a command that plants a
+// hundred thousand hooks costs one move, not a hundred thousand.
+const maxDirFindings = 32
+
+// found records the findings of the directory p (seen as id, in context
+// c): one by one, or, in a protected directory with more than
+// maxDirFindings, the directory whole.
+func (w *walker) addFound(rs *rootSnap, p string, id ident, c dirCtx, mine []Finding) {
+	if len(mine) == 0 {
+		return
+	}
+	if c.tree != "" && len(mine) > maxDirFindings {
+		why := fmt.Sprintf("%s: a directory in which the run wrote %d protected entries, moved whole (it may hold entries of the user's too: release it only once the others are gone)", c.tree, len(mine))
+		mine = []Finding{finding(rs, filepath.Dir(p), filepath.Base(p), id, why)}
+	}
+	w.mu.Lock()
+	w.found = append(w.found, mine...)
 	w.mu.Unlock()
 }

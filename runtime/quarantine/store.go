@@ -34,20 +34,57 @@ func Open(dir string) (*Store, error) {
 	return &Store{Dir: dir}, nil
 }
 
-// Move moves each finding into the store. A name that cannot be moved is
-// reported in the error and left where it is.
-func (s *Store) Move(found []Finding) ([]Item, error) {
-	var items []Item
+// Move moves each finding into the store, until deadline (zero: no
+// deadline): left are the findings it did not come to, in their order. A
+// name that cannot be moved is reported in the error and left where it
+// is. Findings that share a directory (in the order Check reports them)
+// reach it once.
+func (s *Store) Move(found []Finding, deadline time.Time) (items []Item, left []Finding, err error) {
 	var errs []error
-	for _, f := range found {
-		it, err := s.move(f)
+	var dirs parentCache
+	defer dirs.close()
+	for i, f := range found {
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			return items, found[i:], errors.Join(errs...)
+		}
+		it, err := s.move(f, &dirs)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%q: %w", f.Path(), err))
 			continue
 		}
 		items = append(items, it)
 	}
-	return items, errors.Join(errs...)
+	return items, nil, errors.Join(errs...)
+}
+
+// A parentCache keeps the directory the last finding was in open, for
+// the next one in the same directory.
+type parentCache struct {
+	key string // root and relative directory
+	fd  int
+}
+
+// open is openParent(root, rel), from the cache when the directory is the
+// last one's; the cache owns the descriptor.
+func (c *parentCache) open(root, rel string) (int, string, error) {
+	key := root + "\x00" + filepath.Dir(rel)
+	if rel != "" && c.key == key && c.fd >= 0 {
+		return c.fd, filepath.Base(rel), nil
+	}
+	c.close()
+	fd, name, err := openParent(root, rel)
+	if err != nil {
+		return -1, "", err
+	}
+	c.key, c.fd = key, fd
+	return fd, name, nil
+}
+
+func (c *parentCache) close() {
+	if c.key != "" {
+		unix.Close(c.fd)
+	}
+	c.key, c.fd = "", -1
 }
 
 func newID() string {
@@ -96,13 +133,12 @@ func kindOf(id ident) string {
 	return "special"
 }
 
-func (s *Store) move(f Finding) (Item, error) {
+func (s *Store) move(f Finding, dirs *parentCache) (Item, error) {
 	it := Item{ID: newID(), Path: f.Path(), Root: f.Root, Why: f.Why, Time: time.Now().UTC()}
-	parent, name, err := openParent(f.Root, f.Rel)
+	parent, name, err := dirs.open(f.Root, f.Rel)
 	if err != nil {
 		return it, err
 	}
-	defer unix.Close(parent)
 	id, err := lstatAt(parent, name)
 	if err != nil {
 		return it, err
@@ -341,7 +377,7 @@ func removeTree(parent int, name string, depth int) error {
 	if err != nil {
 		return err
 	}
-	ents, err := readDir(fd, MaxDirEntries)
+	ents, err := readDir(fd, DefaultLimits.DirEntries)
 	if err == nil {
 		for _, e := range ents {
 			if err = removeTree(fd, e.name, depth+1); err != nil {

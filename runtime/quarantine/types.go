@@ -1,6 +1,7 @@
 package quarantine
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,3 +59,26 @@ func DefaultDir() (string, error) {
 	}
 	return filepath.Join(base, "srt", "quarantine"), nil
 }
+
+// Limits bound one walk of the write roots. A walk that reaches one stops
+// there and says what it could not vouch for: at the start the run does
+// not start (what was not recorded could not be checked), after the run
+// the check is incomplete (Report.Unchecked). A directory the run made
+// that the walk did not reach is moved away whole.
+type Limits struct {
+	// Entries is the most directory entries one walk reads.
+	Entries int64
+	// DirEntries is the most names one directory may hold.
+	DirEntries int
+	// Time is the longest one walk may take; 0 for no limit.
+	Time time.Duration
+}
+
+// DefaultLimits are far above a real project: a monorepo with its
+// dependencies installed holds a few million entries, and the walk after
+// the run reads only the directories that changed.
+var DefaultLimits = Limits{Entries: 20_000_000, DirEntries: 10_000_000, Time: 2 * time.Minute}
+
+// NoLimits bound nothing but the depth (srt quarantine check: the user
+// asked for the whole tree, and waits for it).
+var NoLimits = Limits{Entries: math.MaxInt64, DirEntries: math.MaxInt}

@@ -3,10 +3,15 @@
 package quarantine
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -31,41 +36,70 @@ func localFS(fd int) bool {
 	return false
 }
 
+// kernelFS reports whether the directory fd is on one of the kernel's own
+// file systems (proc, sysfs, cgroups, debugfs, …), where no file can be
+// made: no protected name can be planted there.
+func kernelFS(fd int) bool {
+	var st unix.Statfs_t
+	if unix.Fstatfs(fd, &st) != nil {
+		return false
+	}
+	switch uint32(st.Type) {
+	case unix.PROC_SUPER_MAGIC, unix.SYSFS_MAGIC, unix.CGROUP_SUPER_MAGIC, unix.CGROUP2_SUPER_MAGIC,
+		unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC, unix.SECURITYFS_MAGIC, unix.BPF_FS_MAGIC,
+		unix.PSTOREFS_MAGIC, unix.DEVPTS_SUPER_MAGIC, unix.SELINUX_MAGIC,
+		unix.SMACK_MAGIC, unix.EFIVARFS_MAGIC, unix.BINFMTFS_MAGIC, unix.FUTEXFS_SUPER_MAGIC,
+		0x19800202, 0x62656570: // mqueue, configfs
+		return true
+	}
+	return false
+}
+
 // Snap records the write roots of spec before the command starts: what
 // the check after the run compares with. cache is an earlier snapshot of
 // the same roots (nil for none): directories unchanged since it are not
-// read again. Notes say what could not be recorded.
-func Snap(spec Spec, cache *Snapshot) (*Snapshot, []string) {
+// read again. unrecorded says what could not be recorded, and so could
+// not be checked after the run: the command must then not start.
+func Snap(spec Spec, cache *Snapshot, lim Limits) (s *Snapshot, unrecorded []string) {
 	hooks := map[string]string{}
-	for _, h := range globalHooksDirs(spec.Home) {
-		hooks[h] = whyHooksPath
+	var rel []string
+	for _, h := range gitconfig.GlobalHooksPaths(spec.Home, os.Getenv) {
+		if d := hooksDir(spec.Home, "", h); d != "" {
+			hooks[d] = whyHooksPath
+		} else {
+			rel = append(rel, h) // a directory in every working tree
+		}
 	}
-	w := walk(spec, cache, false, hooks)
+	w := walk(spec, cache, false, hooks, rel, lim)
 	// A repository's own core.hooksPath names a directory the walk may
 	// have passed already: walk again with it (what was read is reused).
 	added := false
 	for _, c := range w.configs {
 		for _, h := range c.hooks {
-			if d := hooksDir(spec.Home, c.top, h); d != "" && hooks[d] == "" {
-				hooks[d], added = whyHooksPath, true
+			if d := hooksDir(spec.Home, c.top, h); d != "" && w.hooks[d] == "" {
+				w.hooks[d], added = whyHooksPath, true
 			}
 		}
 	}
-	sort.Strings(w.notes)
+	sort.Strings(w.unchecked)
 	if added {
-		notes := w.notes
-		w = walk(spec, w.out, false, hooks)
-		w.notes = append(notes, w.notes...)
+		notes := w.unchecked
+		w = walk(spec, w.out, false, w.hooks, rel, lim)
+		w.unchecked = append(notes, w.unchecked...)
 	}
-	w.out.Hooks = hooks
-	return w.out, w.notes
+	w.out.Hooks, w.out.RelHooks = w.hooks, rel
+	return w.out, w.unchecked
 }
 
 const whyHooksPath = "a git hook (core.hooksPath)"
 
-func walk(spec Spec, ref *Snapshot, end bool, hooks map[string]string) *walker {
-	w := newWalker(spec, ref, end)
-	w.hooks = hooks
+func walk(spec Spec, ref *Snapshot, end bool, hooks map[string]string, rel []string, lim Limits) *walker {
+	w := newWalker(spec, ref, end, lim)
+	w.hooks = maps.Clone(hooks)
+	if w.hooks == nil {
+		w.hooks = map[string]string{}
+	}
+	w.relHooks = rel
 	for _, r := range spec.Roots {
 		w.root(filepath.Clean(r))
 	}
@@ -81,7 +115,10 @@ func (w *walker) watch() {
 		dir, name := filepath.Dir(p), filepath.Base(p)
 		fd, err := openRoot(dir)
 		if err != nil {
-			continue // its directory is not there, or not reached without a link
+			if !errors.Is(err, unix.ENOENT) {
+				w.note("%q: %v", p, err)
+			}
+			continue // its directory is not there
 		}
 		id, err := lstatAt(fd, name)
 		if err == nil {
@@ -100,60 +137,41 @@ func (w *walker) watch() {
 	}
 }
 
-// Check walks the write roots after the run and returns the protected
-// names that are new or changed since start (what Snap recorded) and can
-// do harm, and what it saw (a cache for the next Snap). Notes say what
-// could not be checked.
-func Check(spec Spec, start *Snapshot) (found []Finding, end *Snapshot, notes []string) {
-	w := walk(spec, start, true, start.Hooks)
-	w.out.Hooks = start.Hooks
-	// The walk's goroutines find in any order: the report has one.
-	sort.Slice(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
-	sort.Strings(w.notes)
-	return w.found, w.out, w.notes
+// A Report is what the check after a run found.
+type Report struct {
+	// Found are the protected names new or changed since the start that
+	// can do harm, in the order of their paths.
+	Found []Finding
+	// End is what the walk saw: the next run's cache (see Snap).
+	End *Snapshot
+	// Unchecked says what the walk could not vouch for; empty when it
+	// checked everything. A check with anything here is incomplete: a
+	// name planted there may still be in the tree.
+	Unchecked []string
 }
 
-// globalHooksDirs are the directories core.hooksPath names in the
-// user's and the system's git configuration, resolved on this host.
-func globalHooksDirs(home string) []string {
-	if home == "" {
-		return nil
-	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	var out []string
-	for _, f := range []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
-		b, err := gitconfig.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, h := range gitconfig.HooksPaths(b) {
-			if d := hooksDir(home, "", h); d != "" {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
+// Check walks the write roots after the run, compares them with start
+// (what Snap recorded) and reports the protected names that are new or
+// changed and can do harm.
+func Check(spec Spec, start *Snapshot, lim Limits) Report {
+	w := walk(spec, start, true, start.Hooks, start.RelHooks, lim)
+	w.out.Hooks, w.out.RelHooks = w.hooks, start.RelHooks
+	// The walk's goroutines find in any order: the report has one.
+	sort.Slice(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
+	sort.Strings(w.unchecked)
+	return Report{Found: w.found, End: w.out, Unchecked: w.unchecked}
 }
 
 // hooksDir is the real path of the directory a core.hooksPath value h
-// names: "~/" is the home, a relative path starts at top (the top of the
-// working tree; "" when there is none). Links are resolved as the host
-// has them now, before the command runs; the part that does not exist
-// yet is kept as written.
+// names (gitconfig.HooksDir; "" for a relative value without a top).
+// Links are resolved as the host has them now; the part that does not
+// exist yet is kept as written.
 func hooksDir(home, top, h string) string {
-	if rest, ok := strings.CutPrefix(h, "~/"); ok {
-		h = filepath.Join(home, rest)
+	d := gitconfig.HooksDir(home, top, h)
+	if d == "" {
+		return ""
 	}
-	if !filepath.IsAbs(h) {
-		if top == "" {
-			return ""
-		}
-		h = top + "/" + h
-	}
-	return resolveMissing(h)
+	return resolveMissing(d)
 }
 
 // resolveMissing resolves the deepest existing ancestor of p through
@@ -173,4 +191,53 @@ func resolveMissing(p string) string {
 		return filepath.Join(append([]string{real}, parts[i:]...)...)
 	}
 	return filepath.Clean(p)
+}
+
+// An Outcome is a check after a run with what it moved.
+type Outcome struct {
+	// Items are the protected names moved to the store.
+	Items []Item
+	// End is what the walk saw (see Report.End).
+	End *Snapshot
+	// Unchecked says what the check cannot vouch for: what the walk could
+	// not check, and the names it found but did not move (the move's
+	// deadline came, or the move failed). Empty when the tree is checked.
+	Unchecked []string
+}
+
+// Complete reports whether the check vouches for the whole tree.
+func (o Outcome) Complete() bool { return len(o.Unchecked) == 0 }
+
+// maxLeftNamed is the most names an Outcome names among those not moved.
+const maxLeftNamed = 10
+
+// CheckAndMove checks the write roots of spec against start (Check, within
+// lim) and moves what it finds to store until deadline (zero: none).
+func CheckAndMove(spec Spec, start *Snapshot, store *Store, lim Limits, deadline time.Time) Outcome {
+	rep := Check(spec, start, lim)
+	out := Outcome{End: rep.End, Unchecked: rep.Unchecked}
+	if len(rep.Found) == 0 {
+		return out
+	}
+	items, left, err := store.Move(rep.Found, deadline)
+	out.Items = items
+	if len(left) > 0 {
+		names := make([]string, 0, maxLeftNamed)
+		for _, f := range left[:min(len(left), maxLeftNamed)] {
+			names = append(names, strconv.Quote(f.Path()))
+		}
+		more := ""
+		if len(left) > maxLeftNamed {
+			more = fmt.Sprintf(" and %d more", len(left)-maxLeftNamed)
+		}
+		out.Unchecked = append(out.Unchecked, fmt.Sprintf("%d protected names found but not moved before the deadline: %s%s", len(left), strings.Join(names, ", "), more))
+	}
+	if err != nil {
+		msg := err.Error()
+		if len(msg) > 1000 {
+			msg = strings.ToValidUTF8(msg[:1000], "") + " …"
+		}
+		out.Unchecked = append(out.Unchecked, "names found but not moved: "+msg)
+	}
+	return out
 }

@@ -52,7 +52,7 @@ func (r *resolver) scan(params string) ([]string, error) {
 			gitFiles = append(append([]string{}, gitFiles...), policy.GitConfigFiles...)
 		}
 	}
-	g := gitNames{dirs: gitDirs, files: gitFiles, global: GlobalHooksPaths(r.h.Home)}
+	g := gitNames{dirs: gitDirs, files: gitFiles, home: r.h.Home, global: gitconfig.GlobalHooksPaths(r.h.Home, os.Getenv)}
 	files := map[string]bool{}
 	for _, f := range policy.MandatoryFiles {
 		files[f] = true
@@ -132,6 +132,7 @@ func names(v string) []string {
 // gitNames are the names protected in each git directory.
 type gitNames struct {
 	dirs, files []string
+	home        string
 	global      []string // core.hooksPath values of the user's configuration
 }
 
@@ -163,12 +164,8 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 		}
 	}
 	for _, h := range hooks {
-		switch {
-		case filepath.IsAbs(h):
-			out = append(out, filepath.Clean(h))
-		case worktree != "":
-			// Relative to the top of the working tree, where hooks run.
-			out = append(out, filepath.Join(worktree, h))
+		if d := gitconfig.HooksDir(g.home, worktree, h); d != "" {
+			out = append(out, d)
 		}
 	}
 	if level >= maxModuleDepth {
@@ -187,31 +184,5 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 		}
 		return nil
 	})
-	return out
-}
-
-// GlobalHooksPaths returns the core.hooksPath values of the user's and
-// the system's git configuration, with "~/" expanded.
-func GlobalHooksPaths(home string) []string {
-	if home == "" {
-		return nil
-	}
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	var out []string
-	for _, f := range []string{"/etc/gitconfig", filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
-		b, err := gitconfig.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, h := range gitconfig.HooksPaths(b) {
-			if rest, ok := strings.CutPrefix(h, "~/"); ok {
-				h = filepath.Join(home, rest)
-			}
-			out = append(out, h)
-		}
-	}
 	return out
 }

@@ -53,11 +53,13 @@ type osRun struct {
 	// the write roots to check (nil for none), why the sandbox did not
 	// start the command (herr), whether the CPU limit stopped it, and
 	// what watches the running command.
-	check      *quarantine.Spec
-	herr       error
-	cpuHit     func() bool
-	stopWatch  func()
-	stopResize func()
+	check *quarantine.Spec
+	herr  error
+	// stopProxies stops the proxies that serve the sandbox, once.
+	stopProxies func()
+	cpuHit      func() bool
+	stopWatch   func()
+	stopResize  func()
 }
 
 // discard removes the scratch space of a run that does not start, and
@@ -113,6 +115,7 @@ func (r *run) prepare() error {
 		if why != "" {
 			o.debug("init step: srt itself: " + why)
 		}
+		o.debug("init step: " + prog)
 		initProg <- prog
 	}()
 	r.init = sync.OnceValue(func() string { return <-initProg })
@@ -135,6 +138,12 @@ func (r *run) prepare() error {
 	// The write roots' descriptors go to bubblewrap, and are closed once
 	// it has them (start), or with a run that does not start.
 	r.atEnd(r.res.Close)
+	if !o.DryRun {
+		if err := refuseUnchecked(r.reg, r.res.WriteRoots, o.Cwd); err != nil {
+			r.discard()
+			return err
+		}
+	}
 	for _, w := range r.res.Warnings {
 		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", w)
 	}

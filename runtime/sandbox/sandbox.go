@@ -37,8 +37,12 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
+	"strings"
+	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap/seccomp"
@@ -111,6 +115,19 @@ type Options struct {
 	// macos/profile.sb); nil means the one emitted from the policy. Linux
 	// ignores it.
 	SeatbeltProfile []byte
+	// CheckLimits bound the walks of the write roots before and after the
+	// command (Linux); nil means quarantine.DefaultLimits. A walk that
+	// reaches one fails closed: before, the command does not start;
+	// after, the tree is left unchecked (Result.Unchecked).
+	CheckLimits *quarantine.Limits
+}
+
+// checkLimits are the limits of the run's walks (Options.CheckLimits).
+func (o *Options) checkLimits() quarantine.Limits {
+	if o.CheckLimits != nil {
+		return *o.CheckLimits
+	}
+	return quarantine.DefaultLimits
 }
 
 // LinuxPlan is an artifact directory's Linux plan, as it was reviewed.
@@ -151,6 +168,51 @@ type Result struct {
 	// Limits are the resource limits (limits.*) the sandbox reached, as
 	// far as this host can tell (Linux; docs/layers.md#resource-limits).
 	Limits []LimitHit
+	// Unchecked, when not empty, says what the check after the run could
+	// not vouch for (Linux): a protected name planted there may still be
+	// in the tree, which stays unchecked until srt quarantine check has
+	// checked it; no run starts there meanwhile. srt exits with
+	// ExitUnchecked.
+	Unchecked []string
+}
+
+// ExitUnchecked is srt's exit status when the check after the run could
+// not vouch for the tree (Result.Unchecked), or when a run does not start
+// because an earlier run left its tree unchecked (UncheckedError),
+// whatever the command's own status was.
+const ExitUnchecked = 125
+
+// An UncheckedError refuses a run in a tree an earlier run left
+// unchecked (see Result.Unchecked).
+type UncheckedError struct {
+	Trees []UncheckedTree
+}
+
+// An UncheckedTree is what an earlier run could not check: its write
+// roots, when, and what it could not vouch for.
+type UncheckedTree struct {
+	Roots []string
+	Time  time.Time
+	Why   []string
+}
+
+func (e *UncheckedError) Error() string {
+	var b strings.Builder
+	b.WriteString("an earlier run left this tree unchecked, so no run starts here until it has been checked:")
+	for _, t := range e.Trees {
+		fmt.Fprintf(&b, "\n  the run of %s, below %s, could not check: %s", t.Time.Local().Format("2006-01-02 15:04:05"), quotePaths(t.Roots), strings.Join(t.Why, "; "))
+	}
+	b.WriteString("\nA git hook or shell start-up file planted there could run commands on this host: do not run git or a shell there yet. Run \"srt quarantine check\": it checks the tree again, without limits, and moves what it finds.")
+	return b.String()
+}
+
+// quotePaths is the paths, each quoted, joined with commas.
+func quotePaths(paths []string) string {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = strconv.Quote(p)
+	}
+	return strings.Join(q, ", ")
 }
 
 // A LimitHit is a resource limit the sandbox reached.

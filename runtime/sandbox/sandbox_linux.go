@@ -11,13 +11,16 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/private"
 	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/violations"
 )
 
 func (o *Options) defaults() error {
@@ -241,28 +244,78 @@ func Reap(args []string) error {
 	return err
 }
 
-// quarantineWritten moves the protected names the command wrote into the
-// store and says so on the command's standard error, loudly: they would
-// otherwise run on the host (a git hook, a shell start-up file).
-func quarantineWritten(store *quarantine.Store, spec quarantine.Spec, start *quarantine.Snapshot, o Options) []quarantine.Item {
-	found, _, notes := quarantine.Check(spec, start)
-	for _, n := range notes {
-		fmt.Fprintf(o.Stderr, "srt: warning: %s\n", n)
+// maxQuarantineLines is the most quarantined names a run prints; srt
+// quarantine list shows them all.
+const maxQuarantineLines = 10
+
+// checkWritten is the check after the run: it moves the protected names
+// the command wrote into the quarantine and says so on the command's
+// standard error, loudly (they would otherwise run on the host: a git
+// hook, a shell start-up file). A check that cannot vouch for everything
+// leaves the tree unchecked: srt says what it could not check and what to
+// do, the result says it (Result.Unchecked), and no later run starts in
+// the tree until srt quarantine check has checked it.
+func (r *run) checkWritten() {
+	o, res := r.o, r.out
+	out := quarantine.CheckAndMove(*r.check, r.snap, r.store, o.checkLimits(), time.Now().Add(placeholders.MoveTime))
+	res.Quarantined = out.Items
+	for _, it := range out.Items {
+		res.Violations = append(res.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
 	}
-	items, err := store.Move(found)
-	if len(items) > 0 {
-		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %q:\n", store.Dir)
-		for _, it := range items {
+	if len(out.Items) > 0 {
+		fmt.Fprintf(o.Stderr, "srt: the sandboxed command wrote protected names, which could run commands on this host; they were moved to %q:\n", r.store.Dir)
+		for _, it := range out.Items[:min(len(out.Items), maxQuarantineLines)] {
 			where := ""
 			if it.InPlace != "" {
 				where = fmt.Sprintf(", renamed in place to %q (a directory cannot leave its file system)", it.InPlace)
 			}
 			fmt.Fprintf(o.Stderr, "srt:   %q (%s%s): srt quarantine release %s\n", it.Path, it.Why, where, it.ID)
 		}
+		if n := len(out.Items) - maxQuarantineLines; n > 0 {
+			fmt.Fprintf(o.Stderr, "srt:   and %d more\n", n)
+		}
 		fmt.Fprintf(o.Stderr, "srt: review them with \"srt quarantine list\"; put one back with \"srt quarantine release ID\", delete it with \"srt quarantine drop ID\".\n")
 	}
-	if err != nil {
-		fmt.Fprintf(o.Stderr, "srt: WARNING: protected names written in the sandbox could not be moved to the quarantine; remove them before running git or a shell there: %v\n", err)
+	if out.Complete() {
+		r.record.Checked(r.treeFile(*r.check))
+		return
 	}
-	return items
+	res.Unchecked = out.Unchecked
+	if err := r.record.Unchecked(out.Unchecked); err != nil {
+		// The run's record keeps the check it owes: a reaper does it.
+		o.debug("recording the unchecked tree: " + err.Error())
+	}
+	fmt.Fprint(o.Stderr, UncheckedMessage(r.check.Roots, out.Unchecked))
+}
+
+// UncheckedMessage is what srt says when the check after a run could not
+// vouch for everything below roots (why): what it could not check, what
+// may be there, and what to do.
+func UncheckedMessage(roots, why []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "srt: ERROR: the check after the run could not vouch for everything the command could write below %s; it could not check:\n", quotePaths(roots))
+	for _, w := range why {
+		fmt.Fprintf(&b, "srt:   %s\n", w)
+	}
+	b.WriteString("srt: a git hook or shell start-up file planted there could run commands on this host: do not run git or a shell there yet. Run \"srt quarantine check\": it checks the tree again, without limits, and moves what it finds; until then no srt run starts there.\n")
+	return b.String()
+}
+
+// refuseUnchecked refuses a run whose write roots or working directory
+// lie in a tree an earlier run left unchecked.
+func refuseUnchecked(reg *placeholders.Registry, roots []string, cwd string) error {
+	trees, err := reg.UncheckedTrees()
+	if err != nil {
+		return fmt.Errorf("reading which trees earlier runs left unchecked: %w", err)
+	}
+	var e UncheckedError
+	for _, u := range trees {
+		if u.Overlaps(append([]string{cwd}, roots...)...) {
+			e.Trees = append(e.Trees, UncheckedTree{Roots: u.Check.Roots, Time: u.Time, Why: u.Why})
+		}
+	}
+	if e.Trees == nil {
+		return nil
+	}
+	return &e
 }

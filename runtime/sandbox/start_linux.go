@@ -18,13 +18,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/quarantine"
-	"srt.dev/runtime/violations"
 )
 
 // start registers the run's scratch space with the reaper, starts
@@ -134,7 +135,10 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 		recorded <- nil
 	}
 	stopServing, herr := r.serve(ctx, files.hostEnd, recorded, ready)
-	r.atEnd(stopServing)
+	// The proxies stop before the check after the run (finish), and at
+	// the latest when the run ends.
+	r.stopProxies = sync.OnceFunc(stopServing)
+	r.atEnd(r.stopProxies)
 	r.herr = herr
 
 	// Signals for the command go to the sandbox's first process (our init
@@ -162,18 +166,20 @@ func (r *run) stopWatching() {
 	}
 }
 
-// finish moves the protected names the command wrote to the quarantine,
-// and reports the resource limits the sandbox reached and the writes the
-// second layer refused; its error says why the sandbox did not start the
-// command, when it did not.
+// finish stops the proxies, moves the protected names the command wrote
+// to the quarantine (a check that cannot vouch for everything leaves the
+// tree unchecked: Result.Unchecked), and reports the resource limits the
+// sandbox reached and the writes the second layer refused; its error says
+// why the sandbox did not start the command, when it did not.
 func (r *run) finish() error {
 	o, out := r.o, r.out
+	if r.stopProxies != nil {
+		// No connection of the sandbox's outlives it into the check: none
+		// holds a descriptor the walk needs, none writes meanwhile.
+		r.stopProxies()
+	}
 	if r.check != nil && r.snap != nil {
-		out.Quarantined = quarantineWritten(r.store, *r.check, r.snap, o)
-		for _, it := range out.Quarantined {
-			out.Violations = append(out.Violations, violations.Entry{Line: fmt.Sprintf("deny file-write %q (%s; quarantined as %s)", it.Path, it.Why, it.ID), Time: it.Time})
-		}
-		r.record.Checked(r.treeFile(*r.check))
+		r.checkWritten()
 		o.step("checked")
 	}
 	r.reportLimits()
@@ -325,9 +331,9 @@ func (r *run) bubblewrap(files *childFileSet) *exec.Cmd {
 // what the last check of the same roots saw.
 func (r *run) snapshot(spec quarantine.Spec) error {
 	cache, _ := quarantine.ReadSnapshot(r.treeFile(spec))
-	s, notes := quarantine.Snap(spec, cache)
-	for _, n := range notes {
-		fmt.Fprintf(r.o.Stderr, "srt: warning: the check after the run: %s\n", n)
+	s, notes := quarantine.Snap(spec, cache, r.o.checkLimits())
+	if len(notes) > 0 {
+		return fmt.Errorf("the check after the run could not vouch for what the command may write: %s; make it readable, or leave it out of the write roots", strings.Join(notes, "; "))
 	}
 	if err := r.record.Snapshot(s); err != nil {
 		return err

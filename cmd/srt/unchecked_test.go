@@ -1,0 +1,92 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"srt.dev/internal/testenv"
+	"srt.dev/runtime/sandbox"
+)
+
+// TestCheckFailsClosed: a command that makes the check after the run
+// reach its limit (here lowered with SRT_CHECK_ENTRIES, as a command that
+// creates millions of names would make it reach the default) does not
+// get its hook past it: srt says what it could not check and exits 125;
+// the next run in the tree does not start, and says what to do; srt
+// quarantine check checks the tree without limits and moves the hook;
+// the host's git then runs nothing, and runs start again. As the caller,
+// and as nobody when the tests run as root.
+func TestCheckFailsClosed(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "git", "script")
+	bin := testenv.PublicCopy(t, "srt")
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	for _, uid := range users {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			w := newWorld(t, bin, uid)
+			w.write("s.json", writeProject)
+			gitRepo(w, w.proj)
+			// A repository deeper than the scan at the start looks: only
+			// the check after the run protects its hooks.
+			deep := filepath.Join(w.proj, "deep/a/b/c")
+			os.MkdirAll(deep, 0o755)
+			w.chown()
+			gitRepo(w, deep)
+			for i := range 20 {
+				w.write("src/f"+strconv.Itoa(i), "")
+			}
+			srt := func(limit string, args ...string) (int, string) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				cmd := w.command(ctx, w.bin, args...)
+				if limit != "" {
+					cmd.Env = append(cmd.Env, "SRT_CHECK_ENTRIES="+limit)
+				}
+				out, err := cmd.CombinedOutput()
+				if ctx.Err() != nil {
+					t.Fatalf("srt %q did not return", args)
+				}
+				if err != nil {
+					return cmd.ProcessState.ExitCode(), string(out)
+				}
+				return 0, string(out)
+			}
+			code, out := srt("200", "--settings", "s.json", "-c", `for i in $(seq 400); do : > src/n$i; done; cp "$P" deep/a/b/c/.git/hooks/pre-commit`)
+			if code != sandbox.ExitUnchecked || !strings.Contains(out, "could not vouch") || !strings.Contains(out, "srt quarantine check") {
+				t.Fatalf("a check past its limit: exit %d, want %d with what to do:\n%s", code, sandbox.ExitUnchecked, out)
+			}
+			code, out = srt("", "--settings", "s.json", "-c", "echo ran")
+			if code != sandbox.ExitUnchecked || strings.Contains(out, "ran\n") || !strings.Contains(out, "srt quarantine check") {
+				t.Fatalf("a run in the unchecked tree: exit %d, want %d, not run, with what to do:\n%s", code, sandbox.ExitUnchecked, out)
+			}
+			code, out = srt("", "quarantine", "check")
+			if code != 0 || !strings.Contains(out, "runs may start there again") {
+				t.Fatalf("srt quarantine check: exit %d:\n%s", code, out)
+			}
+			if _, err := os.Lstat(filepath.Join(deep, ".git/hooks/pre-commit")); err == nil {
+				t.Fatalf("srt quarantine check left the hook:\n%s", out)
+			}
+			w.hostGit(deep)
+			if got := w.pwned(); got != "" {
+				t.Errorf("the host's git ran the planted hook: %s", got)
+			}
+			if code, out = srt("", "--settings", "s.json", "-c", "echo ran"); code != 0 || !strings.Contains(out, "ran") {
+				t.Errorf("a run after the check: exit %d:\n%s", code, out)
+			}
+			if code, out = srt("", "quarantine", "check"); code != 0 || !strings.Contains(out, "no tree is left unchecked") {
+				t.Errorf("srt quarantine check with nothing to do: exit %d:\n%s", code, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,88 @@
+package gitconfig
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGlobalHooksPaths: the user's core.hooksPath values, from every file
+// git reads besides the repository's own, includes followed, written by
+// hand; and the host's git reads the same ones.
+func TestGlobalHooksPaths(t *testing.T) {
+	home := t.TempDir()
+	xdg := filepath.Join(home, "xdg")
+	files := map[string]string{
+		".gitconfig":        "[include]\n\tpath = .gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.inc\n",
+		".gitconfig.local":  "[core]\n\thooksPath = .husky\n",
+		"work.inc":          "[core]\n\thooksPath = ~/hooks\n",
+		"xdg/git/config":    "[core]\n\thooksPath = tools/git-hooks\n",
+		"global.inc":        "[core]\n\thooksPath = /abs/hooks\n[include]\n\tpath = global.inc\n", // includes itself
+		"elsewhere/global":  "[include]\n\tpath = ../global.inc\n",
+		"system":            "[core]\n\thooksPath = .githooks\n",
+		"loop/a":            "[include]\n\tpath = b\n",
+		"loop/b":            "[include]\n\tpath = a\n",
+		"not-included.conf": "[core]\n\thooksPath = /never\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{
+		"XDG_CONFIG_HOME":   xdg,
+		"GIT_CONFIG_GLOBAL": filepath.Join(home, "elsewhere/global"),
+		"GIT_CONFIG_SYSTEM": filepath.Join(home, "system"),
+	}
+	got := GlobalHooksPaths(home, func(k string) string { return env[k] })
+	want := []string{".githooks", "tools/git-hooks", ".husky", filepath.Join(home, "hooks"), "/abs/hooks"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("GlobalHooksPaths = %q, want %q", got, want)
+	}
+
+	// The host's git, reading ~/.gitconfig with its includes (a
+	// repository under ~/work takes the conditional one), sees each value
+	// of ~/.gitconfig's chain that srt protects.
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := filepath.Join(home, "work", "r")
+	for _, args := range [][]string{{"init", "-q", repo}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	cmd := exec.Command("git", "-C", repo, "config", "--get-all", "core.hooksPath")
+	cmd.Env = []string{"HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git config: %v", err)
+	}
+	for _, v := range strings.Fields(string(out)) {
+		if !slices.Contains(got, expandHome(home, v)) {
+			t.Errorf("git reads core.hooksPath = %q, which srt does not protect (it has %q)", v, got)
+		}
+	}
+}
+
+// TestHooksDir: what a value names, for a working tree's top.
+func TestHooksDir(t *testing.T) {
+	for _, c := range []struct{ home, top, h, want string }{
+		{"/h", "/p", ".husky", "/p/.husky"},
+		{"/h", "/p", "tools/../hooks", "/p/hooks"},
+		{"/h", "", ".husky", ""},
+		{"/h", "/p", "~/hooks", "/h/hooks"},
+		{"/h", "", "/abs//hooks/", "/abs/hooks"},
+	} {
+		if got := HooksDir(c.home, c.top, c.h); got != c.want {
+			t.Errorf("HooksDir(%q, %q, %q) = %q, want %q", c.home, c.top, c.h, got, c.want)
+		}
+	}
+}
