@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"strings"
 
+	"srt.dev/internal/untrusted"
 	"srt.dev/schema/builtin"
 )
 
 // Explain says, in one line, that the srt sandbox refused a connection to
 // rawHost:port, which rule decided and what to change in which settings
 // file. It is written for whoever reads the refusal: a person, or an agent
-// that runs commands in the sandbox.
+// that runs commands in the sandbox. The command chose rawHost, and an
+// ask callback its answer: both are shown through untrusted.Quote.
 func Explain(r *Rules, d Decision, rawHost string, port int) string {
 	target := quoteHost(rawHost, port)
 	if d.Host != "" {
@@ -37,7 +39,7 @@ func Explain(r *Rules, d Decision, rawHost string, port int) string {
 	case CauseAskFailed:
 		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
 	case CauseUserDenied:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, SanitizeReason(d.Reason, 200), d.Host, file)
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, untrusted.Quote(SanitizeReason(d.Reason, 200)), d.Host, file)
 	}
 	return fmt.Sprintf("srt sandbox refused %s (%s).", target, SanitizeReason(d.Reason, 200))
 }
@@ -76,10 +78,12 @@ func sourceOf(r *Rules) string {
 	return r.Source
 }
 
-// quoteHost writes host:port, bracketing an IPv6 literal.
+// quoteHost writes host:port, bracketing an IPv6 literal; a host that is
+// not a plain word is shown Go-quoted (untrusted.Quote), unbracketed.
 func quoteHost(host string, port int) string {
-	if strings.Contains(host, ":") {
+	shown := untrusted.Quote(host)
+	if shown == host && strings.Contains(host, ":") {
 		return "[" + host + "]:" + strconv.Itoa(port)
 	}
-	return host + ":" + strconv.Itoa(port)
+	return shown + ":" + strconv.Itoa(port)
 }

@@ -25,7 +25,7 @@ func TestExplainByCause(t *testing.T) {
 		return `srt sandbox refused ` + entry + `:443: it matches "` + entry + `" in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in s.json.`
 	}
 	prompt := func(host, answer string) string {
-		return `srt sandbox refused ` + host + `:443: it is not in network.allowedDomains and the permission prompt refused it (` + answer + `). To allow it, add "` + host + `" to network.allowedDomains in s.json.`
+		return `srt sandbox refused ` + host + `:443: it is not in network.allowedDomains and the permission prompt refused it ("` + answer + `"). To allow it, add "` + host + `" to network.allowedDomains in s.json.`
 	}
 	tests := []struct {
 		name, host string
@@ -45,7 +45,7 @@ func TestExplainByCause(t *testing.T) {
 		{"not allowed", "vm.test", "", CauseNotAllowed, "host is not on the allow list",
 			`srt sandbox refused vm.test:443: it is not in network.allowedDomains. To allow it, add "vm.test" to network.allowedDomains in s.json.`},
 		{"malformed", "a b", "", CauseMalformed, "malformed host",
-			`srt sandbox refused a b:443: the host name is malformed, and no setting allows it.`},
+			`srt sandbox refused "a b":443: the host name is malformed, and no setting allows it.`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +59,44 @@ func TestExplainByCause(t *testing.T) {
 			}
 			if got := Explain(r, d, tt.host, 443); got != tt.why {
 				t.Errorf("Explain(%s) = %q\nwant %q", tt.host, got, tt.why)
+			}
+		})
+	}
+}
+
+// TestExplainQuotesWhatTheCommandSent: a host the command sent that is
+// not a plain word, and a prompt's answer, are shown Go-quoted: no
+// control, line break or bidirectional override of theirs reaches the
+// line, which stays one line of srt's. A host name, an IPv6 literal and a
+// one-word answer read as they are.
+func TestExplainQuotesWhatTheCommandSent(t *testing.T) {
+	r := rules(t, []string{"github.com"}, nil)
+	r.Source = "s.json"
+	tests := []struct{ name, host, answer, want string }{
+		{"SOCKS5 name with ESC, CR and LF", "\x1b[2K\rsrt: all clear\n", "",
+			`srt sandbox refused "\x1b[2K\rsrt: all clear\n":443: the host name is malformed, and no setting allows it.`},
+		{"right-to-left override", "moc.\u202elive", "",
+			`srt sandbox refused "moc.\u202elive":443: the host name is malformed, and no setting allows it.`},
+		{"not UTF-8", "a\xff.test", "",
+			`srt sandbox refused "a\xff.test":443: the host name is malformed, and no setting allows it.`},
+		{"host name", "pypi.org", "",
+			`srt sandbox refused pypi.org:443: it is not in network.allowedDomains. To allow it, add "pypi.org" to network.allowedDomains in s.json.`},
+		{"IPv6 literal", "[2001:db8::1]", "",
+			`srt sandbox refused [2001:db8::1]:443: it is not in network.allowedDomains. To allow it, add "2001:db8::1" to network.allowedDomains in s.json.`},
+		{"one-word answer", "vm.test", "no",
+			`srt sandbox refused vm.test:443: it is not in network.allowedDomains and the permission prompt refused it (no). To allow it, add "vm.test" to network.allowedDomains in s.json.`},
+		{"answer of words", "vm.test", "the user said no\u202e",
+			`srt sandbox refused vm.test:443: it is not in network.allowedDomains and the permission prompt refused it ("the user said no"). To allow it, add "vm.test" to network.allowedDomains in s.json.`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.Ask = nil
+			if tt.answer != "" {
+				r.Ask = func(context.Context, string, int) (bool, string, error) { return false, tt.answer, nil }
+			}
+			d := Decide(context.Background(), r, tt.host, 443, "")
+			if got := Explain(r, d, tt.host, 443); got != tt.want {
+				t.Errorf("Explain(%q) = %q\nwant %q", tt.host, got, tt.want)
 			}
 		})
 	}
