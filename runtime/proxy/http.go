@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"srt.dev/compiler/policy/netpolicy"
+	"srt.dev/internal/untrusted"
 )
 
 // An Event is one decision of the proxies: a connection allowed (the
@@ -54,9 +55,10 @@ type Event struct {
 	Why string
 }
 
-// Line is a refusal as the reference writes it in its violation store.
+// Line is a refusal as the reference writes it in its violation store;
+// the host, which the command chose, is shown through untrusted.Quote.
 func (v Event) Line() string {
-	return fmt.Sprintf("deny network-outbound %s:%d (%s)", v.Host, v.Port, netpolicy.SanitizeReason(v.Reason, 0))
+	return fmt.Sprintf("deny network-outbound %s:%d (%s)", untrusted.Quote(v.Host), v.Port, netpolicy.SanitizeReason(v.Reason, 0))
 }
 
 // Egress holds what both proxies share. Fields documented as optional may
