@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"srt.dev/internal/untrusted"
 )
 
 // The record types (include/uapi/linux/audit.h).
@@ -35,10 +37,10 @@ type AuditRecord struct {
 	Fields map[string]string
 }
 
-// untrusted are the fields the kernel writes with
+// untrustedFields are the fields the kernel writes with
 // audit_log_untrustedstring: quoted, or in hexadecimal when the string
 // has a character that quoting cannot carry.
-var untrusted = map[string]bool{"path": true, "name": true, "dev": true, "exe": true, "comm": true, "ocomm": true}
+var untrustedFields = map[string]bool{"path": true, "name": true, "dev": true, "exe": true, "comm": true, "ocomm": true}
 
 // ParseAuditRecord parses the text of a record of type typ; false when it
 // is not of the form above. An untrusted field in neither form (the
@@ -83,7 +85,7 @@ func ParseAuditRecord(typ int, text string) (AuditRecord, bool) {
 			if v, ok = strings.CutSuffix(q, `"`); !ok {
 				continue
 			}
-		} else if untrusted[k] {
+		} else if untrustedFields[k] {
 			b, err := hex.DecodeString(v)
 			if err != nil || v == "" {
 				continue
@@ -199,13 +201,15 @@ func (d LandlockDenial) Op() string {
 	return "file-write"
 }
 
-// Doing says in words what the command was refused, with its path.
+// Doing says in words what the command was refused, with its path shown
+// through untrusted.Quote.
 func (d LandlockDenial) Doing() string {
+	p := untrusted.Quote(d.Path)
 	o, ok := landlockOps[d.Blockers[0]]
 	if !ok {
-		return "writing " + d.Path
+		return "writing " + p
 	}
-	return strings.Replace(o.doing, "%s", d.Path, 1)
+	return strings.Replace(o.doing, "%s", p, 1)
 }
 
 // MaxPath is how much of a path a violation line shows: the command
@@ -213,7 +217,8 @@ func (d LandlockDenial) Doing() string {
 const MaxPath = 512
 
 // Line is the violation line of d, in the shape of the network's:
-// "deny OP PATH (BLOCKERS: why)", the path cut to MaxPath bytes.
+// "deny OP PATH (BLOCKERS: why)", the path cut to MaxPath bytes and shown
+// through untrusted.Quote.
 func (d LandlockDenial) Line(why string) string {
 	p := d.Path
 	if len(p) > MaxPath {
@@ -223,5 +228,5 @@ func (d LandlockDenial) Line(why string) string {
 		}
 		p = p[:i] + "…"
 	}
-	return "deny " + d.Op() + " " + p + " (" + strings.Join(d.Blockers, ",") + ": " + why + ")"
+	return "deny " + d.Op() + " " + untrusted.Quote(p) + " (" + strings.Join(d.Blockers, ",") + ": " + why + ")"
 }

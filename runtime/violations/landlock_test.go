@@ -112,6 +112,11 @@ func TestLandlockLine(t *testing.T) {
 		{[]string{"fs.remove_file"}, "/a", "deny file-write-unlink /a (fs.remove_file: outside the write roots)", "removing a file from /a"},
 		{[]string{"fs.ioctl_dev"}, "/dev/sda", "deny file-ioctl /dev/sda (fs.ioctl_dev: outside the write roots)", "an ioctl on the device /dev/sda"},
 		{[]string{"fs.future"}, "/x%s", "deny file-write /x%s (fs.future: outside the write roots)", "writing /x%s"},
+		// The command chose the path: one that is not a plain word is
+		// shown Go-quoted.
+		{[]string{"fs.make_reg"}, "/dev/\x1b[2K\rsrt: all clear\n", `deny file-write-create "/dev/\x1b[2K\rsrt: all clear\n" (fs.make_reg: outside the write roots)`, `creating a file in "/dev/\x1b[2K\rsrt: all clear\n"`},
+		{[]string{"fs.write_file"}, "/usr/\u202ecod.exe", `deny file-write-data "/usr/\u202ecod.exe" (fs.write_file: outside the write roots)`, `writing "/usr/\u202ecod.exe"`},
+		{[]string{"fs.future"}, "/my docs/\xff", `deny file-write "/my docs/\xff" (fs.future: outside the write roots)`, `writing "/my docs/\xff"`},
 	} {
 		d := LandlockDenial{Blockers: c.blockers, Path: c.path}
 		if got := d.Line("outside the write roots"); got != c.line {
@@ -125,5 +130,10 @@ func TestLandlockLine(t *testing.T) {
 	got := LandlockDenial{Blockers: []string{"fs.make_dir"}, Path: long}.Line("x")
 	if !strings.Contains(got, "/"+strings.Repeat("é", 255)+"…") || strings.Contains(got, strings.Repeat("é", 256)) {
 		t.Errorf("a long path is not cut at %d bytes on a character boundary: %q", MaxPath, got)
+	}
+	odd := "/" + strings.Repeat("\n", 600)
+	got = LandlockDenial{Blockers: []string{"fs.make_dir"}, Path: odd}.Line("x")
+	if want := `deny file-write-create "/` + strings.Repeat(`\n`, MaxPath-1) + `…" (fs.make_dir: x)`; got != want {
+		t.Errorf("a long path of line feeds: %q, want %q", got, want)
 	}
 }

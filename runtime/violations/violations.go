@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"srt.dev/compiler/policy/netpolicy"
+	"srt.dev/internal/untrusted"
 )
 
 // Keep is how many refusals a Store holds (the reference's).
@@ -258,8 +259,17 @@ func NewAuditLog(w io.Writer) *AuditLog {
 	return &AuditLog{enc: enc}
 }
 
-// Write appends r.
+// Write appends r. Its Host and Path, which the command chose, are
+// written as srt shows them (untrusted.Quote): JSON's own escapes leave
+// DEL, C1 controls and bidirectional overrides raw, and turn a byte that
+// is not UTF-8 into U+FFFD.
 func (a *AuditLog) Write(r Record) {
+	if r.Host != "" {
+		r.Host = untrusted.Quote(r.Host)
+	}
+	if r.Path != "" {
+		r.Path = untrusted.Quote(r.Path)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.err == nil {

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestRingKeepsTheLast100(t *testing.T) {
@@ -116,6 +118,44 @@ func TestAuditLog(t *testing.T) {
 	f.Write(Record{})
 	if f.Err() == nil {
 		t.Error("a failed write is not reported")
+	}
+}
+
+// TestAuditLogQuotesWhatTheCommandChose: a host or a path that is not a
+// plain word is written Go-quoted, so that the file, shown as it is,
+// carries no control, override or byte that is not UTF-8 of the
+// command's, and the exact bytes can be read back; a host name and a path
+// are written as they are.
+func TestAuditLogQuotesWhatTheCommandChose(t *testing.T) {
+	var buf bytes.Buffer
+	a := NewAuditLog(&buf)
+	odd := "\x1b[2K\rsrt: all clear\n\u009b\u202e\x7f\xff"
+	a.Write(Record{Proxy: "socks", Host: odd, Port: 443, Stage: "policy"})
+	a.Write(Record{Layer: "landlock", Path: "/dev/" + odd, Stage: "landlock"})
+	a.Write(Record{Proxy: "connect", Host: "pypi.org", Port: 443, Stage: "policy"})
+	a.Write(Record{Layer: "landlock", Path: "/dev/x", Stage: "landlock"})
+	text := buf.String()
+	for _, r := range strings.TrimSuffix(text, "\n") {
+		if r < 0x20 && r != '\n' || r >= 0x7f && r <= 0x9f || r == 0x202e || r == utf8.RuneError {
+			t.Errorf("the audit log carries %U:\n%s", r, text)
+		}
+	}
+	var got []Record
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		var r Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 4 || got[2].Host != "pypi.org" || got[3].Path != "/dev/x" {
+		t.Fatalf("records %+v", got)
+	}
+	if h, err := strconv.Unquote(got[0].Host); err != nil || h != odd {
+		t.Errorf("host %q reads back as %q (%v)", got[0].Host, h, err)
+	}
+	if p, err := strconv.Unquote(got[1].Path); err != nil || p != "/dev/"+odd {
+		t.Errorf("path %q reads back as %q (%v)", got[1].Path, p, err)
 	}
 }
 
