@@ -234,6 +234,29 @@ func TestCheckConfigComment(t *testing.T) {
 	}
 }
 
+// TestCheckConfigKeyShown: the reason a configuration is quarantined
+// names the variable it sets, which the command chose: a subsection with
+// a tab and a right-to-left override (both in git's plain form) is shown
+// Go-quoted, an ordinary variable as it is.
+func TestCheckConfigKeyShown(t *testing.T) {
+	root := t.TempDir()
+	_, found, _ := run(t, Spec{Roots: []string{root}, GitConfig: true}, func() {
+		write(t, filepath.Join(root, "r/.git/HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(root, "r/.git/config"), "[remote \"a\u202eb\tc\"]\n\tproxy = x\n")
+		write(t, filepath.Join(root, "s/.git/HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(root, "s/.git/config"), "[core]\n\tfsmonitor = /x\n")
+	})
+	var whys []string
+	for _, f := range found {
+		whys = append(whys, f.Why)
+	}
+	sort.Strings(whys)
+	want := []string{`a git configuration that sets "remote.a\u202eb\tc.proxy"`, "a git configuration that sets core.fsmonitor"}
+	if !same(whys, want) {
+		t.Errorf("reasons %q, want %q", whys, want)
+	}
+}
+
 // TestCheckSameTick: a protected file rewritten within one tick of the
 // file system's clock, so that its size and times look unchanged, is
 // found by its content.

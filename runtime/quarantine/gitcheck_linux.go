@@ -5,6 +5,7 @@ package quarantine
 import (
 	"strings"
 
+	"srt.dev/internal/untrusted"
 	"srt.dev/runtime/gitconfig"
 )
 
@@ -31,7 +32,7 @@ func gitConfigWhy(fd int, name string, id ident) string {
 	}
 	for _, e := range entries {
 		if !safeKey(e.Key) {
-			return "a git configuration that sets " + e.Key
+			return "a git configuration that sets " + untrusted.Quote(e.Key)
 		}
 	}
 	return ""

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"srt.dev/internal/untrusted"
 	"srt.dev/runtime/private"
 )
 
@@ -114,7 +115,7 @@ func openParent(root, rel string) (fd int, name string, err error) {
 		next, err := openDirAt(fd, p)
 		unix.Close(fd)
 		if err != nil {
-			return -1, "", fmt.Errorf("%s: %w (a link or something else on the way?)", p, err)
+			return -1, "", fmt.Errorf("%s: %w (a link or something else on the way?)", untrusted.Quote(p), err)
 		}
 		fd = next
 	}
