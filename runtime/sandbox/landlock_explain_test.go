@@ -36,13 +36,18 @@ func TestLandlockExplain(t *testing.T) {
 			"srt sandbox refused creating a file in /home/me: no write root covers it (filesystem.allowWrite in s.json and srt's defaults); the second layer (Landlock) refused it."},
 		{[]string{"fs.refer"}, "/home/me/proj/a", "default", "not allowed by the second layer there",
 			"srt sandbox refused moving or linking a file into or out of /home/me/proj/a: the second layer (Landlock) does not allow it there (fs.refer)."},
+		// The command chose the name in its write root: shown Go-quoted.
+		{[]string{"fs.refer"}, "/home/me/proj/\x1b[2K\rsrt: all clear\n", "default", "not allowed by the second layer there",
+			`srt sandbox refused moving or linking a file into or out of "/home/me/proj/\x1b[2K\rsrt: all clear\n": the second layer (Landlock) does not allow it there (fs.refer).`},
+		{[]string{"fs.write_file"}, "/home/me/.ssh/a b", "default", "outside the write roots",
+			`srt sandbox refused writing "/home/me/.ssh/a b": no write root covers it (filesystem.allowWrite in s.json and srt's defaults), and filesystem.denyRead[0] (s.json:2:15) hides /home/me/.ssh behind an empty directory; the second layer (Landlock) refused it.`},
 		// /home/me/projects is beside the write root, not in it.
 		{[]string{"fs.make_reg"}, "/home/me/projects", "default", "outside the write roots",
 			"srt sandbox refused creating a file in /home/me/projects: no write root covers it (filesystem.allowWrite in s.json and srt's defaults); the second layer (Landlock) refused it."},
 	} {
 		got := x.explain(violations.LandlockDenial{Blockers: c.blockers, Path: c.path})
 		if got.Rule.Key != c.rule || got.Short != c.short || got.Why != c.why {
-			t.Errorf("explain(%v %s) = %+v\nwant rule %s, %q,\n%s", c.blockers, c.path, got, c.rule, c.short, c.why)
+			t.Errorf("explain(%v %q) = %+q\nwant rule %s, %q,\n%q", c.blockers, c.path, got, c.rule, c.short, c.why)
 		}
 	}
 }

@@ -120,10 +120,10 @@ func TestLandlockLine(t *testing.T) {
 	} {
 		d := LandlockDenial{Blockers: c.blockers, Path: c.path}
 		if got := d.Line("outside the write roots"); got != c.line {
-			t.Errorf("Line(%v, %s) = %q, want %q", c.blockers, c.path, got, c.line)
+			t.Errorf("Line(%v, %q) = %q, want %q", c.blockers, c.path, got, c.line)
 		}
 		if got := d.Doing(); got != c.doing {
-			t.Errorf("Doing(%v, %s) = %q, want %q", c.blockers, c.path, got, c.doing)
+			t.Errorf("Doing(%v, %q) = %q, want %q", c.blockers, c.path, got, c.doing)
 		}
 	}
 	long := "/" + strings.Repeat("é", 400)
