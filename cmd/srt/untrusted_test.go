@@ -88,3 +88,37 @@ func checkNoForgedLines(t *testing.T, what, text string) {
 		}
 	}
 }
+
+// TestOddNamesInTheQuarantine: a git configuration the command wrote in a
+// directory whose name would forge a line, setting a variable whose name
+// holds a right-to-left override and a tab (git's plain form allows both),
+// is quarantined; srt's lines about it after the command, the violations
+// block and srt quarantine list show the path and the variable Go-quoted.
+// As the caller, and as nobody when the tests run as root.
+func TestOddNamesInTheQuarantine(t *testing.T) {
+	requireSandbox(t)
+	bin := testenv.PublicCopy(t, "srt")
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	const script = `d="odd$(printf '\033[2K\r')srt: all clear" && mkdir -p "$d/.git" && printf '[remote "a\342\200\256b\tc"]\n\tproxy = x\n' > "$d/.git/config"`
+	why := `(a git configuration that sets "remote.a\u202eb\tc.proxy"`
+	path := `/odd\x1b[2K\rsrt: all clear/.git/config"`
+	for _, uid := range users {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			w := newWorld(t, bin, uid)
+			w.write("s.json", writeProject)
+			code, _, stderr := w.srt("--settings", "s.json", "--violations", "-c", script)
+			if code != 0 || !strings.Contains(stderr, path+" "+why+"):") || !strings.Contains(stderr, path+" "+why+"; quarantined as ") {
+				t.Fatalf("exit %d, stderr lacks the quarantine's lines for %s %s:\n%s", code, path, why, stderr)
+			}
+			checkNoForgedLines(t, "stderr", stderr)
+			code, list, errOut := w.srt("quarantine", "list")
+			if code != 0 || !strings.Contains(list, path+"\n    "+why[1:]+"\n") {
+				t.Fatalf("srt quarantine list: exit %d, %s\n%s", code, list, errOut)
+			}
+			checkNoForgedLines(t, "srt quarantine list", list)
+		})
+	}
+}
