@@ -122,3 +122,31 @@ func TestOddNamesInTheQuarantine(t *testing.T) {
 		})
 	}
 }
+
+// TestOddLinkTargetShownQuoted: a link a command planted on the way to a
+// later run's write root stops that run; the error names the link and
+// what it points to, which the command chose, Go-quoted. As the caller,
+// and as nobody when the tests run as root.
+func TestOddLinkTargetShownQuoted(t *testing.T) {
+	requireSandbox(t)
+	bin := testenv.PublicCopy(t, "srt")
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	for _, uid := range users {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			w := newWorld(t, bin, uid)
+			linkedRootAttack.setup(w)
+			if code, _, stderr := w.srt("--settings", "s.json", "-c", `rm -rf node_modules && ln -s "$(printf '\033[2K\rsrt: all clear\nx')" node_modules`); code != 0 {
+				t.Fatalf("planting the link: exit %d\n%s", code, stderr)
+			}
+			code, _, stderr := w.srt("--settings", "cache.json", "-c", "true")
+			want := filepath.Join(w.proj, "node_modules") + ` -> "\x1b[2K\rsrt: all clear\nx"`
+			if code == 0 || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, stderr lacks %s:\n%s", code, want, stderr)
+			}
+			checkNoForgedLines(t, "stderr", stderr)
+		})
+	}
+}

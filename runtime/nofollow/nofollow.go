@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"srt.dev/internal/untrusted"
 )
 
 // A LinkError is a path reached through a symbolic link: Link is the
@@ -17,11 +19,14 @@ type LinkError struct {
 	Path, Link, Target string
 }
 
+// Error names the link and what it points to; a sandboxed command may
+// have written both, and they are shown through untrusted.Quote.
 func (e *LinkError) Error() string {
+	target := untrusted.Quote(e.Target)
 	if e.Link == e.Path {
-		return fmt.Sprintf("%s is a symbolic link (to %s)", e.Path, e.Target)
+		return fmt.Sprintf("%s is a symbolic link (to %s)", untrusted.Quote(e.Path), target)
 	}
-	return fmt.Sprintf("%s is reached through a symbolic link: %s -> %s", e.Path, e.Link, e.Target)
+	return fmt.Sprintf("%s is reached through a symbolic link: %s -> %s", untrusted.Quote(e.Path), untrusted.Quote(e.Link), target)
 }
 
 // FirstLink returns the first component of the absolute path p that is a
