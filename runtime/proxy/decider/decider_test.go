@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -243,3 +244,36 @@ func TestLinkStalledDecider(t *testing.T) {
 		}
 	}
 }
+
+// TestProtocolErrorsQuoteTheDecider: srt proxy prints a protocol error of
+// its decider on stderr when it exits; a string the decider sent (an
+// action, a field or header name, a host entry, a frame type) that holds
+// a control, a line break or an override is quoted there, never raw.
+func TestProtocolErrorsQuoteTheDecider(t *testing.T) {
+	const odd = `\u001b[2K\rsrt: all clear\n\u202e`
+	for _, tc := range []struct {
+		name, in string
+		parse    func([]byte) error
+	}{
+		{"action", `{"t":"verdict","id":1,"action":"` + odd + `"}`, verdict},
+		{"unknown field", `{"t":"verdict","id":1,"action":"allow","` + odd + `":1}`, verdict},
+		{"header name", `{"t":"verdict","id":1,"action":"allow","setHeaders":{"` + odd + `":"1"}}`, verdict},
+		{"frame type", `{"t":"` + odd + `","id":1,"action":"allow"}`, verdict},
+		{"allowed host", `{"t":"hello","proto":1,"allowedDomains":["` + odd + `"],"deniedDomains":[]}`, hello},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.parse([]byte(tc.in))
+			if err == nil {
+				t.Fatalf("%s was accepted", tc.in)
+			}
+			for _, r := range err.Error() {
+				if !strconv.IsPrint(r) {
+					t.Fatalf("the error shows %U raw: %q", r, err.Error())
+				}
+			}
+		})
+	}
+}
+
+func verdict(b []byte) error { _, err := ParseVerdict(b); return err }
+func hello(b []byte) error   { _, err := ParseHello(b); return err }
