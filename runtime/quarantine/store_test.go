@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMoveErrorQuoted: a finding that cannot be moved (its directory
@@ -30,7 +31,7 @@ func TestMoveErrorQuoted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items, err := store.Move(found)
+	items, _, err := store.Move(found, time.Time{})
 	if len(items) != 0 || err == nil {
 		t.Fatalf("Move through a link: %v, %v", items, err)
 	}
