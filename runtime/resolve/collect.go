@@ -66,6 +66,7 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 				return fmt.Errorf("@%s %s: no directory was made for the run's TMPDIR", s.Directive, s.Operand)
 			}
 			r.tmp = &mount{src: r.h.TmpDir, dest: filepath.Clean(s.Operand)}
+			r.from["w"+r.tmp.dest] = s.Line
 		}
 	}
 	for _, s := range steps {
@@ -239,26 +240,9 @@ func (r *resolver) addHidden(p string) {
 // following a link, and bubblewrap binds that object (bindSource), not
 // whatever its name leads to when bubblewrap looks it up.
 func (r *resolver) addWriteRoot(p string) error {
-	if p == "/dev" || strings.HasPrefix(p, "/dev/") {
-		return nil // --dev /dev provides the devices
-	}
-	real := r.anchored(p)
-	f, err := nofollow.Open(real)
-	var le *nofollow.LinkError
-	switch {
-	case errors.As(err, &le):
-		return le
-	case errors.Is(err, fs.ErrNotExist):
-		r.note("%s: not writable, it does not exist", p)
-		return nil
-	case err != nil:
-		r.note("%s: not writable, it cannot be opened: %v", p, err)
-		return nil
-	}
-	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
-		f.Close()
-		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
-		return nil
+	real, f, err := r.writeRoot(p)
+	if f == nil {
+		return err
 	}
 	r.mark('w', real)
 	if slices.Contains(r.writeRoots, real) {
@@ -268,6 +252,36 @@ func (r *resolver) addWriteRoot(p string) error {
 	r.writeRoots = append(r.writeRoots, real)
 	r.rootFiles[real] = f
 	return nil
+}
+
+// writeRoot reads a write root p as both layers do (addWriteRoot, and
+// the second layer's @landlock-write): its real path and the object
+// opened without following a link; no file, with a note saying why, when
+// p makes nothing writable; a *nofollow.LinkError when it is reached
+// through a link.
+func (r *resolver) writeRoot(p string) (string, *os.File, error) {
+	if p == "/dev" || strings.HasPrefix(p, "/dev/") {
+		return "", nil, nil // --dev /dev provides the devices
+	}
+	real := r.anchored(p)
+	f, err := nofollow.Open(real)
+	var le *nofollow.LinkError
+	switch {
+	case errors.As(err, &le):
+		return "", nil, le
+	case errors.Is(err, fs.ErrNotExist):
+		r.note("%s: not writable, it does not exist", p)
+		return "", nil, nil
+	case err != nil:
+		r.note("%s: not writable, it cannot be opened: %v", p, err)
+		return "", nil, nil
+	}
+	if r.tmp != nil && (within(p, r.tmp.dest) || within(real, r.tmp.dest)) {
+		f.Close()
+		r.note("%s: the sandbox's %s is the run's own TMPDIR, writable already; the host's is not bound", p, r.tmp.dest)
+		return "", nil, nil
+	}
+	return real, f, nil
 }
 
 // anchored is p with the home or working directory it lies in (the

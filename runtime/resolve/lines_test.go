@@ -16,7 +16,8 @@ func TestLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Resolve(p.Steps, Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3, ProxyEnv: []string{"HTTP_PROXY=x"}})
+	tmp := t.TempDir()
+	res, err := Resolve(p.Steps, Host{Home: home, Cwd: cwd, TmpDir: tmp, EmptyDir: t.TempDir(), SeccompFD: 3, ProxyEnv: []string{"HTTP_PROXY=x"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +42,7 @@ func TestLines(t *testing.T) {
 	}{
 		{[]string{"--tmpfs", home + "/.ssh"}, lineOf("deny-read ${HOME}/.ssh")},
 		{[]string{"--bind", cwd, cwd}, lineOf("allow-write ${CWD}")},
+		{[]string{"--bind", tmp, "/tmp/claude"}, lineOf("private-tmp /tmp/claude")},
 		{[]string{"--ro-bind", cwd + "/secrets", cwd + "/secrets"}, lineOf("deny-write ${CWD}/secrets")},
 		{[]string{"--ro-bind", cwd + "/.git/config", cwd + "/.git/config"}, lineOf("mandatory-scan")},
 		{[]string{"--setenv", "HTTP_PROXY", "x"}, lineOf("proxy-env")},

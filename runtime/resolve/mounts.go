@@ -75,7 +75,7 @@ func (r *resolver) emitFilesystem() {
 		}
 	}
 	if r.tmp != nil {
-		r.add("--bind", r.tmp.src, r.tmp.dest)
+		r.at('w', r.tmp.dest).add("--bind", r.tmp.src, r.tmp.dest)
 	}
 	for _, u := range r.readDeny {
 		if r.hiddenByEarlier(u) {
