@@ -81,10 +81,17 @@ const (
 	// empty read-only tmpfs over a directory, /dev/null over a file.
 	KernelMask Directive = "kernel-mask"
 	// Landlock is the second layer: the init step restricts the command
-	// with Landlock to writes in the write roots, the run's TMPDIR and the
-	// paths of its grant parameter, and keeps the scopes of its scope
-	// parameter, as far as the host's kernel offers them.
+	// with Landlock to writes below the paths of the LandlockWrite steps
+	// and of its grant parameter, and keeps the scopes of its scope
+	// parameter, as far as the host's kernel offers them. Its operand
+	// "off" says the plan has no second layer (the file-system policy
+	// disabled); a plan without the step is refused.
 	Landlock Directive = "landlock"
+	// LandlockWrite is one write root of the second layer, compiled from
+	// the same setting as the AllowWrite or PrivateTmp step of its
+	// operand, and resolved on its own: the runtime refuses a plan whose
+	// writable binds reach beyond the second layer's write roots.
+	LandlockWrite Directive = "landlock-write"
 	// Limit is one resource limit of the sandbox: its operand is
 	// KIND=VALUE (policy.LimitKinds).
 	Limit Directive = "limit"
@@ -211,17 +218,7 @@ func (e *emitter) filesystem(p *policy.Policy) {
 		e.args("--bind", "/", "/")
 	} else {
 		e.args("--ro-bind", "/", "/")
-		var tmp *policy.Origin
-		var writes []policy.PathRule
-		for i, r := range fs.AllowWrite {
-			if p := r.Path.String(); r.Origin == policy.Default && (p == TmpDir || p == "/private"+TmpDir) {
-				// The reference's shared /tmp/claude (and its macOS
-				// spelling): a directory of the run's own here.
-				tmp = &fs.AllowWrite[i].Origin
-				continue
-			}
-			writes = append(writes, r)
-		}
+		writes, tmp := writeRoots(fs)
 		e.paths(AllowWrite, writes)
 		if tmp != nil {
 			e.dir(PrivateTmp, TmpDir, tmp)
@@ -244,6 +241,21 @@ func (e *emitter) filesystem(p *policy.Policy) {
 	}
 }
 
+// writeRoots are the write roots of fs: the rules bound writable as they
+// are, and the origin of the run's own TMPDIR (nil when there is none).
+func writeRoots(fs policy.Filesystem) (writes []policy.PathRule, tmp *policy.Origin) {
+	for i, r := range fs.AllowWrite {
+		if p := r.Path.String(); r.Origin == policy.Default && (p == TmpDir || p == "/private"+TmpDir) {
+			// The reference's shared /tmp/claude (and its macOS
+			// spelling): a directory of the run's own here.
+			tmp = &fs.AllowWrite[i].Origin
+			continue
+		}
+		writes = append(writes, r)
+	}
+	return writes, tmp
+}
+
 // kernel is the kernel's interfaces, covered on every run: the source of
 // a read-only bind is the host's own file, which exists exactly when the
 // sandbox's /proc or /sys has it.
@@ -260,14 +272,7 @@ func (e *emitter) kernel() {
 // process is what the init step applies to the command: the second
 // layer, the resource limits, the seccomp programs.
 func (e *emitter) process(p *policy.Policy) {
-	if grants := p.Landlock(); grants != nil {
-		var paths []string
-		for _, g := range grants {
-			paths = append(paths, g.Path)
-		}
-		op := "grant=" + strings.Join(paths, ",") + " scope=" + strings.Join(policy.LandlockScopes, ",")
-		e.step(Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
-	}
+	e.landlock(p)
 	for i := range p.Process.Limits {
 		l := &p.Process.Limits[i]
 		e.step(Step{Directive: Limit, Operand: fmt.Sprintf("%s=%d", l.Kind, l.Value), Params: true, Origin: &l.Origin})
@@ -280,6 +285,38 @@ func (e *emitter) process(p *policy.Policy) {
 		e.dir(Seccomp, strings.Join(names, "+"), nil)
 	}
 }
+
+// landlock is the second layer: its grants and scopes, then its write
+// roots, one line each, compiled from the settings' write roots (the same
+// rules as the @allow-write and @private-tmp lines, never from the
+// binds); or, with the file-system policy disabled, a line that says it
+// is off.
+func (e *emitter) landlock(p *policy.Policy) {
+	grants := p.Landlock()
+	if grants == nil {
+		o, ok := p.Switches["filesystem.disabled"]
+		if !ok {
+			o = policy.Origin{Key: "filesystem.disabled"}
+		}
+		e.step(Step{Directive: Landlock, Operand: LandlockOff, Params: true, Origin: &o})
+		return
+	}
+	var paths []string
+	for _, g := range grants {
+		paths = append(paths, g.Path)
+	}
+	op := "grant=" + strings.Join(paths, ",") + " scope=" + strings.Join(policy.LandlockScopes, ",")
+	e.step(Step{Directive: Landlock, Operand: op, Params: true, Reason: policy.LandlockWhy})
+	writes, tmp := writeRoots(p.Filesystem)
+	e.paths(LandlockWrite, writes)
+	if tmp != nil {
+		e.dir(LandlockWrite, TmpDir, tmp)
+	}
+}
+
+// LandlockOff is the operand of a Landlock step that turns the second
+// layer off.
+const LandlockOff = "off"
 
 // Render writes the plan as linux/bwrap.args: a header, then one step per
 // line, with the setting behind it as a comment. An operand that is not

@@ -50,6 +50,7 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.MandatoryScan: {},
 	bwrap.SrtState:      {},
 	bwrap.Landlock:      {},
+	bwrap.LandlockWrite: {qualifiers: pathQualifiers},
 	bwrap.Limit: {emit: func(r *resolver, s bwrap.Step, _ []bwrap.Step) error {
 		l, err := limitStep(s)
 		if err != nil {

@@ -70,6 +70,9 @@ type Host struct {
 	// following a link (/proc/self/fd/N), not looked up again by name.
 	// 0 binds write roots by their paths.
 	BindFD int
+	// Plan names the plan's bwrap.args in the messages of the comparison
+	// of the two layers ("" for bwrap.args).
+	Plan string
 	// Root is set when bubblewrap runs as root (srt run by root). With a
 	// plan that drops every capability (--cap-drop ALL), a directory
 	// where root's classes may not create names, by the permission bits,
@@ -178,6 +181,9 @@ func (r *resolver) resolve(steps []bwrap.Step) (*Result, error) {
 	if err := r.landlock(steps); err != nil {
 		return nil, err
 	}
+	if err := r.agree(steps); err != nil {
+		return nil, err
+	}
 	for _, w := range r.writeRoots {
 		if !r.isTmp(w) && !(r.rootBound && w == "/") {
 			r.res.WriteRoots = append(r.res.WriteRoots, w)
@@ -228,6 +234,11 @@ type resolver struct {
 	// and working directories (anchored).
 	rootFiles  map[string]*os.File
 	realAnchor map[string]string
+
+	// landlockHost are the host paths behind the second layer's write
+	// roots (Landlock.Write without the grants, which are the sandbox's
+	// own): where a writable bind's source must lie.
+	landlockHost []string
 }
 
 // mark records that the step being resolved named p as kind.

@@ -21,19 +21,24 @@ import (
 )
 
 // landlockInitArgs are the init step's options for the resolved second
-// layer l; nil when l is nil or the kernel has no Landlock (why says so).
-func landlockInitArgs(l *resolve.Landlock, abi int) (args []string, why string) {
+// layer l, and for each the line of linux/bwrap.args it came from (the
+// @landlock line for the scopes and grants, its @landlock-write line for
+// a write root); nil when l is nil or the kernel has no Landlock (why
+// says so).
+func landlockInitArgs(l *resolve.Landlock, abi int) (args []string, lines []int, why string) {
 	if l == nil {
-		return nil, ""
+		return nil, nil, ""
 	}
 	if abi <= 0 {
-		return nil, "landlock: this kernel has no Landlock; the sandbox's writes rest on its mounts alone (srt doctor)"
+		return nil, nil, "landlock: this kernel has no Landlock; the sandbox's writes rest on its mounts alone (srt doctor)"
 	}
 	args = append(args, initstep.LandlockArg+strings.Join(l.Scopes, ","))
-	for _, p := range l.Write {
+	lines = append(lines, l.Line)
+	for i, p := range l.Write {
 		args = append(args, initstep.LandlockWriteArg+p)
+		lines = append(lines, l.Lines[i])
 	}
-	return args, ""
+	return args, lines, ""
 }
 
 // landlockDoctor is srt doctor's line on the second layer.

@@ -315,6 +315,9 @@ func (r *run) host(env []string) resolve.Host {
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		h.GitConfigCount = n
 	}
+	if o.LinuxPlan != nil {
+		h.Plan = o.LinuxPlan.Name
+	}
 	return h
 }
 
@@ -338,7 +341,7 @@ func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
 	}
-	ll, why := landlockInitArgs(res.Landlock, initstep.ABI())
+	ll, llLines, why := landlockInitArgs(res.Landlock, initstep.ABI())
 	if why != "" {
 		o.debug(why)
 	}
@@ -348,10 +351,9 @@ func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 	full = append(full, initArgs...)
 	lines := append([]int{0}, res.Lines...)
 	lines = append(lines, make([]int, len(full)-len(lines))...)
-	// The init step's options of the second layer come from @landlock.
-	for range ll {
-		lines = append(lines, res.Landlock.Line)
-	}
+	// The init step's options of the second layer come from @landlock
+	// and its @landlock-write lines.
+	lines = append(lines, llLines...)
 	full = append(full, ll...)
 	// The rlimits come from the @limit lines.
 	for _, a := range r.limits.initArgs {
