@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +16,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"srt.dev/emit/artifact"
+	"srt.dev/compiler/policy"
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/initstep"
 )
 
 // landlockHost skips (or, with SRT_REQUIRE_SANDBOX=1, fails) a test that
@@ -31,41 +33,67 @@ func landlockHost(t *testing.T) {
 	}
 }
 
-// weakenedPlan writes the plan of settings in dir with one mistake in its
-// mount table: below "--ro-bind / /", a bind of high writable (one level
-// above the write root). With keepLandlock false the @landlock line goes
-// too (the control: the mistake then lets writes through).
-func weakenedPlan(t *testing.T, dir, settings, high string, keepLandlock bool) string {
+// initStep runs script as the command of srt's init step (the test
+// binary in that role) under raw bubblewrap, in dir, as uid: the mounts
+// are bubblewrap's options before a fresh /dev and /proc, landlock the
+// init step's options of the second layer (none: no second layer). No
+// resolve step and no comparison of the two layers stands between the
+// mounts and the kernel, as none would before a mistake of bubblewrap's,
+// the kernel's or srt's own resolver.
+func initStep(t *testing.T, bin string, uid int, mounts, landlock []string, dir, script string) (string, error) {
 	t.Helper()
-	plan := writePlan(t, dir, settings, artifact.Options{})
-	b, err := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	bound := false
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "@landlock") && !keepLandlock {
-			continue
-		}
-		out = append(out, l)
-		if l == "--ro-bind / /" {
-			out = append(out, "--bind "+high+" "+high)
-			bound = true
+	host, child := os.NewFile(uintptr(pair[0]), "hand-off"), os.NewFile(uintptr(pair[1]), "hand-off (init step)")
+	defer host.Close()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	args := append(append([]string{"--die-with-parent", "--unshare-net", "--unshare-pid", "--unshare-user", "--cap-drop", "ALL"}, mounts...),
+		"--dev", "/dev", "--proc", "/proc", "--chdir", dir, "--", bin, initstep.InitArg)
+	args = append(append(args, landlock...), "--", "/bin/sh", "-c", script)
+	cmd := exec.Command("bwrap", args...)
+	cmd.Env = []string{"PATH=/usr/bin:/bin"}
+	cmd.ExtraFiles = []*os.File{null, child} // 3: no seccomp program; 4: the hand-off
+	if uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child.Close()
+	// The init step hands its listeners over, then waits for the go-ahead.
+	buf, oob := make([]byte, 16), make([]byte, unix.CmsgSpace(3*4))
+	if _, oobn, _, _, err := unix.Recvmsg(int(host.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC); err == nil {
+		if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for _, m := range msgs {
+				fds, _ := unix.ParseUnixRights(&m)
+				for _, fd := range fds {
+					unix.Close(fd)
+				}
+			}
 		}
 	}
-	if !bound {
-		t.Fatalf("no --ro-bind / / line in\n%s", b)
-	}
-	editPlan(t, plan, "linux/bwrap.args", []byte(strings.Join(out, "\n")))
-	return plan
+	host.Write([]byte{1})
+	err = cmd.Wait()
+	return out.String(), err
 }
 
-// TestLandlockSecondLayer proves Landlock is a second layer: a plan whose
-// mount table binds the parent of the write root writable lets the command
-// write beside the project without @landlock, and with it the write is
-// refused (EACCES, Landlock's answer, where a read-only mount says EROFS)
-// while the project stays writable. As root and as nobody.
+// TestLandlockSecondLayer proves the second layer holds in the kernel on
+// its own: when the mounts let a write through outside the write roots
+// (the project's parent bound writable) and nothing caught it before the
+// kernel (srt refuses such a plan, TestLayersDisagree; here the init step
+// runs under raw bubblewrap, as a mistake no comparison of the plan can
+// see would leave it), the init step's Landlock refuses the write
+// (EACCES, Landlock's answer, where a read-only mount says EROFS) while
+// the project and /dev/null stay writable; without the second layer's
+// options the same write goes through. As root and as nobody.
 func TestLandlockSecondLayer(t *testing.T) {
 	requireSandbox(t)
 	landlockHost(t)
@@ -75,40 +103,34 @@ func TestLandlockSecondLayer(t *testing.T) {
 	}
 	script := `echo in > inside.txt && echo "inside ok"; ` +
 		`if echo out > ../beside.txt; then echo "beside written"; fi; ` +
-		`echo dev > /dev/null && echo "null ok"; ` +
-		`mkdir -p "$TMPDIR/d" && echo t > "$TMPDIR/d/f" && echo "tmp ok"`
+		`echo dev > /dev/null && echo "null ok"`
 	for _, uid := range users {
 		for _, keep := range []bool{false, true} {
 			name := map[bool]string{false: "without landlock", true: "with landlock"}[keep]
 			t.Run(name+"/uid"+strconv.Itoa(uid), func(t *testing.T) {
 				bin := testenv.PublicCopy(t, "srt")
-				root := filepath.Dir(bin)
-				outer := filepath.Join(root, "outer")
+				outer := filepath.Join(filepath.Dir(bin), "outer")
 				proj := filepath.Join(outer, "proj")
 				os.MkdirAll(proj, 0o755)
-				settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
-				plan := weakenedPlan(t, root, settings, outer, keep)
-				filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
-				cmd := exec.Command(bin, "run", "--plan", plan, "-c", script)
-				cmd.Dir = proj
-				cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
-				if uid != os.Geteuid() {
-					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+				filepath.Walk(filepath.Dir(bin), func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+				var landlock []string
+				if keep {
+					landlock = []string{initstep.LandlockArg + strings.Join(policy.LandlockScopes, ","), initstep.LandlockWriteArg + proj, initstep.LandlockWriteArg + "/dev/null"}
 				}
-				out, err := cmd.CombinedOutput()
+				out, err := initStep(t, bin, uid, []string{"--ro-bind", "/", "/", "--bind", outer, outer}, landlock, proj, script)
 				_, statErr := os.Stat(filepath.Join(outer, "beside.txt"))
 				written := statErr == nil
 				if !keep {
 					// The control: the mistake is real.
-					if err != nil || !written || !strings.Contains(string(out), "beside written") {
-						t.Fatalf("the weakened plan without @landlock should let the write through: %v written=%v\n%s", err, written, out)
+					if err != nil || !written || out != "inside ok\nbeside written\nnull ok\n" {
+						t.Fatalf("the mistaken mounts without the second layer should let the write through: %v written=%v\n%s", err, written, out)
 					}
 					return
 				}
-				want := "inside ok\nnull ok\ntmp ok\n"
-				got := regexp.MustCompile(`(?m)^.*beside.txt: Permission denied\n`).ReplaceAllString(string(out), "")
-				if err != nil || written || got != want || !strings.Contains(string(out), "Permission denied") {
-					t.Errorf("with @landlock: %v, beside.txt written=%v\n%s\nwant (besides the refusal):\n%s", err, written, out, want)
+				want := "inside ok\nnull ok\n"
+				got := regexp.MustCompile(`(?m)^.*beside.txt: Permission denied\n`).ReplaceAllString(out, "")
+				if err != nil || written || got != want || !strings.Contains(out, "Permission denied") {
+					t.Errorf("with the second layer: %v, beside.txt written=%v\n%s\nwant (besides the refusal):\n%s", err, written, out, want)
 				}
 				if b, err := os.ReadFile(filepath.Join(proj, "inside.txt")); err != nil || string(b) != "in\n" {
 					t.Errorf("inside.txt: %q %v", b, err)
