@@ -315,6 +315,7 @@ func (l linux) landlockKnob() knob {
 	}
 	return knob{name, Decision{Rule: policy.Mandatory, Why: "where the kernel has Landlock (srt doctor), the command can write only below its write roots, its TMPDIR, " +
 		strings.Join(paths, " ") + " and the files its standard output and error are open on, whatever the mounts allow; " +
+		"the plan names these write roots on lines of their own (@landlock-write), and srt refuses, on any kernel, a plan whose writable binds reach beyond them; " +
 		"Landlock cannot carve an exception out of a grant, so the write denies inside the write roots rest on the mounts alone; " +
 		"abstract Unix sockets and signals stay inside the sandbox (" + strings.Join(policy.LandlockScopes, ", ") + " scopes, Landlock ABI 6)"}}
 }
