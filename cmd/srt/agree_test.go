@@ -18,10 +18,10 @@ import (
 // (its checksum updated): it returns the edited linux/bwrap.args, the
 // line it made writable beyond the project, a file it lets the command
 // write outside every write root, and what the refusal says after "the
-// two layers disagree: ".
+// two layers disagree: ", in this order.
 type planEdit struct {
 	name string
-	edit func(w *world, lines []string) (edited []string, line int, outside, says string)
+	edit func(w *world, lines []string) (edited []string, line int, outside string, says []string)
 }
 
 // replaceLine replaces the line that starts with prefix, and returns its
@@ -39,21 +39,34 @@ func replaceLine(w *world, lines []string, prefix, with string) ([]string, int) 
 }
 
 var planEdits = []planEdit{
-	{"root bound writable", func(w *world, lines []string) ([]string, int, string, string) {
+	{"root bound writable", func(w *world, lines []string) ([]string, int, string, []string) {
 		out, n := replaceLine(w, lines, "--ro-bind / /", "--bind / /")
-		return out, n, w.escaped, `"--bind / /" binds / writable, and / is outside the second layer's (Landlock's) write roots: `
+		return out, n, w.escaped, []string{`"--bind / /" binds / writable, and / is outside the second layer's (Landlock's) write roots: `}
 	}},
-	{"write root one level up", func(w *world, lines []string) ([]string, int, string, string) {
+	{"write root one level up", func(w *world, lines []string) ([]string, int, string, []string) {
 		parent := filepath.Dir(w.proj)
 		out, n := replaceLine(w, lines, "@allow-write ${CWD} ", "@allow-write "+parent+"  # the review moved it up")
-		return out, n, filepath.Join(parent, "outside.txt"), "@allow-write " + parent + `: "--bind ` + parent + " " + parent + `" binds ` + parent + " writable, and " + parent + " is outside the second layer's (Landlock's) write roots: "
+		// srt binds a write root from the descriptor it opened it with.
+		return out, n, filepath.Join(parent, "outside.txt"), []string{"@allow-write " + parent + `: "--bind /proc/self/fd/`, " " + parent + `" binds ` + parent + " writable, and " + parent + " is outside the second layer's (Landlock's) write roots: "}
 	}},
-	{"a bind added", func(w *world, lines []string) ([]string, int, string, string) {
+	{"a bind added", func(w *world, lines []string) ([]string, int, string, []string) {
 		dir := filepath.Join(w.base, "other")
 		os.MkdirAll(dir, 0o755)
 		out, n := replaceLine(w, lines, "--ro-bind / /", "--ro-bind / /\n--bind "+dir+" "+dir)
-		return out, n + 1, filepath.Join(dir, "x"), `"--bind ` + dir + " " + dir + `" binds ` + dir + " writable, and " + dir + " is outside the second layer's (Landlock's) write roots: "
+		return out, n + 1, filepath.Join(dir, "x"), []string{`"--bind ` + dir + " " + dir + `" binds ` + dir + " writable, and " + dir + " is outside the second layer's (Landlock's) write roots: "}
 	}},
+}
+
+// inOrder reports whether s holds each of parts, one after the other.
+func inOrder(s string, parts []string) bool {
+	for _, p := range parts {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return true
 }
 
 // secondLayerOff is the plan with its second layer turned off as a plan
@@ -102,9 +115,10 @@ func TestLayersDisagree(t *testing.T) {
 				w.chown()
 				script := "echo started; echo x > " + outside
 				code, out, errOut := w.srt("run", "--plan", plan, "--", "/bin/sh", "-c", script)
-				want := filepath.Join(plan, "linux", "bwrap.args") + ":" + strconv.Itoa(n) + ": the two layers disagree: " + says
-				if code != 1 || out != "" || !strings.Contains(errOut, want) || !strings.Contains(errOut, "recompile the plan with srtc compile, or undo the edit") {
-					t.Errorf("srt ran the weakened plan, or refused it otherwise: exit %d, stdout %q\nstderr: %s\nwant in it: %s", code, out, errOut, want)
+				want := append([]string{filepath.Join(plan, "linux", "bwrap.args") + ":" + strconv.Itoa(n) + ": the two layers disagree: "}, says...)
+				want = append(want, "recompile the plan with srtc compile, or undo the edit")
+				if code != 1 || out != "" || !inOrder(errOut, want) {
+					t.Errorf("srt ran the weakened plan, or refused it otherwise: exit %d, stdout %q\nstderr: %s\nwant in it, in this order: %q", code, out, errOut, want)
 				}
 				if _, err := os.Stat(outside); err == nil {
 					t.Fatalf("%s written", outside)

@@ -175,8 +175,9 @@ func below(p string, roots []string) bool {
 // the second layer: which line, what it binds, what the second layer
 // grants, and what to do.
 func (r *resolver) disagree(steps []bwrap.Step, m writableMount, path string) error {
-	what := fmt.Sprintf("%q binds %s writable", strings.Join(m.words, " "), m.srcs[0])
-	if m.dest != m.srcs[0] {
+	from, _ := r.hostOf(m.srcs[0])
+	what := fmt.Sprintf("%q binds %s writable", strings.Join(m.words, " "), from)
+	if filepath.Clean(m.dest) != from {
 		what += " at " + m.dest
 	}
 	if text := lineText(steps, m.line); text != "" && !strings.HasPrefix(text, "--") {
