@@ -99,8 +99,10 @@ func (r *resolver) landlock(steps []bwrap.Step) error {
 		return stepError(*head, err)
 	}
 	l := &Landlock{Scopes: scopes, Line: head.Line}
+	seen := map[string]bool{}
 	add := func(p string, line int) {
-		if !slices.Contains(l.Write, p) {
+		if !seen[p] {
+			seen[p] = true
 			l.Write = append(l.Write, p)
 			l.Lines = append(l.Lines, line)
 		}
@@ -153,8 +155,9 @@ func (r *resolver) landlockWrite(s bwrap.Step) ([]string, error) {
 				f.Close()
 				out = append(out, real)
 			} else if err != nil {
-				// Reached through a link: @allow-write binds nothing
-				// there either.
+				// Reached through a link: the same path on an
+				// @allow-write line stops the run, or is left out (a
+				// default); the second layer grants nothing there.
 				r.note("@%s %s: %v: no write of the second layer there", s.Name(), s.Operand, err)
 			}
 		}
