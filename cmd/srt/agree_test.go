@@ -113,6 +113,7 @@ func TestLayersDisagree(t *testing.T) {
 				edited, n, outside, says := pe.edit(w, strings.Split(string(b), "\n"))
 				editPlan(t, plan, "linux/bwrap.args", []byte(strings.Join(edited, "\n")))
 				w.chown()
+				w.trust(plan)
 				script := "echo started; echo x > " + outside
 				code, out, errOut := w.srt("run", "--plan", plan, "--", "/bin/sh", "-c", script)
 				want := append([]string{filepath.Join(plan, "linux", "bwrap.args") + ":" + strconv.Itoa(n) + ": the two layers disagree: "}, says...)
@@ -127,6 +128,7 @@ func TestLayersDisagree(t *testing.T) {
 				// The control: the same edit, the second layer off.
 				editPlan(t, plan, "linux/bwrap.args", []byte(strings.Join(secondLayerOff(edited), "\n")))
 				w.chown()
+				w.trust(plan)
 				code, out, errOut = w.srt("run", "--plan", plan, "--", "/bin/sh", "-c", script)
 				if b, err := os.ReadFile(outside); code != 0 || out != "started\n" || err != nil || string(b) != "x\n" {
 					t.Fatalf("control: the edit with @landlock off should let the write through: exit %d, stdout %q, %s: %q %v\n%s", code, out, outside, b, err, errOut)

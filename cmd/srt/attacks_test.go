@@ -178,6 +178,39 @@ type attack struct {
 	noControl bool
 }
 
+// widenPlan edits plan/ in the project so that it lets the command write
+// anywhere (both layers: with its mounts alone widened, srt refuses the
+// plan, TestLayersDisagree), checksum recomputed.
+const widenPlan = `sed -i -e 's|^--ro-bind / /$|--bind / /|' -e 's|^@landlock grant=.*|@landlock off|' -e '/^@landlock-write/d' plan/linux/bwrap.args && h=$(sha256sum plan/linux/bwrap.args | cut -d' ' -f1) && sed -i "s|\"linux/bwrap.args\": \"[0-9a-f]*\"|\"linux/bwrap.args\": \"$h\"|" plan/plan.json`
+
+// escapedJudge: a run wrote the file outside every write root.
+func escapedJudge(w *world) string {
+	if _, err := os.Stat(w.escaped); err == nil {
+		return "a later run of the plan wrote outside its write roots"
+	}
+	return ""
+}
+
+// compilePlan compiles the world's s.json into plan/ with srtc, as the
+// user would (srtc trusts what it writes outside a sandbox).
+func (w *world) compilePlan() {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := w.command(ctx, os.Getenv("SRTC"), "compile", "-o", "plan", "s.json").CombinedOutput(); err != nil {
+		w.t.Fatalf("srtc compile: %v %s", err, out)
+	}
+}
+
+// trust trusts the plan directory plan, as the world's user would after
+// reviewing it (srt trust).
+func (w *world) trust(plan string) {
+	w.t.Helper()
+	if code, _, errOut := w.srt("trust", plan); code != 0 {
+		w.t.Fatalf("srt trust %s: exit %d\n%s", plan, code, errOut)
+	}
+}
+
 // inSandbox runs script with srt under settings (a file of the world),
 // or on the host for the control; it returns srt's standard error.
 func (w *world) inSandbox(sandboxed bool, settings, script string) string {
@@ -203,32 +236,58 @@ func gitRepo(w *world, dir string) {
 
 var attacks = []attack{
 	{
+		// The run under the plan cannot write it (the plan in use is
+		// read-only); the control shows the edit, once trusted, widens
+		// the plan.
 		name: "plan rewritten in a write root",
 		setup: func(w *world) {
 			w.write("s.json", writeProject)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if out, err := w.command(ctx, os.Getenv("SRTC"), "compile", "-o", "plan", "s.json").CombinedOutput(); err != nil {
-				w.t.Fatalf("srtc compile: %v %s", err, out)
-			}
+			w.compilePlan()
 		},
 		steps: func(w *world, sandboxed bool) {
-			// Both layers: with its mounts alone widened, srt would refuse
-			// the plan (TestLayersDisagree).
-			edit := `sed -i -e 's|^--ro-bind / /$|--bind / /|' -e 's|^@landlock grant=.*|@landlock off|' -e '/^@landlock-write/d' plan/linux/bwrap.args && h=$(sha256sum plan/linux/bwrap.args | cut -d' ' -f1) && sed -i "s|\"linux/bwrap.args\": \"[0-9a-f]*\"|\"linux/bwrap.args\": \"$h\"|" plan/plan.json`
 			if sandboxed {
-				w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", edit)
+				w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", widenPlan)
 			} else {
-				w.sh(edit)
+				w.sh(widenPlan)
+				w.trust("plan")
 			}
 			w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", "echo out > $BASE/escaped")
 		},
-		judge: func(w *world) string {
-			if _, err := os.Stat(w.escaped); err == nil {
-				return "the next run of the plan wrote outside its write roots"
-			}
-			return ""
+		judge: escapedJudge,
+	},
+	{
+		// A run under other settings may write the committed plan (it is
+		// in its write roots, and not in use): srt run --plan then
+		// refuses it, since this machine never trusted what it holds.
+		name: "plan rewritten by a run under other settings",
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			w.compilePlan()
 		},
+		steps: func(w *world, sandboxed bool) {
+			if sandboxed {
+				w.inSandbox(true, "s.json", widenPlan)
+			} else {
+				w.sh(widenPlan)
+				w.trust("plan")
+			}
+			w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", "echo out > $BASE/escaped")
+		},
+		judge: escapedJudge,
+	},
+	{
+		// The sandbox rewrites the plan and trusts it with srt itself:
+		// the record of trusted plans is read-only in every sandbox.
+		name: "a plan rewritten and trusted by a sandbox",
+		setup: func(w *world) {
+			w.write("s.json", strings.Replace(writeProject, `"."`, `"~"`, 1))
+			w.compilePlan()
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", widenPlan+" && "+w.bin+" trust plan")
+			w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", "echo out > $BASE/escaped")
+		},
+		judge: escapedJudge,
 	},
 	{
 		name:  "settings file in a write root",

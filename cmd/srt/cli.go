@@ -20,6 +20,7 @@ import (
 	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/sandbox"
+	"srt.dev/runtime/trust"
 	"srt.dev/runtime/violations"
 	"srt.dev/schema/builtin"
 )
@@ -27,6 +28,7 @@ import (
 const usage = `Usage: srt [options] [--] command [args...]
        srt [options] -c 'shell command'
        srt run --plan DIR [--dry-run] [options] [--] command [args...]
+       srt trust DIR...
        srt doctor
        srt quarantine list|release ID...|drop ID...|check
        srt proxy (--listen HOST:PORT | --listen-fd N) --decider-fd N [options]
@@ -61,7 +63,10 @@ Options (recognised before the first command word or "--"):
 
 srt run runs a directory written by 'srtc compile' (it checks the files'
 checksums first), with the options above but --settings; --dry-run prints
-the bubblewrap command line instead.
+the bubblewrap command line instead. It runs only a plan this machine
+trusts: one srtc compile wrote here, or one trusted with srt trust DIR
+after review (a sandboxed run that can write the directory can rewrite
+a plan, checksums included).
 srt doctor checks what this host allows and says how to fix what it does not.
 srt quarantine lists, puts back or deletes the protected names (git hooks
 and configuration, shell start-up files, editor settings) that a sandboxed
@@ -70,7 +75,7 @@ checks again, without limits, a tree whose check after a run could not
 vouch for everything.
 srt proxy runs only the HTTP proxy, with an external program deciding each
 request (srt proxy --help).
-To run a program called run, doctor, quarantine or proxy, write srt -- run.
+To run a program called run, trust, doctor, quarantine or proxy, write srt -- run.
 
 Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...); 125 when the check
@@ -248,6 +253,8 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			return 0, fail("srt doctor takes no arguments (got %q)", args[1]).also(strings.TrimSuffix(doctorUsage, "\n"))
 		case "quarantine":
 			return quarantineCmd(args[1:], stdout, stderr), nil
+		case "trust":
+			return trustCmd(args[1:], stdout, stderr), nil
 		case "proxy":
 			return proxyCmd(args[1:], stdout, stderr), nil
 		case "run":
@@ -372,6 +379,9 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	}
 	m, files, err := artifact.Read(os.DirFS(dir), dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := planTrusted(dir, m.Digest, so.DryRun, so.Stderr); err != nil {
 		return nil, err
 	}
 	// The profile as checked, and only if the plan lists it; otherwise
@@ -608,4 +618,62 @@ func checkLimits(getenv func(string) string) (*quarantine.Limits, error) {
 		lim.Time = time.Duration(n) * time.Second
 	}
 	return &lim, nil
+}
+
+// planTrusted refuses a plan this machine does not trust (runtime/trust):
+// a sandboxed run that could write its directory could have rewritten
+// it, checksums included. A dry run only warns: it runs nothing.
+func planTrusted(dir, digest string, dryRun bool, stderr io.Writer) error {
+	ok, err := trust.Trusted(digest)
+	if ok {
+		return nil
+	}
+	why := ""
+	if err != nil {
+		why = fmt.Sprintf(" (the record of trusted plans cannot be read: %v)", err)
+	}
+	msg := fmt.Sprintf("the plan in %s is not trusted on this machine%s: its plan.json (sha256 %s) was not written here by srtc compile, nor trusted with srt trust since it last changed, and a sandboxed run that could write %s can rewrite a plan, checksums included", dir, why, digest, dir)
+	if dryRun {
+		fmt.Fprintf(stderr, "srt: warning: %s; srt run would refuse it\n", msg)
+		return nil
+	}
+	return fail("%s.", msg).also(fmt.Sprintf("Review it (git diff %s, srtc explain %s), then trust it: srt trust %s", dir, dir, dir))
+}
+
+const trustUsage = `Usage: srt trust DIR...
+
+Records each plan directory (written by srtc compile) as trusted on this
+machine: srt run --plan runs only such plans. Review a plan before you
+trust it (git diff DIR, srtc explain DIR): a sandboxed run that could
+write the directory could have rewritten it, checksums included. A plan
+is trusted by its content (the SHA-256 of its plan.json, which holds the
+checksum of every other file): after any change, trust it again.
+srtc compile trusts what it writes, when run outside a sandbox.
+`
+
+// trustCmd is srt trust DIR...
+func trustCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+		if len(args) == 0 {
+			fmt.Fprint(stderr, trustUsage)
+			return 2
+		}
+		fmt.Fprint(stdout, trustUsage)
+		return 0
+	}
+	code := 0
+	for _, dir := range args {
+		m, _, err := artifact.Read(os.DirFS(dir), dir)
+		if err == nil {
+			abs, _ := filepath.Abs(dir)
+			err = trust.Trust(m.Digest, abs, "srt trust")
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %s: %v\n", dir, err)
+			code = 1
+			continue
+		}
+		fmt.Fprintf(stdout, "srt: trusted the plan in %s (plan.json sha256 %s): srt run --plan runs it on this machine\n", dir, m.Digest)
+	}
+	return code
 }

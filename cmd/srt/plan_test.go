@@ -19,6 +19,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/runtime/trust"
 	"srt.dev/schema"
 )
 
@@ -40,7 +41,20 @@ func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 		os.MkdirAll(filepath.Dir(filepath.Join(plan, n)), 0o755)
 		os.WriteFile(filepath.Join(plan, n), files[n], 0o644)
 	}
+	trustPlan(t, plan, files["plan.json"])
 	return plan
+}
+
+// trustPlan records the plan as trusted where srt run in-process by srt()
+// (HOME the plan's parent) looks, as srtc compile would have, or srt
+// trust after a review. Tests that run srt as another process trust
+// their plans with srt trust.
+func trustPlan(t testing.TB, plan string, planJSON []byte) {
+	t.Helper()
+	t.Setenv("HOME", filepath.Dir(plan))
+	if err := trust.Trust(artifact.Digest(planJSON), plan, "test"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // editPlan replaces (or with nil, removes) a file of the plan and updates
@@ -67,6 +81,7 @@ func editPlan(t testing.TB, plan, name string, b []byte) {
 	}
 	raw, _ = json.MarshalIndent(m, "", "  ")
 	os.WriteFile(filepath.Join(plan, "plan.json"), raw, 0o644)
+	trustPlan(t, plan, raw)
 }
 
 func hostArch(t *testing.T) seccomp.Arch {
@@ -268,5 +283,43 @@ func TestSettingsAndPlanAgree(t *testing.T) {
 	}
 	if !strings.Contains(fromPlan, "--seccomp\n3\n") || !strings.Contains(fromPlan, "--tmpfs\n"+dir+"/.ssh") && !strings.Contains(fromPlan, "--ro-bind\n/dev/null\n"+dir+"/secret.env\n") {
 		t.Errorf("unexpected argv:\n%s", fromPlan)
+	}
+}
+
+// TestPlanTrust: srt run --plan runs a plan this machine trusts (srtc
+// compile wrote it here, or srt trust after a review), refuses one that
+// changed since, saying what to do, and runs it once trusted again; a dry
+// run only warns.
+func TestPlanTrust(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	plan := writePlan(t, dir, planSettings, artifact.Options{})
+	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran"); code != 0 || out != "ran\n" {
+		t.Fatalf("a trusted plan: exit %d %q\n%s", code, out, errOut)
+	}
+	// A change with its checksum recomputed, not trusted.
+	args, _ := os.ReadFile(filepath.Join(plan, "linux/bwrap.args"))
+	args = append(args, "# a comment\n"...)
+	os.WriteFile(filepath.Join(plan, "linux/bwrap.args"), args, 0o644)
+	raw, _ := os.ReadFile(filepath.Join(plan, "plan.json"))
+	sum := sha256.Sum256(args)
+	raw = regexp.MustCompile(`("linux/bwrap.args": ")[0-9a-f]+`).ReplaceAll(raw, []byte("${1}"+hex.EncodeToString(sum[:])))
+	os.WriteFile(filepath.Join(plan, "plan.json"), raw, 0o644)
+	code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran")
+	if code != 1 || out != "" || !strings.Contains(errOut, "is not trusted on this machine") || !strings.Contains(errOut, "srt trust "+plan) {
+		t.Fatalf("an untrusted plan: exit %d %q\n%s", code, out, errOut)
+	}
+	code, out, errOut = srt(t, dir, "", "run", "--plan", plan, "--dry-run", "--", "true")
+	if code != 0 || !strings.Contains(out, "--unshare-net") || !strings.Contains(errOut, "srt run would refuse it") {
+		t.Errorf("a dry run of an untrusted plan: exit %d\n%s", code, errOut)
+	}
+	if code, out, errOut := srt(t, dir, "", "trust", plan); code != 0 || !strings.Contains(out, "trusted the plan in "+plan) {
+		t.Fatalf("srt trust: exit %d %q\n%s", code, out, errOut)
+	}
+	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran"); code != 0 || out != "ran\n" {
+		t.Errorf("a plan trusted again: exit %d %q\n%s", code, out, errOut)
+	}
+	if code, _, errOut := srt(t, dir, "", "trust", filepath.Join(dir, "absent")); code != 1 || !strings.Contains(errOut, "absent") {
+		t.Errorf("srt trust of no plan: exit %d\n%s", code, errOut)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/seatbelt"
+	"srt.dev/runtime/trust"
 	"srt.dev/schema"
 )
 
@@ -104,6 +105,13 @@ func (c *compileCmd) Run(s streams) error {
 		}
 	}
 	fmt.Fprintf(s.stdout, "%s: wrote %d files to %s\n", name, len(files), c.Out)
+	// What the user compiled here is trusted to run here (srt run --plan
+	// runs no other plan); inside a sandbox srt's state is read-only, and
+	// the plan is not.
+	abs, _ := filepath.Abs(c.Out)
+	if err := trust.Trust(artifact.Digest(files["plan.json"]), abs, "srtc compile"); err != nil {
+		fmt.Fprintf(s.stderr, "srtc: note: %s is not recorded as trusted on this machine (%v): srt run --plan refuses it until you review it and run srt trust %s\n", c.Out, err, c.Out)
+	}
 	return nil
 }
 

@@ -23,6 +23,9 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("SRT_UPDATE") == "1",
 		Setup: func(env *testscript.Env) error {
+			// srt's state (the plans srtc compile trusts) in the script's
+			// own directory.
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			// The realistic project settings and their tests, for the
 			// review_ scripts: $WORK/agent-project.
 			return copyDir(filepath.Join("testdata", "agent-project"), filepath.Join(env.WorkDir, "agent-project"))

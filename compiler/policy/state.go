@@ -26,6 +26,9 @@ const (
 	StateRegistry StateKind = "registry"
 	// StateAuditLog is the audit log srt writes for the run (--audit-log).
 	StateAuditLog StateKind = "audit-log"
+	// StateTrust records the plans the user trusts to run (srt run
+	// --plan runs no other).
+	StateTrust StateKind = "trust"
 	// StateQuarantine holds what earlier runs wrote and srt moved out of
 	// the user's tree: hidden, not even readable.
 	StateQuarantine StateKind = "quarantine"
@@ -46,6 +49,7 @@ var SrtState = []StateRule{
 	{StateCache, false, "compiled policies and what earlier checks saw of the write roots"},
 	{StateRegistry, false, "the runs' records, scratch space and snapshots, which the check after a run trusts"},
 	{StateAuditLog, false, "the audit log of the run"},
+	{StateTrust, false, "the record of the plans the user trusts: a sandbox that could add to it could have a plan it rewrote run"},
 	{StateQuarantine, true, "what earlier runs wrote and srt moved away: a sandbox must not read it, since it may hold another run's secrets, nor plant an item for the user to release"},
 }
 

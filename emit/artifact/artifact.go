@@ -51,6 +51,9 @@ type Manifest struct {
 	// Concrete, when set, is the host linux/bwrap.args was written for;
 	// srt runs such a plan only there.
 	Concrete *Options `json:"concrete,omitempty"`
+	// Digest is the plan's identity, set by Read: Digest of the plan.json
+	// read, whose checksums every file read was checked against.
+	Digest string `json:"-"`
 }
 
 // Options ask for the concrete form of linux/bwrap.args for one host: the
@@ -164,4 +167,11 @@ func concreteOK(pl bwrap.Plan, o Options) error {
 		}
 	}
 	return nil
+}
+
+// Digest is the identity of a plan: the SHA-256 (hex) of its plan.json,
+// which holds the checksum of every other file.
+func Digest(planJSON []byte) string {
+	sum := sha256.Sum256(planJSON)
+	return hex.EncodeToString(sum[:])
 }

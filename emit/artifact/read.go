@@ -56,5 +56,6 @@ func Read(fsys fs.FS, dir string) (*Manifest, Files, error) {
 		}
 		files[f] = got
 	}
+	m.Digest = Digest(b)
 	return &m, files, nil
 }

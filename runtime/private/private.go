@@ -20,6 +20,12 @@ func Dir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	return Check(dir)
+}
+
+// Check checks, without creating anything, that dir and its parent belong
+// to this user and that nobody else can write to them.
+func Check(dir string) error {
 	for _, d := range []string{dir, filepath.Dir(dir)} {
 		var st unix.Stat_t
 		if err := unix.Lstat(d, &st); err != nil {

@@ -21,6 +21,7 @@ import (
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/trust"
 )
 
 // osRun is what the Linux steps of a run need (see run): the plan
@@ -264,6 +265,9 @@ func (r *run) state() map[policy.StateKind][]string {
 		out[k] = append(out[k], v...)
 	}
 	out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.Dir, r.reg.TreeCache())
+	if d, err := trust.Dir(); err == nil {
+		out[policy.StateTrust] = append(out[policy.StateTrust], d)
+	}
 	out[policy.StateQuarantine] = append(out[policy.StateQuarantine], r.store.Dir)
 	return out
 }

@@ -12,6 +12,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/trust"
 )
 
 // defaults fills in what Options leave to this process (hostDefaults).
@@ -27,6 +28,9 @@ func darwinState(in map[policy.StateKind][]string) map[policy.StateKind][]string
 	}
 	if q, err := quarantine.DefaultDir(); err == nil {
 		out[policy.StateQuarantine] = append(out[policy.StateQuarantine], q)
+	}
+	if d, err := trust.Dir(); err == nil {
+		out[policy.StateTrust] = append(out[policy.StateTrust], d)
 	}
 	for k, v := range out {
 		for i, p := range v {
