@@ -5,6 +5,7 @@ package resolve
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -158,5 +159,23 @@ func TestWriteRootSwappedForLink(t *testing.T) {
 		if _, err := os.Stat(work + ".was/f"); err != nil {
 			t.Errorf("uid %d: the write is not in the directory srt opened: %v", uid, err)
 		}
+	}
+}
+
+// TestTooManyProtectedNames: a working directory with more protected
+// names within the scan's depth than bubblewrap takes binds (what a run
+// that planted a .bashrc in every directory leaves) is refused, saying
+// what the scan found and what to do.
+func TestTooManyProtectedNames(t *testing.T) {
+	home, cwd := project(t)
+	for i := range 3000 {
+		d := filepath.Join(cwd, "many", "d"+strconv.Itoa(i))
+		os.MkdirAll(d, 0o755)
+		os.WriteFile(filepath.Join(d, ".bashrc"), []byte("x"), 0o644)
+	}
+	_, err := Resolve(plan(t, `{`+linksNetwork+`, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`),
+		Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3})
+	if err == nil || !strings.Contains(err.Error(), "srt quarantine check") || !strings.Contains(err.Error(), "found 30") {
+		t.Errorf("Resolve = %v; want a refusal that names the scan and what to do", err)
 	}
 }

@@ -198,6 +198,11 @@ func (r *resolver) resolve(steps []bwrap.Step) (*Result, error) {
 		}
 	}
 	if len(r.res.Args) > MaxArgs {
+		if n := len(r.scanDenies); n > MaxArgs/8 {
+			// Names the scan found, one bind each: a sandboxed run may
+			// have left them (a shell start-up file in every directory).
+			return nil, fmt.Errorf("resolve: %d bubblewrap arguments, and bubblewrap accepts at most %d: the scan for protected names found %d below %s (such as %q), each bound read-only on its own. If a sandboxed run wrote them, run \"srt quarantine check\" (it moves what runs left unchecked) or remove them; otherwise lower mandatoryDenySearchDepth", len(r.res.Args), MaxArgs, n, r.h.Cwd, r.scanDenies[0])
+		}
 		return nil, fmt.Errorf("resolve: %d bubblewrap arguments; bubblewrap accepts at most %d (narrow the globs or the lists)", len(r.res.Args), MaxArgs)
 	}
 	return r.res, nil

@@ -109,7 +109,9 @@ type Options struct {
 	// LinuxPlan is the compiled Linux plan to run as it is (srt run
 	// --plan); nil means the plan compiled from the Manager's policy. The
 	// policy still decides the network (what the proxies allow); the plan
-	// decides the sandbox. macOS ignores it.
+	// decides the sandbox. macOS ignores it. Whether to trust a plan read
+	// from a directory is the caller's decision: srt run --plan asks
+	// runtime/trust.
 	LinuxPlan *LinuxPlan
 	// SeatbeltProfile is the macOS profile to run (a reviewed
 	// macos/profile.sb); nil means the one emitted from the policy. Linux
