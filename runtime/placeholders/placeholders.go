@@ -39,6 +39,10 @@ type Registry struct {
 	// TmpDir holds the runs' temporary directories (see Tmp); "" means
 	// none. Like Dir, it is private to the user.
 	TmpDir string
+	// UncheckedDir holds the trees whose check could not vouch for
+	// everything (see Unchecked), with their snapshots: it outlives a
+	// reboot, unlike Dir (often in $XDG_RUNTIME_DIR); "" means Dir.
+	UncheckedDir string
 }
 
 // Default returns the registry in srt's own directory:
@@ -59,6 +63,9 @@ func Default() (*Registry, error) {
 		base = filepath.Join("/tmp", "srt-"+strconv.Itoa(os.Getuid()))
 	}
 	r := &Registry{Dir: filepath.Join(base, "placeholders"), TmpDir: filepath.Join(perUser, "tmp")}
+	if state, err := stateDir(); err == nil {
+		r.UncheckedDir = filepath.Join(state, "unchecked")
+	}
 	if err := r.ensure(); err != nil {
 		return nil, err
 	}
@@ -68,6 +75,27 @@ func Default() (*Registry, error) {
 // ensure creates the directory, refusing one that another user controls:
 // someone else could plant records naming files to delete.
 func (r *Registry) ensure() error { return private.Dir(r.Dir) }
+
+// stateDir is srt's directory of state that outlives a reboot:
+// $XDG_STATE_HOME/srt, or ~/.local/state/srt.
+func stateDir() (string, error) {
+	if s := os.Getenv("XDG_STATE_HOME"); s != "" {
+		return filepath.Join(s, "srt"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "srt"), nil
+}
+
+// uncheckedDir is where the unchecked trees are recorded (UncheckedDir).
+func (r *Registry) uncheckedDir() string {
+	if r.UncheckedDir != "" {
+		return r.UncheckedDir
+	}
+	return r.Dir
+}
 
 // Run is one registered sandbox run.
 type Run struct {
@@ -421,7 +449,8 @@ const MoveTime = 10 * time.Second
 // ownsSnapshot reports whether snap is a snapshot file the registry made.
 func (r *Registry) ownsSnapshot(snap string) bool {
 	base := filepath.Base(snap)
-	return filepath.Dir(snap) == r.Dir && (strings.HasPrefix(base, "run-") || strings.HasPrefix(base, uncheckedPrefix)) && strings.HasSuffix(base, ".snap")
+	dir := filepath.Dir(snap)
+	return strings.HasSuffix(base, ".snap") && (dir == r.Dir && strings.HasPrefix(base, "run-") || dir == r.uncheckedDir() && strings.HasPrefix(base, uncheckedPrefix))
 }
 
 // An Unchecked is a tree a run's check could not vouch for: until srt
@@ -462,7 +491,10 @@ func (run *Run) Unchecked(why []string) error {
 func (r *Registry) leaveUnchecked(record string, c quarantine.Spec, dir string, why []string) error {
 	base := uncheckedPrefix + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(record), "run-"), ".json")
 	if c.Snapshot != "" && !strings.HasPrefix(filepath.Base(c.Snapshot), uncheckedPrefix) {
-		snap := filepath.Join(r.Dir, base+".snap")
+		if err := private.Dir(r.uncheckedDir()); err != nil {
+			return err
+		}
+		snap := filepath.Join(r.uncheckedDir(), base+".snap")
 		if err := os.Rename(c.Snapshot, snap); err != nil {
 			return err
 		}
@@ -473,7 +505,10 @@ func (r *Registry) leaveUnchecked(record string, c quarantine.Spec, dir string, 
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(r.Dir, ".unchecked-*")
+	if err := private.Dir(r.uncheckedDir()); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(r.uncheckedDir(), ".unchecked-*")
 	if err != nil {
 		return err
 	}
@@ -482,12 +517,16 @@ func (r *Registry) leaveUnchecked(record string, c quarantine.Spec, dir string, 
 		os.Remove(f.Name())
 		return err
 	}
-	return os.Rename(f.Name(), filepath.Join(r.Dir, base+".json"))
+	return os.Rename(f.Name(), filepath.Join(r.uncheckedDir(), base+".json"))
 }
 
 // UncheckedTrees are the trees left unchecked, oldest first.
 func (r *Registry) UncheckedTrees() ([]Unchecked, error) {
-	entries, err := os.ReadDir(r.Dir)
+	dir := r.uncheckedDir()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +535,7 @@ func (r *Registry) UncheckedTrees() ([]Unchecked, error) {
 		if !strings.HasPrefix(e.Name(), uncheckedPrefix) || !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		p := filepath.Join(r.Dir, e.Name())
+		p := filepath.Join(dir, e.Name())
 		f, err := os.Open(p)
 		if err != nil {
 			continue

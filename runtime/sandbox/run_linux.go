@@ -19,6 +19,7 @@ import (
 	"srt.dev/runtime/credentials"
 	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/placeholders"
+	"srt.dev/runtime/private"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/trust"
@@ -46,6 +47,9 @@ type osRun struct {
 	// when this run cannot report them.
 	ll       *landlockAudit
 	llOpened chan *landlockAudit
+	// trustDir records the plans the user trusts ("" when there is no
+	// home for it).
+	trustDir string
 	// Scratch space of the run ("" when not made): the source of
 	// placeholder directories, TMPDIR, the trust bundle's directory,
 	// the masked credential files' directory.
@@ -108,6 +112,7 @@ func (r *run) prepare() error {
 	if r.self, err = os.Executable(); err != nil {
 		return err
 	}
+	r.trustDir, _ = trust.Dir()
 	// Which program is the init step is read from its build information
 	// while the rest is prepared; bubblewrap's start waits for it.
 	initProg := make(chan string, 1)
@@ -241,6 +246,17 @@ func (r *run) prepareHost(steps *[]bwrap.Step) error {
 	if err != nil {
 		return fmt.Errorf("the quarantine for protected names written in the sandbox is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
 	}
+	// srt's other state there exists before the sandbox starts, so that
+	// it is bound read-only: a directory made meanwhile (another run's
+	// unchecked tree, a plan trusted) would be the command's to change.
+	for _, d := range []string{r.reg.UncheckedDir, r.trustDir} {
+		if d == "" {
+			continue
+		}
+		if err := private.Dir(d); err != nil {
+			return fmt.Errorf("srt's state is not usable: %w (set XDG_STATE_HOME to a directory of your own)", err)
+		}
+	}
 	// The command's TMPDIR: a directory of this run, bound where the plan
 	// says, removed with the other scratch directories.
 	for _, s := range *steps {
@@ -265,8 +281,11 @@ func (r *run) state() map[policy.StateKind][]string {
 		out[k] = append(out[k], v...)
 	}
 	out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.Dir, r.reg.TreeCache())
-	if d, err := trust.Dir(); err == nil {
-		out[policy.StateTrust] = append(out[policy.StateTrust], d)
+	if r.reg.UncheckedDir != "" {
+		out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.UncheckedDir)
+	}
+	if r.trustDir != "" {
+		out[policy.StateTrust] = append(out[policy.StateTrust], r.trustDir)
 	}
 	out[policy.StateQuarantine] = append(out[policy.StateQuarantine], r.store.Dir)
 	return out
