@@ -2,26 +2,40 @@
 
 // Package placeholders removes the mount points bubblewrap creates in the
 // user's tree for protected names that do not exist yet (an absent .bashrc
-// is kept from being created by binding /dev/null onto it, and bubblewrap
-// must create the file to mount onto it).
+// is kept from being created by binding an empty read-only directory onto
+// it, and bubblewrap must create the directory to mount onto it).
 //
-// Every run registers its placeholders in a manifest before the sandbox
+// Every run registers its placeholders in a record before the sandbox
 // starts and holds an exclusive lock on it while it runs. The kernel drops
 // the lock when the process dies, however it dies, so a later Sweep knows
 // the run is over. Placeholders are removed only when no registered run is
 // alive, because a mount point unlinked on the host is detached from every
 // sandbox that still relies on it; and only while they are still what
 // bubblewrap made: an empty regular file or an empty directory.
+//
+// The registry's directory holds:
+//
+//	run-*.json     the runs' records, each locked by its run while it lives;
+//	               one version of the record a line, the last in force
+//	run-*.snap     what a run's write roots held before its command started
+//	new-*.json     a record Begin is making, which sweeps pass over
+//	scratch-*      the runs' scratch directories
+//	registry.lock  taken by Begin to name a record, by a sweep to remove
+//	               placeholders (write-only: no sandbox can open it)
+//	check.lock     one check of a killed run at a time (write-only too)
 package placeholders
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,6 +115,7 @@ func (r *Registry) uncheckedDir() string {
 type Run struct {
 	r     *Registry
 	file  *os.File // locked while the run lives
+	path  string   // the record's name (run-*.json)
 	paths []string
 	rec   record
 }
@@ -165,7 +180,7 @@ func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir s
 	}
 	if err := run.Set(paths, check, dir, scratch...); err != nil {
 		run.file.Close()
-		os.Remove(run.file.Name())
+		os.Remove(run.path)
 		return nil, err
 	}
 	return run, nil
@@ -174,24 +189,122 @@ func (r *Registry) RegisterChecked(paths []string, check *quarantine.Spec, dir s
 // Begin registers a run before it looks at the tree (its record locked,
 // still empty; Set fills it in): from then on, no sweep removes a
 // placeholder that the run may find and rely on.
+//
+// The record is made under a name sweeps pass over (new-*.json), locked
+// and written there, and only then given its name (run-*.json), under
+// the registry's lock: a sweep never finds a record that is not locked
+// yet, which it would take for one whose run has ended; and one that is
+// removing the placeholders of ended runs has either seen this run alive
+// or finished before the run looks at the tree.
 func (r *Registry) Begin() (*Run, error) {
-	f, err := os.CreateTemp(r.Dir, "run-*.json")
+	for range 3 {
+		run, err := r.begin()
+		if !errors.Is(err, errAbandoned) {
+			return run, err
+		}
+		// A sweep took the record, not locked for a minute, for one
+		// whose run was killed: make another.
+	}
+	return nil, errAbandoned
+}
+
+// errAbandoned is Begin's record removed by a sweep before it was locked.
+var errAbandoned = errors.New("the new record was removed before it was locked")
+
+func (r *Registry) begin() (*Run, error) {
+	f, suffix, err := r.create()
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+	if testHooks.created != nil {
+		testHooks.created()
+	}
+	fail := func(err error) (*Run, error) {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return fail(err)
 	}
 	run := &Run{r: r, file: f}
 	if err := run.write(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
+		return fail(err)
 	}
+	unlock, err := r.lock(unix.LOCK_SH)
+	if err != nil {
+		return fail(err)
+	}
+	defer unlock()
+	// link, not rename: it never replaces another run's record.
+	run.path = filepath.Join(r.Dir, "run-"+suffix+".json")
+	if err := os.Link(f.Name(), run.path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = errAbandoned
+		}
+		return fail(err)
+	}
+	os.Remove(f.Name())
 	return run, nil
 }
+
+// create makes a new record file (new-SUFFIX.json), opened for appending.
+func (r *Registry) create() (*os.File, string, error) {
+	for range 100 {
+		suffix := strconv.FormatUint(uint64(rand.Uint32()), 10)
+		f, err := os.OpenFile(filepath.Join(r.Dir, "new-"+suffix+".json"), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err == nil {
+			// Nor may the run's own name be taken already.
+			if _, err := os.Lstat(filepath.Join(r.Dir, "run-"+suffix+".json")); err == nil {
+				f.Close()
+				os.Remove(f.Name())
+				continue
+			}
+		}
+		return f, suffix, err
+	}
+	return nil, "", fmt.Errorf("no free name for a record in %s", r.Dir)
+}
+
+// lock takes the registry's lock (registry.lock): shared by runs giving
+// their records a name (Begin), exclusive for a sweep that removes the
+// placeholders of ended runs. Its mode (write-only) keeps every sandbox
+// from opening it (the registry is read-only there): no command can hold
+// it to stall the runs or the sweeps of others. It waits at most
+// lockWait.
+func (r *Registry) lock(how int) (unlock func(), err error) {
+	name := filepath.Join(r.Dir, "registry.lock")
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o200)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm() != 0o200 {
+		f.Chmod(0o200)
+	}
+	deadline := time.Now().Add(lockWait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 20*time.Millisecond) {
+		err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", name, err)
+		}
+		time.Sleep(pause)
+	}
+}
+
+// abandoned is how long a sweep lets a new record (new-*.json) stay
+// unlocked before it takes it for one whose run was killed.
+const abandoned = time.Minute
+
+// lockWait bounds how long a run or a sweep waits for the registry's lock
+// (held for the time it takes to remove a few placeholders).
+const lockWait = 30 * time.Second
 
 // Set records the placeholders, the check and the scratch directories of
 // a run that Begin registered, before its sandbox starts.
@@ -206,15 +319,39 @@ func (run *Run) Set(paths []string, check *quarantine.Spec, dir string, scratch 
 	return run.write()
 }
 
+// write appends the record to the run's file. A record file holds one
+// version of the record a line, the last complete one in force
+// (readRecord): it is never truncated, so that srt killed in the middle
+// of a write leaves the version before, never an empty record.
 func (run *Run) write() error {
-	f := run.file
-	if err := f.Truncate(0); err != nil {
+	return appendRecord(run.file, run.rec)
+}
+
+func appendRecord(f *os.File, rec record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
 		return err
 	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return err
+	// The line starts with a newline too: one cut short before it ends
+	// stays a line of its own, which does not decode.
+	_, err = f.Write(append(append([]byte{'\n'}, b...), '\n'))
+	return err
+}
+
+// readRecord reads the record in force in f: the last line that decodes.
+func readRecord(f *os.File) (record, bool) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxRecord))
+	if err != nil {
+		return record{}, false
 	}
-	return json.NewEncoder(f).Encode(run.rec)
+	lines := bytes.Split(b, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		var rec record
+		if len(lines[i]) > 0 && json.Unmarshal(lines[i], &rec) == nil {
+			return rec, true
+		}
+	}
+	return record{}, false
 }
 
 // Snapshot records what the write roots held before the command
@@ -225,7 +362,7 @@ func (run *Run) Snapshot(s *quarantine.Snapshot) error {
 	if run.rec.Check == nil {
 		return errors.New("the run has no check")
 	}
-	p := strings.TrimSuffix(run.file.Name(), ".json") + ".snap"
+	p := strings.TrimSuffix(run.path, ".json") + ".snap"
 	if err := s.WriteFile(p); err != nil {
 		return err
 	}
@@ -254,7 +391,7 @@ func (run *Run) Checked(keep string) error {
 func (r *Registry) TreeCache() string { return filepath.Join(filepath.Dir(r.Dir), "trees") }
 
 // Record is the path of the run's record.
-func (run *Run) Record() string { return run.file.Name() }
+func (run *Run) Record() string { return run.path }
 
 // WaitEnded waits until no process holds the lock of the record at path
 // (its run has ended), for at most 5 seconds. A record already removed has
@@ -293,42 +430,69 @@ func (run *Run) Release() (pending bool, err error) {
 // (quarantine.Check, which walks its write roots) is done only with
 // checks; without, such a run is left whole for a sweep that does, and
 // pending reports it (start a reaper: see Reap in runtime/sandbox).
+//
+// A record goes only once what it names is gone: a placeholder that
+// cannot be removed yet stays in it for a later sweep.
 func (r *Registry) Sweep(checks bool) (pending bool, err error) {
-	entries, err := os.ReadDir(r.Dir)
+	dead, alive, pending, err := r.ended(checks)
 	if err != nil {
 		return false, err
 	}
-	type ended struct {
-		file *os.File
-		rec  record
+	// A run's scratch and temporary directories serve its sandbox alone:
+	// they go as soon as it has ended.
+	var errs []error
+	checked := false
+	for _, d := range dead {
+		if d.rec.Check != nil {
+			if err := r.checkDead(d.file); err != nil {
+				// The check could not be done, nor the tree recorded as
+				// unchecked: the run stays owed, its placeholders too.
+				errs = append(errs, err)
+				pending = true
+			}
+			checked = true
+		}
+		errs = append(errs, r.removeScratch(d.rec))
+		d.file.Close()
 	}
-	var dead []ended
-	defer func() {
-		for _, d := range dead {
-			d.file.Close()
-		}
-	}()
-	alive := false
+	if alive && !checked {
+		// A placeholder unlinked on the host is detached from every
+		// sandbox that relies on it: they wait until no run is alive
+		// (the last run to end sees the others ended).
+		return pending, errors.Join(errs...)
+	}
+	// Looked at again under the registry's lock, with the runs' checks
+	// done: a run that ended meanwhile is seen ended, one that began is
+	// seen alive.
+	p, err := r.removeEnded()
+	return pending || p, errors.Join(append(errs, err)...)
+}
+
+// An endedRun is the record of a run that has ended, open and locked
+// (shared) by the sweep that reads it.
+type endedRun struct {
+	file *os.File
+	rec  record
+}
+
+// ended opens the records of ended runs, but for those whose check is due
+// when the sweep does no checks (pending); alive reports a record locked
+// by its run.
+func (r *Registry) ended(checks bool) (dead []endedRun, alive, pending bool, err error) {
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return nil, false, false, err
+	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), "run-") || !strings.HasSuffix(e.Name(), ".json") {
+		if !isRecord(e.Name()) {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(r.Dir, e.Name()), os.O_RDWR, 0)
-		if err != nil {
+		f, locked := openEnded(filepath.Join(r.Dir, e.Name()))
+		alive = alive || locked
+		if f == nil {
 			continue
 		}
-		// A live run holds its record's lock exclusively; sweepers look
-		// with a shared one, so that a sweep in progress elsewhere never
-		// makes an ended run look alive.
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-			f.Close()
-			alive = true
-			continue
-		}
-		var rec record
-		if err := json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&rec); err != nil {
-			rec = record{} // a record cut short by a crash: nothing to trust
-		}
+		rec, _ := readRecord(f) // one that does not decode names nothing
 		if rec.Check != nil && !checks {
 			// Left whole for a sweep that checks; its sandbox is gone, so
 			// it holds no one else's placeholders back.
@@ -336,40 +500,152 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 			pending = true
 			continue
 		}
-		dead = append(dead, ended{f, rec})
+		dead = append(dead, endedRun{f, rec})
 	}
-	// A run's scratch and temporary directories serve its sandbox alone.
+	return dead, alive, pending, nil
+}
+
+// isRecord reports whether name is a run's record (run-*.json).
+func isRecord(name string) bool {
+	return strings.HasPrefix(name, "run-") && strings.HasSuffix(name, ".json")
+}
+
+// openEnded opens the record at p, locked shared, if its run has ended;
+// alive reports that its run holds it (f is nil then, and when the record
+// is gone). A live run holds its record's lock exclusively; sweepers look
+// with a shared one, so that a sweep in progress elsewhere never makes an
+// ended run look alive.
+func openEnded(p string) (f *os.File, alive bool) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		return nil, false
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, true // EWOULDBLOCK; any other error is taken for it
+	}
+	return f, false
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// removeScratch removes the scratch and temporary directories and the
+// cgroups of an ended run.
+func (r *Registry) removeScratch(rec record) error {
 	var errs []error
-	tmpOK := r.TmpDir != "" && realDir(r.TmpDir)
-	owed := map[*os.File]bool{} // a check that could not be done: the record stays
-	for _, d := range dead {
-		if d.rec.Check != nil {
-			if err := r.checkDead(d.file); err != nil {
-				errs = append(errs, err)
-				owed[d.file] = true
-				pending = true
-			}
+	for _, s := range rec.Scratch {
+		if r.removable(s) {
+			errs = append(errs, private.RemoveAll(s))
 		}
-		for _, s := range d.rec.Scratch {
-			if r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || tmpOK) {
-				errs = append(errs, private.RemoveAll(s))
-			}
+	}
+	errs = append(errs, RemoveCgroups(rec.Cgroups))
+	return errors.Join(errs...)
+}
+
+// removable reports whether s is a scratch directory a sweep removes:
+// one Scratch or Tmp made, in a TmpDir reached through no symlink.
+func (r *Registry) removable(s string) bool {
+	return r.ownsScratch(s) && (filepath.Dir(s) == r.Dir || realDir(r.TmpDir))
+}
+
+// removeEnded removes the placeholders of every ended run, when no run is
+// alive, under the registry's lock (exclusive): no run gives its record a
+// name meanwhile (Begin), so none looks at the tree before this is done.
+// The placeholders of all ended runs go together, deepest first: one
+// run's may lie in another's (.claude, and .claude/commands made by a run
+// that began while the first was alive). A record is removed once what it
+// names is gone; otherwise it is written again with what remains.
+func (r *Registry) removeEnded() (pending bool, err error) {
+	unlock, err := r.lock(unix.LOCK_EX)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil {
+		return false, err
+	}
+	type endedRecord struct {
+		endedRun
+		path string
+	}
+	var dead []endedRecord
+	defer func() {
+		for _, d := range dead {
+			d.file.Close()
 		}
-		errs = append(errs, RemoveCgroups(d.rec.Cgroups))
-	}
-	if alive {
-		// A placeholder unlinked on the host is detached from every
-		// sandbox that relies on it: they wait until no run is alive.
-		return pending, errors.Join(errs...)
-	}
-	for _, d := range dead {
-		errs = append(errs, removeAll(d.rec.Placeholders))
-		if owed[d.file] {
+	}()
+	var paths, waiting []string
+	for _, e := range entries {
+		p := filepath.Join(r.Dir, e.Name())
+		if strings.HasPrefix(e.Name(), "new-") && strings.HasSuffix(e.Name(), ".json") {
+			// A record Begin has not named yet: left by a run killed
+			// before it did, when nothing holds it and it is old enough
+			// (Begin locks it right after making it).
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > abandoned {
+				if f, _ := openEnded(p); f != nil {
+					os.Remove(p)
+					f.Close()
+				}
+			}
 			continue
 		}
-		if err := os.Remove(d.file.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
+		if !isRecord(e.Name()) {
+			continue
 		}
+		f, alive := openEnded(p)
+		if alive {
+			return pending, nil
+		}
+		if f == nil {
+			continue
+		}
+		rec, _ := readRecord(f)
+		if rec.Check != nil {
+			// Its check is due: a sweep with checks removes its
+			// placeholders after it.
+			pending = true
+			waiting = append(waiting, rec.Placeholders...)
+			f.Close()
+			continue
+		}
+		dead = append(dead, endedRecord{endedRun{f, rec}, p})
+		paths = append(paths, rec.Placeholders...)
+	}
+	if testHooks.listed != nil {
+		testHooks.listed()
+	}
+	keep, rerr := removeAll(paths, waiting)
+	errs := []error{rerr}
+	for _, d := range dead {
+		var left record
+		for _, p := range d.rec.Placeholders {
+			if keep[p] {
+				left.Placeholders = append(left.Placeholders, p)
+			}
+		}
+		// What a sweep that saw the run ended could not remove, or one
+		// that saw it alive did not (its own sweep does, and then this).
+		for _, s := range d.rec.Scratch {
+			if r.removable(s) && exists(s) {
+				left.Scratch = append(left.Scratch, s)
+			}
+		}
+		for _, c := range d.rec.Cgroups {
+			if exists(c) && CgroupName(c) {
+				left.Cgroups = append(left.Cgroups, c)
+			}
+		}
+		if left.Placeholders == nil && left.Scratch == nil && left.Cgroups == nil {
+			if err := os.Remove(d.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		errs = append(errs, appendRecord(d.file, left))
 	}
 	return pending, errors.Join(errs...)
 }
@@ -379,19 +655,13 @@ func (r *Registry) Sweep(checks bool) (pending bool, err error) {
 // lock, is marked checked when done, so that another sweep that found it
 // too does not check it again.
 func (r *Registry) checkDead(f *os.File) error {
-	lock, err := os.OpenFile(filepath.Join(r.Dir, "check.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := r.checkLock()
 	if err != nil {
 		return err
 	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return err
-	}
-	var rec record
-	if _, err := f.Seek(0, 0); err != nil {
-		return err
-	}
-	if err := json.NewDecoder(io.LimitReader(f, maxRecord)).Decode(&rec); err != nil || rec.Check == nil {
+	defer unlock()
+	rec, ok := readRecord(f)
+	if !ok || rec.Check == nil {
 		return nil // checked meanwhile, or nothing to trust
 	}
 	err = r.check(f.Name(), rec.Check, rec.Quarantine)
@@ -404,11 +674,24 @@ func (r *Registry) checkDead(f *os.File) error {
 		}
 	}
 	rec.Check, rec.Quarantine = nil, ""
-	b, _ := json.Marshal(rec)
-	if terr := f.Truncate(0); terr == nil {
-		f.WriteAt(append(b, '\n'), 0)
+	return appendRecord(f, rec)
+}
+
+// checkLock takes check.lock (exclusive): checks are one at a time in a
+// registry. Write-only, as registry.lock: no sandbox can hold it.
+func (r *Registry) checkLock() (unlock func(), err error) {
+	lock, err := os.OpenFile(filepath.Join(r.Dir, "check.lock"), os.O_WRONLY|os.O_CREATE, 0o200)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if fi, err := lock.Stat(); err == nil && fi.Mode().Perm() != 0o200 {
+		lock.Chmod(0o200)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return func() { lock.Close() }, nil
 }
 
 // maxRecord bounds what is read of a record.
@@ -479,7 +762,7 @@ func (run *Run) Unchecked(why []string) error {
 	if c == nil {
 		return errors.New("the run has no check")
 	}
-	if err := run.r.leaveUnchecked(run.file.Name(), *c, run.rec.Quarantine, why); err != nil {
+	if err := run.r.leaveUnchecked(run.path, *c, run.rec.Quarantine, why); err != nil {
 		return err
 	}
 	run.rec.Check, run.rec.Quarantine = nil, ""
@@ -576,14 +859,11 @@ func within(p, base string) bool {
 // to its quarantine; when the check vouches for everything, the tree's
 // record and snapshot are removed. Checks are one at a time in a registry.
 func (r *Registry) Recheck(u Unchecked, lim quarantine.Limits) (quarantine.Outcome, error) {
-	lock, err := os.OpenFile(filepath.Join(r.Dir, "check.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := r.checkLock()
 	if err != nil {
 		return quarantine.Outcome{}, err
 	}
-	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return quarantine.Outcome{}, err
-	}
+	defer unlock()
 	if u.Check.Snapshot == "" || !r.ownsSnapshot(u.Check.Snapshot) {
 		return quarantine.Outcome{Unchecked: u.Why}, fmt.Errorf("%s names no snapshot of the registry's: the tree cannot be compared with what it held; check it by hand, then remove %s", u.File, u.File)
 	}
@@ -609,11 +889,31 @@ func realDir(dir string) bool {
 	return err == nil && real == filepath.Clean(dir)
 }
 
-// removeAll removes placeholders that are still as bubblewrap made them,
-// deepest first.
-func removeAll(paths []string) error {
-	sorted := append([]string(nil), paths...)
-	sort.Slice(sorted, func(i, j int) bool { return len(sorted[i]) > len(sorted[j]) })
+// removeAll removes placeholders that are still as bubblewrap made them
+// (an empty regular file or an empty directory), deepest first. keep are
+// those to try again later: one whose removal failed (a mount point still
+// held somewhere: EBUSY), and a directory that still holds one of them or
+// a placeholder of waiting (runs whose check is due). Anything else that
+// is not empty or not a placeholder's type was made by someone else
+// since: it is left, and forgotten.
+func removeAll(paths, waiting []string) (keep map[string]bool, err error) {
+	sorted := slices.Clone(paths)
+	slices.SortFunc(sorted, func(a, b string) int { return len(b) - len(a) })
+	sorted = slices.Compact(sorted)
+	keep = map[string]bool{}
+	holds := func(dir string) bool {
+		for _, p := range waiting {
+			if strings.HasPrefix(p, dir+"/") {
+				return true
+			}
+		}
+		for p := range keep {
+			if strings.HasPrefix(p, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	var errs []error
 	for _, p := range sorted {
 		fi, err := os.Lstat(p)
@@ -622,13 +922,30 @@ func removeAll(paths []string) error {
 		}
 		switch {
 		case fi.Mode().IsRegular() && fi.Size() == 0:
-			errs = append(errs, os.Remove(p))
+			err = os.Remove(p)
 		case fi.IsDir():
-			if err := os.Remove(p); err != nil && !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) {
-				errs = append(errs, err)
+			err = os.Remove(p)
+			if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
+				keep[p] = holds(p)
+				continue
 			}
+		default:
+			continue
 		}
-		// Anything else was made by someone else since: leave it.
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			keep[p] = true
+			errs = append(errs, err)
+		}
 	}
-	return errors.Join(errs...)
+	return keep, errors.Join(errs...)
+}
+
+// testHooks stop a run or a sweep where they race, for tests.
+var testHooks struct {
+	// created is called by Begin once it has created the run's record,
+	// before it locks it.
+	created func()
+	// listed is called by a sweep that found no run alive, before it
+	// removes their placeholders.
+	listed func()
 }
