@@ -8,8 +8,10 @@ package sandbox
 // sets on srt still hold), and the init step sets rlimits, which every
 // process it starts inherits:
 //
-//	memory-mib   cgroup: the sandbox's memory (the kernel kills inside it
-//	             when it is full); otherwise RLIMIT_DATA, per process
+//	memory-mib   cgroup: the sandbox's memory, socket buffers included
+//	             (the kernel kills inside it when it is full; on cgroup v1
+//	             socket buffers have a counter of their own: see
+//	             memoryLimits); otherwise RLIMIT_DATA, per process
 //	processes    cgroup: processes and threads of the sandbox (pids);
 //	             RLIMIT_NPROC too, which the kernel counts per user
 //	             namespace (the sandbox's own) and does not apply to root
@@ -23,6 +25,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,12 +86,16 @@ func planLimits(limits []resolve.Limit) *limitsPlan {
 		key := limitKey(l.Kind)
 		switch l.Kind {
 		case policy.LimitMemory:
-			if lp.cg.has("memory") {
-				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's memory, in cgroup %s", key, lp.cg.dir["memory"]))
-			} else {
+			switch {
+			case lp.cg.has("memory") && lp.cg.v2:
+				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's memory, in cgroup %s: memory.max counts user memory, kernel memory and socket buffers together", key, lp.cg.dir["memory"]))
+			case lp.cg.has("memory"):
+				user, sockets := memoryLimits(l.Value << 20)
+				lp.notes = append(lp.notes, fmt.Sprintf("%s: the sandbox's memory, in cgroup %s: %d MiB of user and kernel memory (memory.limit_in_bytes), %d MiB of TCP and UDP socket buffers (memory.kmem.tcp.limit_in_bytes)", key, lp.cg.dir["memory"], user>>20, sockets>>20))
+			default:
 				b := uint64(l.Value) << 20
 				lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%sdata=%d:%d", initstep.RlimitArg, b, b), l.Line})
-				lp.notes = append(lp.notes, key+": no memory cgroup srt may make here: RLIMIT_DATA, per process")
+				lp.notes = append(lp.notes, key+": no memory cgroup srt may make here: RLIMIT_DATA, per process (its heap and data; kernel memory, socket and pipe buffers are not counted)")
 			}
 		case policy.LimitProcesses:
 			lp.initArgs = append(lp.initArgs, initArg{fmt.Sprintf("%snproc=%d:%d", initstep.RlimitArg, l.Value, l.Value), l.Line})
@@ -251,18 +258,7 @@ func (c *cgroupSet) make(limits []resolve.Limit) error {
 		var err error
 		switch {
 		case l.Kind == policy.LimitMemory && c.has("memory"):
-			b := strconv.FormatInt(l.Value<<20, 10)
-			if c.v2 {
-				err = writeCg(c.dir["memory"], "memory.max", b)
-				if err == nil {
-					writeCg(c.dir["memory"], "memory.swap.max", "0") // absent without swap accounting
-				}
-			} else {
-				err = writeCg(c.dir["memory"], "memory.limit_in_bytes", b)
-				if err == nil {
-					writeCg(c.dir["memory"], "memory.memsw.limit_in_bytes", b) // absent without swap accounting
-				}
-			}
+			err = c.limitMemory(l.Value << 20)
 		case l.Kind == policy.LimitProcesses && c.has("pids"):
 			err = writeCg(c.dir["pids"], "pids.max", strconv.FormatInt(l.Value, 10))
 		}
@@ -273,8 +269,53 @@ func (c *cgroupSet) make(limits []resolve.Limit) error {
 	return nil
 }
 
+// limitMemory sets the memory limit (bytes) in the run's memory cgroup.
+// On cgroup v2 memory.max counts everything the kernel charges to the
+// cgroup, socket buffers included. On v1, socket buffers are charged to a
+// counter of their own (memory.kmem.tcp), which counts only once a limit
+// is written there: without one, a command could pin any amount of
+// kernel memory in the buffers of sockets it does not read. The limit is
+// split between the two (memoryLimits), so that together they hold to
+// what the settings say; a v1 cgroup whose socket buffers cannot be
+// bounded is refused.
+func (c *cgroupSet) limitMemory(b int64) error {
+	d := c.dir["memory"]
+	if c.v2 {
+		if err := writeCg(d, "memory.max", strconv.FormatInt(b, 10)); err != nil {
+			return err
+		}
+		writeCg(d, "memory.swap.max", "0") // absent without swap accounting
+		return nil
+	}
+	user, sockets := memoryLimits(b)
+	if err := writeCg(d, "memory.kmem.tcp.limit_in_bytes", strconv.FormatInt(sockets, 10)); err != nil {
+		return fmt.Errorf("bounding the sandbox's socket buffers, which cgroup v1 counts apart from its memory: %w", err)
+	}
+	if err := writeCg(d, "memory.limit_in_bytes", strconv.FormatInt(user, 10)); err != nil {
+		return err
+	}
+	writeCg(d, "memory.memsw.limit_in_bytes", strconv.FormatInt(user, 10)) // absent without swap accounting
+	return nil
+}
+
+// memoryLimits splits a memory limit of b bytes for cgroup v1: sockets
+// for the buffers of the sandbox's TCP and UDP sockets (a quarter, at
+// most 64 MiB: when they are full, TCP waits and UDP drops, nothing is
+// killed), user for everything else the kernel charges to the cgroup.
+func memoryLimits(b int64) (user, sockets int64) {
+	sockets = min(b/4, 64<<20)
+	return b - sockets, sockets
+}
+
+// writeCg writes value to a cgroup's file, which must exist: a control
+// this kernel lacks is an error, never a new file.
 func writeCg(dir, file, value string) error {
-	return os.WriteFile(filepath.Join(dir, file), []byte(value), 0)
+	f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(value)
+	return errors.Join(err, f.Close())
 }
 
 // join moves process pid (the sandbox's first process, before the command
@@ -425,15 +466,57 @@ func limitsDoctor() Check {
 	if c.v2 {
 		v = "v2"
 	}
+	memory := memoryDoctor(c, cmdlineOptions("cgroup.memory"))
 	if len(have) == 3 {
-		return Check{Name: "resource limits", OK: true, Detail: "cgroup " + v + ": srt can make memory, pids and CPU-accounting cgroups below its own: limits.* hold for the whole sandbox"}
+		return Check{Name: "resource limits", OK: true, Detail: "cgroup " + v + ": srt can make memory, pids and CPU-accounting cgroups below its own: limits.* hold for the whole sandbox", Note: memory}
 	}
 	ck := Check{Name: "resource limits", OK: true, Detail: "rlimits, per process (no cgroup srt may make below its own for: " + strings.Join(missing(have), ", ") + ")",
 		Note: "limits.memoryMiB and limits.cpuSeconds then bind each process rather than the sandbox, and srt cannot tell when one was reached (but for SIGXCPU)"}
 	if os.Geteuid() == 0 && !c.has("pids") {
 		ck.Note += "; limits.processes is not enforced for root without a pids cgroup"
 	}
+	ck.Note += "; " + memory
 	return ck
+}
+
+// memoryDoctor says what limits.memoryMiB counts on this host, with the
+// options of the kernel's command line for the memory cgroup
+// (cgroup.memory=nosocket,nokmem).
+func memoryDoctor(c *cgroupSet, opts []string) string {
+	switch {
+	case !c.has("memory"):
+		return "limits.memoryMiB is RLIMIT_DATA: a process's heap and data; kernel memory, socket and pipe buffers are not counted (only the host's net.ipv4.tcp_mem, net.ipv4.udp_mem and fs.pipe-user-pages-* bound them)"
+	case c.v2:
+		s := "limits.memoryMiB is memory.max, which counts user memory, kernel memory and socket buffers together"
+		if slices.Contains(opts, "nosocket") {
+			s += "; but this kernel was booted with cgroup.memory=nosocket: socket buffers are not counted"
+		}
+		if slices.Contains(opts, "nokmem") {
+			s += "; but this kernel was booted with cgroup.memory=nokmem: kernel memory (pipe buffers among it) is not counted"
+		}
+		return s
+	}
+	if _, err := os.Stat(filepath.Join(c.parent["memory"], "memory.kmem.tcp.limit_in_bytes")); err != nil {
+		return "srt refuses limits.memoryMiB here: cgroup v1 counts socket buffers apart from memory, and this kernel has no memory.kmem.tcp.limit_in_bytes to bound them"
+	}
+	s := "limits.memoryMiB is split, as cgroup v1 counts socket buffers apart: a quarter (at most 64 MiB) for TCP and UDP socket buffers (memory.kmem.tcp.limit_in_bytes), the rest for user and kernel memory (memory.limit_in_bytes)"
+	if slices.Contains(opts, "nokmem") {
+		s += "; but this kernel was booted with cgroup.memory=nokmem: kernel memory (pipe buffers among it) is not counted"
+	}
+	return s
+}
+
+// cmdlineOptions are the comma-separated values of key=... on the
+// kernel's command line.
+func cmdlineOptions(key string) []string {
+	b, _ := os.ReadFile("/proc/cmdline")
+	var out []string
+	for _, f := range strings.Fields(string(b)) {
+		if v, ok := strings.CutPrefix(f, key+"="); ok {
+			out = append(out, strings.Split(v, ",")...)
+		}
+	}
+	return out
 }
 
 func missing(have []string) []string {
