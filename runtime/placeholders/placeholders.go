@@ -164,6 +164,54 @@ func (r *Registry) Scratch() (string, error) {
 	return os.MkdirTemp(r.Dir, "scratch-")
 }
 
+// Scratch makes a private directory for the run in the registry, as
+// Registry.Scratch does, named in the run's record before it exists: it
+// is removed with the run however the run ends, even when srt is killed
+// right after making it.
+func (run *Run) Scratch() (string, error) { return run.mkdir(run.r.Dir, "scratch-") }
+
+// Tmp makes the run's temporary directory in TmpDir, as Registry.Tmp
+// does, named in the run's record before it exists.
+func (run *Run) Tmp() (string, error) {
+	if run.r.TmpDir == "" {
+		return "", errors.New("the registry has no directory for temporary files")
+	}
+	if err := private.Dir(run.r.TmpDir); err != nil {
+		return "", err
+	}
+	return run.mkdir(run.r.TmpDir, "run-")
+}
+
+// mkdir makes a new directory (mode 0700) in dir, named prefix and 64
+// random bits, once the record names it.
+func (run *Run) mkdir(dir, prefix string) (string, error) {
+	for range 100 {
+		p := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 10))
+		if exists(p) {
+			continue
+		}
+		run.rec.Scratch = append(run.rec.Scratch, p)
+		if err := run.write(); err != nil {
+			run.rec.Scratch = run.rec.Scratch[:len(run.rec.Scratch)-1]
+			return "", err
+		}
+		err := os.Mkdir(p, 0o700)
+		if err == nil {
+			return p, nil
+		}
+		// Not ours (made meanwhile) or not made: the record must not
+		// name it.
+		run.rec.Scratch = run.rec.Scratch[:len(run.rec.Scratch)-1]
+		if werr := run.write(); werr != nil {
+			return "", errors.Join(err, werr)
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("no free name for a directory in %s", dir)
+}
+
 // Register records the placeholders and scratch directories of a run that
 // is about to start and locks the record until Release.
 func (r *Registry) Register(paths []string, scratch ...string) (*Run, error) {
@@ -307,7 +355,8 @@ const abandoned = time.Minute
 const lockWait = 30 * time.Second
 
 // Set records the placeholders, the check and the scratch directories of
-// a run that Begin registered, before its sandbox starts.
+// a run that Begin registered, before its sandbox starts; the directories
+// Run.Scratch and Run.Tmp made stay recorded.
 func (run *Run) Set(paths []string, check *quarantine.Spec, dir string, scratch ...string) error {
 	for _, s := range scratch {
 		if !run.r.ownsScratch(s) {
@@ -315,7 +364,9 @@ func (run *Run) Set(paths []string, check *quarantine.Spec, dir string, scratch 
 		}
 	}
 	run.paths = paths
-	run.rec = record{Placeholders: paths, Scratch: scratch, Check: check, Quarantine: dir}
+	all := append(slices.Clone(run.rec.Scratch), scratch...)
+	slices.Sort(all)
+	run.rec = record{Placeholders: paths, Scratch: slices.Compact(all), Check: check, Quarantine: dir}
 	return run.write()
 }
 

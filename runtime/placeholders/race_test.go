@@ -288,3 +288,66 @@ func TestRecordCutShort(t *testing.T) {
 		t.Errorf("records left: %v", left)
 	}
 }
+
+// TestScratchOfKilledRun: the scratch and temporary directories a run
+// makes are named in its record before they exist: a run killed right
+// after making them (before Set) leaves nothing.
+func TestScratchOfKilledRun(t *testing.T) {
+	r := registry(t)
+	r.TmpDir = filepath.Join(filepath.Dir(r.Dir), "tmp")
+	run, err := r.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := run.Scratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := run.Tmp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exists(scratch) || !exists(tmp) {
+		t.Fatalf("Scratch, Tmp made %s (%v), %s (%v)", scratch, exists(scratch), tmp, exists(tmp))
+	}
+	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o600)
+	run.file.Close() // killed
+	if _, err := r.Sweep(false); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{scratch, tmp} {
+		if exists(d) {
+			t.Errorf("%s left behind by a killed run", d)
+		}
+	}
+	if left := records(t, r); len(left) > 0 {
+		t.Errorf("records left: %v", left)
+	}
+}
+
+// TestSetKeepsScratch: Set adds to the directories the run made, never
+// drops one.
+func TestSetKeepsScratch(t *testing.T) {
+	r := registry(t)
+	run, err := r.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	made, err := run.Scratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := r.Scratch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Set(nil, nil, "", other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(made) || exists(other) {
+		t.Errorf("left behind: %s %v, %s %v", made, exists(made), other, exists(other))
+	}
+}

@@ -146,6 +146,17 @@ func (c *cgroupSet) has(ctrl string) bool { return c != nil && c.dir[ctrl] != ""
 // any reports whether the run makes a cgroup.
 func (c *cgroupSet) any() bool { return c != nil && len(c.dir) > 0 }
 
+// dirs are the run's cgroup directories, each once.
+func (c *cgroupSet) dirs() []string {
+	var out []string
+	for _, ctrl := range []string{"memory", "pids", "cpu"} {
+		if d := c.dir[ctrl]; d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // findCgroups finds, for each controller wanted, a cgroup srt runs in
 // below which it may make one (a directory it can write); it makes
 // nothing yet. On cgroup v1 each controller has its hierarchy (cpuacct

@@ -202,7 +202,7 @@ func (r *run) begin() error {
 	if r.record, err = r.reg.Begin(); err != nil {
 		return err
 	}
-	if r.empty, err = r.reg.Scratch(); err != nil {
+	if r.empty, err = r.record.Scratch(); err != nil {
 		r.discard()
 		return err
 	}
@@ -265,7 +265,7 @@ func (r *run) prepareHost(steps *[]bwrap.Step) error {
 				return err
 			}
 			var err error
-			if r.tmp, err = r.reg.Tmp(); err != nil {
+			if r.tmp, err = r.record.Tmp(); err != nil {
 				return err
 			}
 		}
@@ -300,7 +300,7 @@ func (r *run) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 		return nil
 	}
 	var err error
-	if r.tlsDir, err = r.reg.Scratch(); err != nil {
+	if r.tlsDir, err = r.record.Scratch(); err != nil {
 		return err
 	}
 	bundle := filepath.Join(r.tlsDir, credentials.BundleName)
@@ -327,7 +327,7 @@ func (r *run) host(env []string) resolve.Host {
 	// scratch directory of the run, bound read-only over the real file.
 	h.MaskedCopy = r.masks.FileCopier(r.p.Filesystem, func() (string, error) {
 		if r.maskDir == "" {
-			d, err := r.reg.Scratch()
+			d, err := r.record.Scratch()
 			if err != nil {
 				return "", err
 			}

@@ -46,7 +46,14 @@ func (r *run) start(ctx context.Context) error {
 	})
 	o.step("registered")
 
+	// The run's cgroups are recorded before they are made: the reaper
+	// removes them however the run ends.
 	cg := r.limits.cg
+	if cg.any() {
+		if err := r.record.Cgroups(cg.dirs()); err != nil {
+			return err
+		}
+	}
 	if err := cg.make(r.limits.limits); err != nil {
 		cg.remove()
 		return err
@@ -56,11 +63,6 @@ func (r *run) start(ctx context.Context) error {
 			o.debug("limits: " + err.Error())
 		}
 	})
-	if cg != nil && len(cg.made) > 0 {
-		if err := r.record.Cgroups(cg.made); err != nil {
-			return err
-		}
-	}
 
 	files, closeAll, err := childFiles(r.prog, r.init())
 	if err != nil {
