@@ -3,6 +3,7 @@
 package resolve
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -177,5 +178,21 @@ func TestTooManyProtectedNames(t *testing.T) {
 		Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3})
 	if err == nil || !strings.Contains(err.Error(), "srt quarantine check") || !strings.Contains(err.Error(), "found 30") {
 		t.Errorf("Resolve = %v; want a refusal that names the scan and what to do", err)
+	}
+}
+
+// TestPlaceholderBelowPlaceholder: a placeholder below another (what a
+// run decides when another run's bubblewrap makes .claude between its two
+// looks at the tree) is dropped: the one above covers it, and bubblewrap
+// could not make its mount point inside an empty read-only directory.
+func TestPlaceholderBelowPlaceholder(t *testing.T) {
+	r := &resolver{res: &Result{Placeholders: []string{"/p/.claude", "/p/.claude/agents", "/p/.bashrc"}}}
+	got := r.coveredPlaceholders([]mount{{"/e", "/p/.claude"}, {"/e", "/p/.claude/agents"}, {"/e", "/p/.bashrc"}, {"/p/.git/hooks", "/p/.git/hooks"}})
+	want := []mount{{"/e", "/p/.claude"}, {"/e", "/p/.bashrc"}, {"/p/.git/hooks", "/p/.git/hooks"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("mounts = %v, want %v", got, want)
+	}
+	if fmt.Sprint(r.res.Placeholders) != fmt.Sprint([]string{"/p/.claude", "/p/.bashrc"}) {
+		t.Errorf("placeholders = %v", r.res.Placeholders)
 	}
 }

@@ -363,6 +363,45 @@ func (r *resolver) denyWriteMounts() []mount {
 		}
 		addMount(mount{src, first})
 	}
+	return r.coveredPlaceholders(out)
+}
+
+// coveredPlaceholders drops from mounts the placeholders that lie below
+// another placeholder: the empty read-only directory above already keeps
+// them from being created, and bubblewrap could not make their mount
+// point inside it. The tree is looked at once per path, but another run
+// of the same project may make a directory between two looks (its
+// bubblewrap makes .claude while this run decides .claude/commands and
+// .claude/agents), which would otherwise give both .claude and
+// .claude/agents a placeholder.
+func (r *resolver) coveredPlaceholders(mounts []mount) []mount {
+	isPlaceholder := map[string]bool{}
+	for _, p := range r.res.Placeholders {
+		isPlaceholder[p] = true
+	}
+	covered := func(p string) bool {
+		for q := range isPlaceholder {
+			if q != p && within(p, q) {
+				return true
+			}
+		}
+		return false
+	}
+	out := mounts[:0]
+	for _, m := range mounts {
+		if isPlaceholder[m.dest] && covered(m.dest) {
+			r.note("%s: needs no placeholder, one above it keeps it from being created", m.dest)
+			continue
+		}
+		out = append(out, m)
+	}
+	kept := r.res.Placeholders[:0]
+	for _, p := range r.res.Placeholders {
+		if !covered(p) {
+			kept = append(kept, p)
+		}
+	}
+	r.res.Placeholders = kept
 	return out
 }
 
