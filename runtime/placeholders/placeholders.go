@@ -839,19 +839,7 @@ func (r *Registry) leaveUnchecked(record string, c quarantine.Spec, dir string, 
 	if err != nil {
 		return err
 	}
-	if err := private.Dir(r.uncheckedDir()); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(r.uncheckedDir(), ".unchecked-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(b, '\n'))
-	if err := errors.Join(werr, f.Close()); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(r.uncheckedDir(), base+".json"))
+	return private.WriteFile(r.uncheckedDir(), base+".json", append(b, '\n'))
 }
 
 // UncheckedTrees are the trees left unchecked, oldest first.

@@ -38,6 +38,25 @@ func Check(dir string) error {
 	return nil
 }
 
+// WriteFile writes data to dir/name, dir made private to this user
+// (Dir), atomically: a temporary file in dir renamed into place, so that
+// a reader never sees half of it.
+func WriteFile(dir, name string, data []byte) error {
+	if err := Dir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".new-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, name))
+}
+
 // RemoveAll removes path and everything below it, as os.RemoveAll does,
 // but for a tree a sandboxed command wrote: it never follows a link, and
 // a directory that its owner made read-only (Go's module cache, chmod

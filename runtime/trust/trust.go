@@ -69,20 +69,8 @@ func Trust(digest, path, by string) error {
 			return fmt.Errorf("the home directory: %w", err)
 		}
 	}
-	if err := private.Dir(dir); err != nil {
-		return err
-	}
 	b, _ := json.MarshalIndent(Record{Digest: digest, Path: path, By: by, Time: time.Now().UTC()}, "", "  ")
-	f, err := os.CreateTemp(dir, ".new-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(append(b, '\n'))
-	if err := errors.Join(werr, f.Close()); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, digest))
+	return private.WriteFile(dir, digest, append(b, '\n'))
 }
 
 // Trusted reports whether the plan of digest is trusted here.
