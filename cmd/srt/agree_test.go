@@ -97,10 +97,7 @@ func secondLayerOff(lines []string) []string {
 func TestLayersDisagree(t *testing.T) {
 	requireSandbox(t)
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		for _, pe := range planEdits {
 			t.Run(pe.name+"/uid="+strconv.Itoa(uid), func(t *testing.T) {

@@ -485,6 +485,16 @@ var attacks = []attack{
 	},
 }
 
+// testUsers are the users the live tests run srt as: the caller, and
+// nobody when the tests run as root.
+func testUsers() []int {
+	users := []int{os.Geteuid()}
+	if os.Geteuid() == 0 {
+		users = append(users, 65534)
+	}
+	return users
+}
+
 // TestAttacks: each shape of attack on the policy and on the check after
 // the run fails under srt, while the same steps without srt (the control)
 // show the primitive works; git's verdict is the host's real git. As the
@@ -494,10 +504,7 @@ func TestAttacks(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "git", "script")
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		for _, a := range attacks {
 			t.Run(a.name+"/uid="+strconv.Itoa(uid), func(t *testing.T) {

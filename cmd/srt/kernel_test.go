@@ -148,10 +148,7 @@ func TestKernelInterfaces(t *testing.T) {
 	env := []string{"SRT_KEY_DESC=" + desc, "SRT_SHM_KEY=" + strconv.Itoa(shmKey)}
 	probe := func(run string) []string { return []string{"env", "SRT_KERNEL_PROBE=1", "SRT_PROBE_RUN=" + run, bin} }
 
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	// One loop, not subtests: a subtest runs on another goroutine, and so
 	// on a thread without the keyring.
 	for _, uid := range users {

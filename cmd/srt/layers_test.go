@@ -97,10 +97,7 @@ func initStep(t *testing.T, bin string, uid int, mounts, landlock []string, dir,
 func TestLandlockSecondLayer(t *testing.T) {
 	requireSandbox(t)
 	landlockHost(t)
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	script := `echo in > inside.txt && echo "inside ok"; ` +
 		`if echo out > ../beside.txt; then echo "beside written"; fi; ` +
 		`echo dev > /dev/null && echo "null ok"`
@@ -205,10 +202,7 @@ except MemoryError:
 func TestLimits(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "python3")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin := testenv.PublicCopy(t, "srt")

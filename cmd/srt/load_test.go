@@ -113,10 +113,7 @@ func entries(t *testing.T, dir string) []string {
 func TestRegistryLockOutOfReach(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "python3")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin := testenv.PublicCopy(t, "srt")

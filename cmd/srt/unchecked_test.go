@@ -27,10 +27,7 @@ func TestCheckFailsClosed(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "git", "script")
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			w := newWorld(t, bin, uid)

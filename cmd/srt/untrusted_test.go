@@ -25,10 +25,7 @@ func TestOddHostsForgeNoLines(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "python3")
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	var shown []string
 	for _, h := range testenv.OddHosts {
 		shown = append(shown, strconv.Quote(h)+":443")
@@ -98,10 +95,7 @@ func checkNoForgedLines(t *testing.T, what, text string) {
 func TestOddNamesInTheQuarantine(t *testing.T) {
 	requireSandbox(t)
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	const script = `d="odd$(printf '\033[2K\r')srt: all clear" && mkdir -p "$d/.git" && printf '[remote "a\342\200\256b\tc"]\n\tproxy = x\n' > "$d/.git/config"`
 	why := `(a git configuration that sets "remote.a\u202eb\tc.proxy"`
 	path := `/odd\x1b[2K\rsrt: all clear/.git/config"`
@@ -130,10 +124,7 @@ func TestOddNamesInTheQuarantine(t *testing.T) {
 func TestOddLinkTargetShownQuoted(t *testing.T) {
 	requireSandbox(t)
 	bin := testenv.PublicCopy(t, "srt")
-	users := []int{os.Geteuid()}
-	if os.Geteuid() == 0 {
-		users = append(users, 65534)
-	}
+	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			w := newWorld(t, bin, uid)
