@@ -295,9 +295,7 @@ func (w *walker) note(format string, args ...any) {
 // budget counts n entries and reports errStop past a limit.
 func (w *walker) budget(n int) error {
 	if w.entries.Add(int64(n)) > w.lim.Entries || !w.deadline.IsZero() && time.Now().After(w.deadline) {
-		if !w.stopped.Swap(true) {
-			w.note("the walk stopped at its limit (%d entries, or %v): what it did not reach is not checked", w.lim.Entries, w.lim.Time)
-		}
+		w.stopped.Store(true)
 		return errStop
 	}
 	return nil

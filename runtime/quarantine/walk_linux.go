@@ -81,14 +81,32 @@ func Snap(spec Spec, cache *Snapshot, lim Limits) (s *Snapshot, unrecorded []str
 			}
 		}
 	}
-	sort.Strings(w.unchecked)
 	if added {
-		notes := w.unchecked
+		// The second walk reads again what the first could not: its
+		// notes are the walk's.
 		w = walk(spec, w.out, false, w.hooks, rel, lim)
-		w.unchecked = append(notes, w.unchecked...)
 	}
 	w.out.Hooks, w.out.RelHooks = w.hooks, rel
-	return w.out, w.unchecked
+	return w.out, w.notes()
+}
+
+// maxNotes is the most places a walk names among those it could not
+// vouch for; the rest are counted.
+const maxNotes = 20
+
+// notes are what the walk could not vouch for, in order: that it stopped
+// at its limit first, then the first maxNotes places, then how many more.
+func (w *walker) notes() []string {
+	var out []string
+	if w.stopped.Load() {
+		out = append(out, fmt.Sprintf("the walk stopped at its limit (%d entries, or %v): what it did not reach is not checked", w.lim.Entries, w.lim.Time))
+	}
+	sort.Strings(w.unchecked)
+	if len(w.unchecked) <= maxNotes {
+		return append(out, w.unchecked...)
+	}
+	out = append(out, w.unchecked[:maxNotes]...)
+	return append(out, fmt.Sprintf("and %d more places", len(w.unchecked)-maxNotes))
 }
 
 const whyHooksPath = "a git hook (core.hooksPath)"
@@ -158,8 +176,7 @@ func Check(spec Spec, start *Snapshot, lim Limits) Report {
 	w.out.Hooks, w.out.RelHooks = w.hooks, start.RelHooks
 	// The walk's goroutines find in any order: the report has one.
 	sort.Slice(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
-	sort.Strings(w.unchecked)
-	return Report{Found: w.found, End: w.out, Unchecked: w.unchecked}
+	return Report{Found: w.found, End: w.out, Unchecked: w.notes()}
 }
 
 // hooksDir is the real path of the directory a core.hooksPath value h

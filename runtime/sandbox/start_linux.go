@@ -335,7 +335,7 @@ func (r *run) snapshot(spec quarantine.Spec) error {
 	cache, _ := quarantine.ReadSnapshot(r.treeFile(spec))
 	s, notes := quarantine.Snap(spec, cache, r.o.checkLimits())
 	if len(notes) > 0 {
-		return fmt.Errorf("the check after the run could not vouch for what the command may write: %s; make it readable, or leave it out of the write roots", strings.Join(notes, "; "))
+		return fmt.Errorf("the check after the run could not vouch for what the command may write: %s. Leave such places out of the write roots, make what srt cannot list readable, or raise the walk's limits (SRT_CHECK_ENTRIES, SRT_CHECK_SECONDS)", strings.Join(notes, "; "))
 	}
 	if err := r.record.Snapshot(s); err != nil {
 		return err
