@@ -76,4 +76,25 @@ print(len(socks), "connections", flush=True)
 	noControl: true,
 }
 
-func init() { attacks = append(attacks, userHooksPathAttack, tunnelsAttack) }
+// lockedAwayAttack: the command plants names, then takes the permissions
+// of their directories away (000: not even searchable; 0111: searchable
+// only), so that a check that cannot list them passes over them; the
+// user, their owner, can give them back at any time.
+var lockedAwayAttack = attack{
+	name:  "names planted in directories their owner then locks",
+	setup: func(w *world) { w.write("s.json", writeProject) },
+	steps: func(w *world, sandboxed bool) {
+		w.inSandbox(sandboxed, "s.json", `mkdir -p a b/c && echo 'echo evil' > a/.bashrc && echo 'echo evil' > b/c/.profile && chmod 000 a && chmod 111 b`)
+	},
+	judge: func(w *world) string {
+		var out []string
+		for _, p := range []string{"a/.bashrc", "b/c/.profile"} {
+			if _, err := os.Lstat(filepath.Join(w.proj, p)); err == nil {
+				out = append(out, p+" is there")
+			}
+		}
+		return strings.Join(out, ", ")
+	},
+}
+
+func init() { attacks = append(attacks, userHooksPathAttack, tunnelsAttack, lockedAwayAttack) }

@@ -206,3 +206,14 @@ func searchable(parent int, name string) bool {
 func writable(parent int, name string) bool {
 	return unix.Faccessat(parent, name, unix.W_OK, unix.AT_EACCESS|unix.AT_SYMLINK_NOFOLLOW) == nil
 }
+
+// ownedHere reports whether the entry name of parent belongs to this
+// user (by the effective id): its owner may change its permissions at
+// will. An entry that cannot be looked at counts as this user's.
+func ownedHere(parent int, name string) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(parent, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return true
+	}
+	return int(st.Uid) == unix.Geteuid()
+}

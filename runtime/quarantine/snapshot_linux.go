@@ -684,19 +684,22 @@ func matchInode(ref *node, id ident) *node {
 }
 
 // unreadable handles a directory the walk cannot read or enter (err),
-// the entry name of the directory fd. One that this user cannot search
-// holds nothing the command (the same user, without capabilities) could
-// reach: there is nothing to check. One this user can neither list nor
-// write (another user's, 0711) is not this user's: the command cannot
-// make a name in it, and the user's own tools do not work there; it is
-// passed over (what such a directory hides could still hold a directory
-// anyone may write: docs/security.md says so). One the walk could not
-// read for want of resources (descriptors, memory) is not checked, never
-// moved: the command may have caused the want. Otherwise, unchanged
-// since the start (or at the start) it is not checked; new or changed,
-// what is inside cannot be checked, and it goes to the quarantine whole.
+// the entry name of the directory fd. One of another user's that this
+// user cannot search holds nothing the command (this user, without
+// capabilities) could reach: there is nothing to check. One of another
+// user's that this user can neither list nor write (0711) is not this
+// user's either: the command cannot make a name in it, and the user's
+// own tools do not work there; it is passed over (what such a directory
+// hides could still hold a directory anyone may write: docs/security.md
+// says so). This user's own directory is never passed over: the command
+// could have written in it and then taken its permissions away. One the
+// walk could not read for want of resources (descriptors, memory) is not
+// checked, never moved: the command may have caused the want. Otherwise,
+// unchanged since the start (or at the start) it is not checked; new or
+// changed, what is inside cannot be checked, and it goes to the
+// quarantine whole.
 func (w *walker) unreadable(fd int, name string, rs *rootSnap, p string, id ident, ref *node, err error) {
-	if errors.Is(err, unix.EACCES) && (!searchable(fd, name) || !writable(fd, name)) {
+	if errors.Is(err, unix.EACCES) && !ownedHere(fd, name) && (!searchable(fd, name) || !writable(fd, name)) {
 		return
 	}
 	if !w.end || transient(err) || ref != nil && ref.id.unchanged(id) {

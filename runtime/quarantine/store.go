@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -176,6 +177,12 @@ func (s *Store) move(f Finding, dirs *parentCache) (Item, error) {
 // FIFO, socket or device is removed.
 func moveOut(parent int, name string, id ident, dfd int, it *Item) error {
 	err := unix.Renameat(parent, name, dfd, "data")
+	if errors.Is(err, unix.EACCES) && id.isDir() && reopenOwn(parent, name, id) == nil {
+		// A directory of the user's that the command took the write
+		// permission from (moving it rewrites its ".."): its owner gives
+		// it back.
+		err = unix.Renameat(parent, name, dfd, "data")
+	}
 	if err == nil || !errors.Is(err, unix.EXDEV) {
 		return err
 	}
@@ -197,6 +204,26 @@ func moveOut(parent int, name string, id ident, dfd int, it *Item) error {
 		return unix.Renameat2(parent, name, parent, it.InPlace, unix.RENAME_NOREPLACE)
 	}
 	return unix.Unlinkat(parent, name, 0)
+}
+
+// reopenOwn gives the owner of the directory name of parent (seen as id),
+// when it is this user, read, write and search permission on it again,
+// reaching the very inode the walk saw (through an O_PATH descriptor,
+// never following a link).
+func reopenOwn(parent int, name string, id ident) error {
+	fd, err := unix.Openat(parent, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if got := identOf(&st); !got.sameInode(id) || int(st.Uid) != unix.Geteuid() {
+		return errors.New("not the directory the check saw, or not this user's")
+	}
+	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(fd), st.Mode&0o7777|0o700)
 }
 
 // copyFile copies the regular file name of from (seen as id) to a new
