@@ -126,6 +126,7 @@ fuzz ./compiler/policy FuzzCanonicalHost 300000x
 fuzz ./runtime/proxy FuzzSOCKS 200000x
 fuzz ./runtime/proxy FuzzHTTP 200000x
 fuzz ./runtime/proxy FuzzSwap 200000x
+fuzz ./runtime/proxy FuzzInjectRequest 100000x
 fuzz ./runtime/proxy FuzzMatcher 100000x
 fuzz ./runtime/proxy FuzzPeek 20000x
 fuzz ./runtime/proxy FuzzFilterHead 150000x

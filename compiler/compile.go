@@ -415,9 +415,10 @@ func (c *compiler) env() policy.Env {
 // credential at path.
 func (c *compiler) masking(o schema.CredentialOptions, path ...any) policy.Masking {
 	m := policy.Masking{
-		InjectHosts: c.patterns(o.InjectHosts, append(path, "injectHosts")...),
-		Extract:     deref(o.Extract),
-		MaskClaims:  o.MaskClaims,
+		InjectHosts:     c.patterns(o.InjectHosts, append(path, "injectHosts")...),
+		BodyInjectHosts: c.patterns(o.BodyInjectHosts, append(path, "bodyInjectHosts")...),
+		Extract:         deref(o.Extract),
+		MaskClaims:      o.MaskClaims,
 	}
 	if o.InjectHosts != nil && len(o.InjectHosts) == 0 {
 		// A plan could not tell it from nil, which means the allowed hosts.

@@ -223,6 +223,10 @@ func (l *loader) plainViews() map[*node][]int {
 // whether every allowed host is excluded, it is shown an allowed host
 // that is not, when there is one.
 //
+// An entry with bodyInjectHosts has its injectHosts shown whole, and the
+// entries of allowedDomains and excludeDomains #covered may read for
+// each of those hosts.
+//
 // Where that reasoning does not hold (a newline in an entry, which makes
 // #covered compare with every entry; every allowed host excluded), the
 // three lists are shown whole.
@@ -280,12 +284,42 @@ func (l *loader) coverViews(views map[*node][]int) {
 	}
 	showAllowed := map[int]bool{}
 	showExcluded := map[int]bool{}
+	// bodyInjectCovered reads the whole injectHosts of an entry that has
+	// bodyInjectHosts, and asks #covered of each of those hosts against
+	// allowedDomains (without injectHosts) and excludeDomains
+	// (bodyInjectExcluded).
+	wholeInject := map[*node]bool{}
+	for _, key := range []string{"files", "envVars"} {
+		for _, entry := range matchPath(l.root, Path{"credentials", key, anyKey}, nil) {
+			if entry.Kind != kindObject {
+				continue
+			}
+			body := entry.get("bodyInjectHosts")
+			if body == nil || body.Kind != kindArray {
+				continue
+			}
+			if ih := entry.get("injectHosts"); ih != nil {
+				wholeInject[ih] = true
+			}
+			for _, e := range body.Elems {
+				if e.Kind != kindString {
+					continue
+				}
+				if strings.Contains(e.Str, "\n") {
+					whole()
+					return
+				}
+				allowed.relevant(e.Str, showAllowed)
+				excluded.relevant(e.Str, showExcluded)
+			}
+		}
+	}
 	for _, n := range injects {
 		idx := []int{}
 		for i, e := range n.Elems {
 			plain := e.Kind == kindString && !strings.Contains(e.Str, "\n") && l.g.fast.host.MatchString(e.Str) &&
 				allowed.covered(l.g, e.Str) && !excluded.covered(l.g, e.Str)
-			if i > 0 && plain {
+			if i > 0 && plain && !wholeInject[n] {
 				continue
 			}
 			idx = append(idx, i)

@@ -314,7 +314,7 @@ func TestPlainListsRules(t *testing.T) {
 		}
 	}
 	slices.Sort(rules)
-	want := []string{"bracketedAllow", "bracketedDeny", "inertDenyGlob", "injectCovered", "maskExcluded", "maskNeverInjected", "parentProxyURL"}
+	want := []string{"bodyInjectCovered", "bodyInjectExcluded", "bracketedAllow", "bracketedDeny", "inertDenyGlob", "injectCovered", "maskExcluded", "maskNeverInjected", "parentProxyURL"}
 	if !slices.Equal(rules, want) {
 		t.Errorf("the rules of #Checks reading a list with a plain check are %v, want %v: make plainLists say when each rule can fire", rules, want)
 	}
@@ -497,5 +497,40 @@ func TestPlainAgreesGenerated(t *testing.T) {
 		_, diags := Options{OS: OSPosix}.Load("s.json", data)
 		t.Logf("seed %d: mutations %v: %d diagnostics", seed, applied, len(diags))
 		compareFastSlow(t, OSPosix, data)
+	}
+}
+
+// TestPlainAgreesBodyInject compares the diagnostics with and without the
+// plain checks for bodyInjectHosts, whose rules read the entry's
+// injectHosts and the allowed and excluded hosts that may cover each of
+// its hosts: long lists of plain allowed hosts and inject hosts, where
+// the host that covers (or is excluded) is far from the first.
+func TestPlainAgreesBodyInject(t *testing.T) {
+	var allowed, inject []string
+	for i := range 40 {
+		allowed = append(allowed, fmt.Sprintf("h%d.example.com", i))
+		inject = append(inject, fmt.Sprintf("h%d.example.com", i))
+	}
+	allowed = append(allowed, "*.cdn.example.com", "uploads.example.org")
+	inject = append(inject, "*.cdn.example.com")
+	q := func(l []string) string {
+		b, _ := json.Marshal(l)
+		return string(b)
+	}
+	for _, body := range []string{
+		`["h39.example.com", "x.cdn.example.com", "*.cdn.example.com"]`,
+		`["uploads.example.org", "h40.example.com", "*.example.com", "mtls.cdn.example.com"]`,
+		`[]`, `["a\nb.example.com"]`, `[7]`,
+	} {
+		for _, own := range []bool{true, false} {
+			ih := ""
+			if own {
+				ih = `, "injectHosts": ` + q(inject)
+			}
+			doc := `{"network": {"allowedDomains": ` + q(allowed) + `, "deniedDomains": [], "tlsTerminate": {"excludeDomains": ["h1.example.net", "mtls.cdn.example.com"]}},
+				"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+				"credentials": {"envVars": [{"name": "T", "mode": "mask"` + ih + `, "bodyInjectHosts": ` + body + `}]}}`
+			compareFastSlow(t, OSPosix, []byte(doc))
+		}
 	}
 }

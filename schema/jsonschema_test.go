@@ -14,20 +14,23 @@ import (
 // have), so an editor using the exported schema accepts a file that breaks
 // only these rules, and srtc validate rejects it.
 var checksRules = map[string]string{
-	"bracketedAllow":    "the host inside [brackets] is canonicalised by a URL parser before the host grammar applies",
-	"bracketedDeny":     "as bracketedAllow",
-	"inertDenyGlob":     "depends on filesystem.disabled and on the credential's mode",
-	"injectCovered":     "relates injectHosts to network.allowedDomains",
-	"maskNeverInjected": "depends on mode",
-	"maskExcluded":      "relates injectHosts to tlsTerminate.excludeDomains",
-	"maskClaims":        "depends on decode",
-	"maskDirectory":     "depends on mode",
-	"extract":           "needs an ECMAScript regex parser that counts groups",
-	"awsPairs":          "relates awsPairs to credentials.envVars",
-	"maskNeedsTLS":      "relates credentials to network.tlsTerminate",
-	"caPair":            "relates caCertPath to caKeyPath",
-	"proxyPortRange":    "compares the two ports",
-	"parentProxyURL":    "needs a WHATWG URL parser",
+	"bracketedAllow":     "the host inside [brackets] is canonicalised by a URL parser before the host grammar applies",
+	"bracketedDeny":      "as bracketedAllow",
+	"inertDenyGlob":      "depends on filesystem.disabled and on the credential's mode",
+	"injectCovered":      "relates injectHosts to network.allowedDomains",
+	"maskNeverInjected":  "depends on mode",
+	"maskExcluded":       "relates injectHosts to tlsTerminate.excludeDomains",
+	"bodyInjectMode":     "depends on mode",
+	"bodyInjectCovered":  "relates bodyInjectHosts to injectHosts or network.allowedDomains",
+	"bodyInjectExcluded": "relates bodyInjectHosts to tlsTerminate.excludeDomains",
+	"maskClaims":         "depends on decode",
+	"maskDirectory":      "depends on mode",
+	"extract":            "needs an ECMAScript regex parser that counts groups",
+	"awsPairs":           "relates awsPairs to credentials.envVars",
+	"maskNeedsTLS":       "relates credentials to network.tlsTerminate",
+	"caPair":             "relates caCertPath to caKeyPath",
+	"proxyPortRange":     "compares the two ports",
+	"parentProxyURL":     "needs a WHATWG URL parser",
 }
 
 func compileJSONSchema(t *testing.T) *jsonschema.Schema {

@@ -188,6 +188,10 @@ type CredentialOptions struct {
 	// InjectHosts is nil when absent (meaning: the allowed hosts), and
 	// non-nil when present.
 	InjectHosts []string `json:"injectHosts,omitempty"`
+	// BodyInjectHosts (srt's own key) are the inject hosts that also get
+	// the real value in request bodies and in header fields that carry
+	// no credential.
+	BodyInjectHosts []string `json:"bodyInjectHosts,omitempty"`
 }
 
 // CredentialFile is one "credentials.files" entry (docs/reference.md#settings-keys).

@@ -296,6 +296,19 @@ func (m Masking) InjectScope(allowed HostList) HostList {
 	return out
 }
 
+// BodyInjectScope is the list of hosts that receive the real value of a
+// credential masked by m in request bodies and in header fields that
+// carry no credential, ports cleared: its BodyInjectHosts. Match it with
+// port 0.
+func (m Masking) BodyInjectScope() HostList {
+	out := make(HostList, len(m.BodyInjectHosts))
+	for i, r := range m.BodyInjectHosts {
+		r.Port = 0
+		out[i] = r
+	}
+	return out
+}
+
 // EnvRule names one environment variable.
 type EnvRule struct {
 	Name string `json:"name"`
@@ -313,6 +326,11 @@ type Masking struct {
 	// empty: the compiler refuses an empty injectHosts, which a plan could
 	// not tell from nil.
 	InjectHosts HostList `json:"injectHosts,omitempty"`
+	// BodyInjectHosts are the inject hosts that also receive the real
+	// value in request bodies and in header fields that carry no
+	// credential (bodyInjectHosts, srt's own key); none means the real
+	// value goes only into the header fields that carry credentials.
+	BodyInjectHosts HostList `json:"bodyInjectHosts,omitempty"`
 	// Extract is an ECMAScript regular expression: the first group of
 	// each match is secret, the rest stays readable. Empty: the whole
 	// value is secret.

@@ -62,7 +62,7 @@ func MaskEnv(env []string, e policy.Env, allowed policy.HostList, warn func(stri
 			m.values[r.Name] = ""
 			continue
 		}
-		masked, added, err := m.mask(real, r.Masking, false, key, r.Name)
+		masked, added, err := m.mask(real, r.Masking, false, r.Origin.Key, key, r.Name)
 		if len(added) == 1 && added[0].Real == real {
 			whole[r.Name] = added[0]
 		}
@@ -111,8 +111,10 @@ var (
 
 // mask returns value with its secrets replaced and adds them to the
 // injector (added). errLeave and errHide say what onExtractNoMatch chose
-// when nothing was found; what names the credential for messages.
-func (m *Masking) mask(value string, r policy.Masking, file bool, key, what string) (text string, added []proxy.Secret, err error) {
+// when nothing was found; setting is the JSON path of the entry, key the
+// entry with its place in the file, and what names the credential, for
+// messages.
+func (m *Masking) mask(value string, r policy.Masking, file bool, setting, key, what string) (text string, added []proxy.Secret, err error) {
 	spec := secrets.Spec{Extract: r.Extract, Decode: r.Decode, MaskClaims: r.MaskClaims, Duplicates: r.MaskDuplicates, File: file}
 	masked, err := secrets.Mask(value, spec, Sentinel)
 	if errors.Is(err, secrets.ErrNoMatch) {
@@ -137,8 +139,17 @@ func (m *Masking) mask(value string, r policy.Masking, file bool, key, what stri
 		_, ok := scope.Match(host, 0)
 		return ok
 	}
+	// The real value goes into bodies and the header fields that carry
+	// no credential only for the hosts bodyInjectHosts lists.
+	var body func(string) bool
+	if bodyScope := r.BodyInjectScope(); len(bodyScope) > 0 {
+		body = func(host string) bool {
+			_, ok := bodyScope.Match(host, 0)
+			return ok
+		}
+	}
 	for _, p := range masked.Pieces {
-		added = append(added, proxy.Secret{Name: what, Sentinel: p.StandIn, Real: p.Real, Inject: inject})
+		added = append(added, proxy.Secret{Name: what, Setting: setting, Sentinel: p.StandIn, Real: p.Real, Inject: inject, BodyInject: body})
 	}
 	m.inject.Secrets = append(m.inject.Secrets, added...)
 	return masked.Text, added, nil
@@ -191,7 +202,7 @@ func (m *Masking) FileCopier(fs policy.Filesystem, dir func() (string, error)) f
 		if len(data) > maxMaskedFile {
 			return hidden(key, fmt.Errorf("larger than %d MiB", maxMaskedFile>>20))
 		}
-		masked, _, err := m.mask(string(data), *rule.Mask, true, key, path)
+		masked, _, err := m.mask(string(data), *rule.Mask, true, rule.Origin.Key, key, path)
 		switch {
 		case errors.Is(err, errLeave):
 			return "", nil

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -172,27 +173,32 @@ func credentialKeyID(v string) string {
 	return id
 }
 
-// request readies r, going to host, for the upstream. A request signed
-// with a masked AWS key is re-signed with the real secret when host is
-// one of the key's inject hosts; a shape that cannot be re-signed is
-// refused, or forwarded untouched when the policy says passthrough; the
-// same request to any other host is forwarded untouched. Every other
-// request gets the usual sentinel swap, and asks for an unencoded
-// response when a credential may be swapped in. The caller has checked
-// that r names host (terminated.ServeHTTP). It returns the body of a 403
-// when r must not go, and a note for the debug log.
-func (in *Injector) request(r *http.Request, host string) (refusal, note string) {
+// request readies r, going to host, for the upstream. A request to a
+// host whose responses are read whole asks for one that can be
+// (askReadable). With swap unset (plain HTTP without
+// allowPlaintextInject) nothing more is done. A request signed with a
+// masked AWS key is re-signed with the real secret when host is one of
+// the key's inject hosts; a shape that cannot be re-signed is refused,
+// or forwarded untouched when the policy says passthrough; the same
+// request to any other host is forwarded untouched. Every other request
+// gets the real values swapped in where they may go (swapRequest), and
+// each stand-in left where none may go is told to left. The caller has
+// checked that r names host (terminated.ServeHTTP). It returns the body
+// of a 403 when r must not go, and a note for the debug log.
+func (in *Injector) request(r *http.Request, host string, swap bool, left func(leftStandIn)) (refusal, note string) {
 	if in == nil {
+		return "", ""
+	}
+	if in.readsAll(host) {
+		askReadable(r.Header)
+	}
+	if !swap {
 		return "", ""
 	}
 	k, shape, detail := in.classify(r)
 	switch {
 	case k == nil:
-		pairs := in.outbound(host)
-		if len(pairs) > 0 {
-			askIdentity(r.Header)
-		}
-		swapRequest(r, pairs)
+		swapRequest(r, in.swaps(host), left)
 		return "", ""
 	case k.Inject == nil || !k.Inject(host):
 		return "", "signed with the stand-in key of " + k.Name + " to a host outside its inject hosts: forwarded as signed"
@@ -203,7 +209,7 @@ func (in *Injector) request(r *http.Request, host string) (refusal, note string)
 			msg := fmt.Sprintf("its Host header names %q, not %s, where it goes", h, host)
 			return k.refusal(shapeMalformed, msg), "not re-signed: " + msg
 		}
-		if msg := in.resign(r, host, k); msg != "" {
+		if msg := in.resign(r, host, k, left); msg != "" {
 			return k.refusal(shapeMalformed, msg), "not re-signed: " + msg
 		}
 		return "", "re-signed for " + k.Name
@@ -216,11 +222,12 @@ func (in *Injector) request(r *http.Request, host string) (refusal, note string)
 // resign replaces r's signature with one made with k's real secret: the
 // real key id, the client's scope, signed headers and X-Amz-Date. The
 // headers get the usual sentinel swap first (the session token above
-// all), so that the signature covers what is sent; the body is sent as
-// the command wrote it, since its hash may be signed. The request asks
-// for an unencoded response (askIdentity) before it is signed. It returns
-// why it could not.
-func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
+// all; swapHeaders), so that the signature covers what is sent; the body
+// is sent as the command wrote it, since its hash may be signed (a
+// stand-in in it is told to left). The request asks for an unencoded
+// response (askIdentity) before it is signed; a header request() removed
+// (askReadable) is no longer signed. It returns why it could not.
+func (in *Injector) resign(r *http.Request, host string, k *AWSKey, left func(leftStandIn)) string {
 	a, _ := parseAuthorization(r.Header.Get("Authorization"))
 	scope, err := parseScope(a.Scope)
 	if err != nil {
@@ -230,8 +237,12 @@ func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
 	if _, err := time.Parse(amzDateFormat, date); err != nil {
 		return "it has no X-Amz-Date header of the form 20060102T150405Z, which its signature needs"
 	}
-	swapHeader(r.Header, in.outbound(host))
+	sw := in.swaps(host)
+	swapHeaders(r.Header, sw, left)
 	askIdentity(r.Header)
+	a.SignedHeaders = slices.DeleteFunc(a.SignedHeaders, func(name string) bool {
+		return unreadable[name] && len(r.Header.Values(name)) == 0
+	})
 	if k.SentinelToken != "" {
 		for i, v := range r.Header.Values("X-Amz-Security-Token") {
 			if v == k.SentinelToken {
@@ -258,16 +269,19 @@ func (in *Injector) resign(r *http.Request, host string, k *AWSKey) string {
 	a.KeyID = k.RealID
 	a.Signature = signV4(r, k.Secret, date, scope, a.SignedHeaders, payload)
 	r.Header.Set("Authorization", a.String())
+	bodySwap(r, sw, false, inSignedBody, left)
 	return ""
 }
 
-// prepare readies a request to host for the upstream (Injector.request),
-// logging what it did with a signed request. It returns the body of a
-// refusal, or "".
-func (e *Egress) prepare(r *http.Request, host string) string {
-	refused, note := e.Inject.request(r, host)
+// prepare readies a request to the tunnel's (or absolute-form target's)
+// host for the upstream (Injector.request), swapping real values in
+// only when swap is set, logging what it did with a signed request, and
+// recording each stand-in it left in place (leftEvent). It returns the
+// body of a refusal, or "".
+func (e *Egress) prepare(r *http.Request, to tunnelOf, swap bool) string {
+	refused, note := e.Inject.request(r, to.host, swap, func(l leftStandIn) { e.leftEvent(to, l) })
 	if note != "" {
-		e.debug("sigv4", "host", host, "method", r.Method, "path", r.URL.Path, "what", note)
+		e.debug("sigv4", "host", to.host, "method", r.Method, "path", r.URL.Path, "what", note)
 	}
 	return refused
 }

@@ -10,9 +10,8 @@ package proxy
 //   - informational responses (103) are passed on as they come; 100
 //     Continue is the client side's business (net/http's server, or
 //     fconn.continueBody);
-//   - a protocol switch (101: WebSocket) becomes a tunnel, unless a
-//     masked credential may be injected into the host, whose responses
-//     must all be read (Injector.streamable);
+//   - a protocol switch (101: WebSocket) becomes a tunnel, unless the
+//     host's responses must all be read (Injector.streamable);
 //   - the response is scrubbed (Injector.scrub), stripped of its hop-by-
 //     hop headers, and its body relayed as it arrives: flushed whenever
 //     the upstream pauses (server-sent events arrive event by event),
@@ -219,7 +218,7 @@ func (uc *upConn) roundTrip(out *http.Request, inform func(*http.Response)) (res
 // inform passes an informational response (103 Early Hints) on to w,
 // scrubbed and stripped like a final one.
 func (rl *relay) inform(w http.ResponseWriter, resp *http.Response) {
-	rl.e.Inject.scrubHeader(resp.Header)
+	rl.e.Inject.scrubHeader(resp.Header, rl.host)
 	stripHop(resp.Header, rl.strip)
 	h := w.Header()
 	saved := h.Clone()
@@ -284,7 +283,7 @@ func (rl *relay) exchange(w http.ResponseWriter, out *http.Request, uc *upConn) 
 	original := resp.Body
 	if err := rl.e.Inject.scrub(resp, rl.host); err != nil {
 		rl.e.debug("response refused", "host", rl.host, "err", err)
-		refuseUnscrubbable(w, rl.host, err)
+		rl.e.Inject.refuseResponse(w, rl.host, err)
 		return false, true, nil
 	}
 	unchanged := resp.Body == original
@@ -360,7 +359,7 @@ func (rl *relay) relayResponse(w http.ResponseWriter, resp *http.Response, uc *u
 		return err
 	}
 	if len(resp.Trailer) > 0 {
-		rl.e.Inject.scrubHeader(resp.Trailer)
+		rl.e.Inject.scrubHeader(resp.Trailer, rl.host)
 		for k, vs := range resp.Trailer {
 			if announced[k] {
 				h[k] = vs
@@ -424,7 +423,7 @@ var directHook func(size int64)
 // switchProtocols answers a 101: the client's connection is taken over,
 // told the switch, and joined to the upstream's.
 func (rl *relay) switchProtocols(w http.ResponseWriter, resp *http.Response, uc *upConn) error {
-	rl.e.Inject.scrubHeader(resp.Header)
+	rl.e.Inject.scrubHeader(resp.Header, rl.host)
 	up := resp.Header.Get("Upgrade")
 	stripHop(resp.Header, rl.strip)
 	resp.Header.Set("Connection", "Upgrade")

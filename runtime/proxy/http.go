@@ -41,9 +41,10 @@ type Event struct {
 	// Reason says why a connection was refused.
 	Reason string
 	// Rule is the allowedDomains or deniedDomains entry that decided, if
-	// one did; Stage is "policy", "guard" (the resolved-address check)
-	// or "host" (a request inside a terminated tunnel that names another
-	// host than the tunnel's).
+	// one did; Stage is "policy", "guard" (the resolved-address check),
+	// "host" (a request inside a terminated tunnel that names another
+	// host than the tunnel's) or StageCredential (a request that went
+	// with a stand-in where no real value goes).
 	Rule  string
 	Stage string
 	// CommandID is the command's attribution key, base64 as in the proxy
@@ -57,8 +58,14 @@ type Event struct {
 
 // Line is a refusal as the reference writes it in its violation store;
 // the host, which the command chose, is shown through untrusted.Quote.
+// A stand-in left where no real value goes (Stage "credential") is
+// srt's own line, "deny credential-inject host:port (reason)".
 func (v Event) Line() string {
-	return fmt.Sprintf("deny network-outbound %s:%d (%s)", untrusted.Quote(v.Host), v.Port, netpolicy.SanitizeReason(v.Reason, 0))
+	op := "network-outbound"
+	if v.Stage == StageCredential {
+		op = "credential-inject"
+	}
+	return fmt.Sprintf("deny %s %s:%d (%s)", op, untrusted.Quote(v.Host), v.Port, netpolicy.SanitizeReason(v.Reason, 0))
 }
 
 // Egress holds what both proxies share. Fields documented as optional may
@@ -545,7 +552,7 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	out.URL.Fragment, out.URL.User = "", nil
 	rl := &relay{e: p.Egress, host: d.Host, upgrade: upgradeOf(r.Header)}
 	if rl.upgrade != "" && !p.Inject.streamable(d.Host) {
-		refuseUpgrade(w, d.Host, rl.upgrade)
+		p.Inject.refuseUpgrade(w, d.Host, rl.upgrade)
 		return
 	}
 	outbound(out.Header, rl.upgrade != "")
@@ -554,8 +561,8 @@ func (p *HTTP) forward(w http.ResponseWriter, r *http.Request, commandID string)
 	// absolute-form request overrides (RFC 9112 §3.2.2).
 	out.Host = authority(d.Host, port, r.URL.Scheme)
 	out.Close = rl.upgrade == ""
-	if p.Inject != nil && (secure || p.Inject.Plaintext) {
-		if refused := p.prepare(out, d.Host); refused != "" {
+	if p.Inject != nil {
+		if refused := p.prepare(out, tunnelOf{"http", d.Host, port, commandID}, secure || p.Inject.Plaintext); refused != "" {
 			refuseSigV4(w, refused)
 			return
 		}

@@ -159,7 +159,7 @@ func BenchmarkSigV4Resign(b *testing.B) {
 			for b.Loop() {
 				c := r.Clone(r.Context())
 				c.Body = io.NopCloser(strings.NewReader(body))
-				if refused, _ := in.request(c, "s3.test"); refused != "" {
+				if refused, _ := in.request(c, "s3.test", true, func(leftStandIn) {}); refused != "" {
 					b.Fatal(refused)
 				}
 			}

@@ -428,14 +428,14 @@ func (h *terminated) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.Host = out.URL.Host
 	rl := &relay{e: h.e, host: h.host, keepAlive: "timeout=5", upgrade: upgradeOf(r.Header)}
 	if rl.upgrade != "" && !h.e.Inject.streamable(h.host) {
-		refuseUpgrade(w, h.host, rl.upgrade)
+		h.e.Inject.refuseUpgrade(w, h.host, rl.upgrade)
 		return
 	}
 	outbound(out.Header, rl.upgrade != "")
 	if r.ContentLength == 0 {
 		out.Body = nil
 	}
-	if refused := h.e.prepare(out, h.host); refused != "" {
+	if refused := h.e.prepare(out, h.tunnelOf, true); refused != "" {
 		refuseSigV4(w, refused)
 		return
 	}

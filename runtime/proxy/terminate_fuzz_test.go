@@ -1,10 +1,12 @@
 package proxy
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -116,6 +118,59 @@ func FuzzPeek(f *testing.F) {
 		}
 		if len(in) > 0 && !isClientHello(in) && len(in) >= 3 && !bytes.Equal(got, in) {
 			t.Fatalf("opaque tunnel echoed %q for %q", got, in)
+		}
+	})
+}
+
+// FuzzInjectRequest feeds arbitrary requests to the swap of real values
+// into a request to an inject host: the real value leaves only in the
+// header fields that carry credentials (carriesCredential), and in the
+// body and every other field only when the host may receive it there
+// (bodyInjectHosts; chunk's bit 0); never in the URL. Each stand-in left
+// in place is told once per place, and its explanation shows the header
+// name the command chose safely.
+func FuzzInjectRequest(f *testing.F) {
+	f.Add([]byte("PUT /o/k?t=fake_value_1234 HTTP/1.1\r\nHost: store.test\r\nAuthorization: Bearer fake_value_1234\r\nX-Amz-Meta-Token: fake_value_1234\r\nContent-Length: 15\r\n\r\nfake_value_1234"), uint8(0))
+	f.Add([]byte("POST / HTTP/1.1\r\nHost: store.test\r\nX-Api-Key: fake_value_1234\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfake_\r\na\r\nvalue_1234\r\n0\r\n\r\n"), uint8(1))
+	f.Add([]byte("POST / HTTP/1.1\r\nHost: store.test\r\nX-\x1b[2K: fake_value_1234\r\n\r\n"), uint8(0))
+	const sentinel, real = "fake_value_1234", "REAL-SECRET-xyz"
+	f.Fuzz(func(t *testing.T, raw []byte, chunk uint8) {
+		r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+		if err != nil {
+			return
+		}
+		anywhere := chunk&1 != 0
+		s := &Secret{Name: "T", Setting: "credentials.envVars[0]", Sentinel: sentinel, Real: real}
+		var left []leftStandIn
+		swapRequest(r, []swap{{pair{[]byte(sentinel), []byte(real)}, s, anywhere}}, func(l leftStandIn) { left = append(left, l) })
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(r.URL.RequestURI(), real) {
+			t.Errorf("the real value went into the URL %q", r.URL.RequestURI())
+		}
+		if !anywhere && bytes.Contains(body, []byte(real)) && !bytes.Contains(raw, []byte(real)) {
+			t.Errorf("the real value went into the body %q", body)
+		}
+		for name, vs := range r.Header {
+			for _, v := range vs {
+				if strings.Contains(v, real) && !anywhere && !carriesCredential(name) && !bytes.Contains(raw, []byte(real)) {
+					t.Errorf("the real value went into %s: %q", name, v)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, l := range left {
+			if seen[l.place+"\x00"+l.header] {
+				t.Errorf("told twice: %+v", l)
+			}
+			seen[l.place+"\x00"+l.header] = true
+			if anywhere && l.place != inURL {
+				t.Errorf("told of %+v, which may take the real value", l)
+			}
+			for _, s := range []string{l.reason(), l.explain("s.json", "store.test", 443)} {
+				if !shownSafely(s) {
+					t.Errorf("shown unsafely: %q", s)
+				}
+			}
 		}
 	})
 }

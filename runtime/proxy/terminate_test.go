@@ -37,6 +37,9 @@ type tlsbed struct {
 	runCA      *CA
 	term       *Terminator
 	upAddr     string
+	// inject is the proxies' injector: one secret, TOKEN, injected into
+	// inject.test (a test may change it before its requests).
+	inject *Injector
 	// refused collects the refusals the proxies record.
 	mu      sync.Mutex
 	refused []Event
@@ -89,9 +92,10 @@ func newTLSBed(t testing.TB, handler http.Handler) *tlsbed {
 		}
 	}
 	e.Inject = &Injector{Secrets: []Secret{{
-		Name: "TOKEN", Sentinel: testSentinel, Real: testReal,
-		Inject: func(h string) bool { return h == "inject.test" },
+		Name: "TOKEN", Setting: "credentials.envVars[0]", Sentinel: testSentinel, Real: testReal,
+		Inject: func(h string) bool { return h == "inject.test" || h == "store.test" },
 	}}}
+	tb.inject = e.Inject
 	pl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -180,28 +184,55 @@ func TestTerminateInjects(t *testing.T) {
 	}
 }
 
-// The upstream sees the real value only at an inject host.
+// The upstream sees the real value only at an inject host, and there
+// only in the header fields that carry credentials, unless the host is
+// one of the secret's bodyInjectHosts (store.test here); each stand-in
+// left in an inject host's request is recorded once per place.
 func TestTerminateUpstreamSees(t *testing.T) {
 	got := make(chan string, 4)
 	tb := newTLSBed(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		got <- r.Host + " " + r.Header.Get("Authorization") + " " + string(body)
+		got <- r.Host + " " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Note") + " " + string(body)
 	}))
+	tb.inject.Secrets[0].BodyInject = func(h string) bool { return h == "store.test" }
 	c := tb.client(tb.runCA, false)
-	for _, host := range []string{"inject.test", "other.test"} {
-		req, _ := http.NewRequest("POST", "https://"+host+"/", strings.NewReader(testSentinel))
+	for _, host := range []string{"inject.test", "other.test", "store.test"} {
+		req, _ := http.NewRequest("POST", "https://"+host+"/?q="+testSentinel, strings.NewReader(testSentinel))
 		req.Header.Set("Authorization", "Bearer "+testSentinel)
+		req.Header.Set("X-Note", testSentinel)
 		resp, err := c.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 	}
-	if s := <-got; s != "inject.test Bearer "+testReal+" "+testReal {
-		t.Errorf("inject host received %q", s)
+	for _, want := range []string{
+		"inject.test Bearer " + testReal + " " + testSentinel + " " + testSentinel,
+		"other.test Bearer " + testSentinel + " " + testSentinel + " " + testSentinel,
+		"store.test Bearer " + testReal + " " + testReal + " " + testReal,
+	} {
+		if s := <-got; s != want {
+			t.Errorf("the upstream received %q, want %q", s, want)
+		}
 	}
-	if s := <-got; s != "other.test Bearer "+testSentinel+" "+testSentinel {
-		t.Errorf("other host received %q", s)
+	var lines []string
+	for _, ev := range tb.refusals() {
+		lines = append(lines, ev.Line())
+	}
+	want := []string{
+		"deny credential-inject inject.test:443 (TOKEN: the stand-in was sent in the X-Note header, not the real value)",
+		"deny credential-inject inject.test:443 (TOKEN: the stand-in was sent in the URL, not the real value)",
+		"deny credential-inject inject.test:443 (TOKEN: the stand-in was sent in the request body, not the real value)",
+		"deny credential-inject store.test:443 (TOKEN: the stand-in was sent in the URL, not the real value)",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("recorded:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if ev := tb.refusals(); len(ev) > 2 {
+		wantWhy := `srt sandbox sent the stand-in for TOKEN, not its real value, in the body of a request to inject.test:443: a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back. If inject.test needs the value there, add "inject.test" to credentials.envVars[0].bodyInjectHosts in the settings file (whatever that host keeps, the command can then read back).`
+		if ev[2].Why != wantWhy || ev[2].Stage != StageCredential || ev[2].Allow {
+			t.Errorf("the body's event: %+v\nwant why %s", ev[2], wantWhy)
+		}
 	}
 }
 

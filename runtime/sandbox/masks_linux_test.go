@@ -23,7 +23,8 @@ func jwt(payload string) string {
 // TestMaskedCredentialFiles: a credential file the command reads shows
 // stand-ins where the rule finds secrets (extract: the rest of the file
 // stays readable; whole file: its line break stays), and the proxy swaps
-// each back for its secret only on the way to the inject host. A masked
+// each back for its secret only on the way to the inject host (in the
+// body only for the entries whose bodyInjectHosts list it). A masked
 // variable with extract keeps its readable part; a JWT keeps the claims
 // it does not mask. No secret reaches anything the command can read.
 func TestMaskedCredentialFiles(t *testing.T) {
@@ -46,8 +47,8 @@ func TestMaskedCredentialFiles(t *testing.T) {
 				{"path": "~/nomatch.conf", "mode": "mask", "extract": "key=(\\w+)", "onExtractNoMatch": "deny"}
 			],
 			"envVars": [
-				{"name": "APP_CONFIG", "mode": "mask", "extract": "key=([^;]+)", "injectHosts": ["127.0.0.1"]},
-				{"name": "ID_TOKEN", "mode": "mask", "decode": "jwt", "maskClaims": ["email"], "injectHosts": ["127.0.0.1"]}
+				{"name": "APP_CONFIG", "mode": "mask", "extract": "key=([^;]+)", "injectHosts": ["127.0.0.1"], "bodyInjectHosts": ["127.0.0.1"]},
+				{"name": "ID_TOKEN", "mode": "mask", "decode": "jwt", "maskClaims": ["email"], "injectHosts": ["127.0.0.1"], "bodyInjectHosts": ["127.0.0.1"]}
 			]},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
 	script := noProxyOff + `

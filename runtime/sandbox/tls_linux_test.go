@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -344,10 +345,12 @@ func randomToken(t *testing.T) string {
 
 // TestMaskedCredential: the command holds a sentinel (fake_value_<uuid4>);
 // the proxy swaps in the real token only for the inject host on
-// terminated TLS, another host and plain HTTP get the sentinel, and an
-// upstream that echoes the token hands back the sentinel. The real value
-// is in nothing the command can read: its environment, /proc of every
-// process it sees, the files srt made for the run, srt's bubblewrap argv.
+// terminated TLS, and there only in the header that carries it (the body
+// keeps the sentinel, and the run records where it was left); another
+// host and plain HTTP get the sentinel, and an upstream that echoes the
+// token hands back the sentinel. The real value is in nothing the
+// command can read: its environment, /proc of every process it sees, the
+// files srt made for the run, srt's bubblewrap argv.
 func TestMaskedCredential(t *testing.T) {
 	testenv.Require(t, "bwrap", "curl")
 	u := newUpstream(t, nil)
@@ -395,12 +398,19 @@ find "$(dirname "$(dirname "$SSL_CERT_FILE")")" -type f -exec cat {} + 2>&1
 	}
 	seen := u.requests()
 	for _, want := range []string{
-		fmt.Sprintf("/inject auth=%q body=%q", "Bearer "+real, "token="+real),
+		fmt.Sprintf("/inject auth=%q body=%q", "Bearer "+real, "token="+sentinel),
 		fmt.Sprintf("/other auth=%q body=%q", "Bearer "+sentinel, "token="+sentinel),
 	} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("upstream: missing %s in\n%s", want, seen)
 		}
+	}
+	var lines []string
+	for _, v := range res.Violations {
+		lines = append(lines, v.Line)
+	}
+	if want := "deny credential-inject 127.0.0.1:" + u.port + " (GH_TOKEN: the stand-in was sent in the request body, not the real value)"; !slices.Contains(lines, want) {
+		t.Errorf("violations %q, want %q", lines, want)
 	}
 	if want := fmt.Sprintf("/plain auth=%q", "Bearer "+sentinel); !strings.Contains(plainSeen(), want) {
 		t.Errorf("plain HTTP without allowPlaintextInject: want %s, got %s", want, plainSeen())

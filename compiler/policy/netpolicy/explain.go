@@ -68,6 +68,10 @@ func ExplainGuard(r *Rules, host string, port int, entry, reason string, addrs [
 	return strings.TrimSpace(fmt.Sprintf("srt sandbox refused %s: %s, but it %s, which the resolved-address guard refuses. %s", quoteHost(host, port), by, reason, fix))
 }
 
+// SettingsFile names the settings file r comes from as the explanation
+// of a refusal names it: what to edit.
+func SettingsFile(r *Rules) string { return sourceOf(r) }
+
 func sourceOf(r *Rules) string {
 	if r == nil || r.Source == "" {
 		return "the settings file"
