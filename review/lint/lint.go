@@ -54,6 +54,7 @@ var Rules = []Rule{
 	{"SRT191", "mask-inject-wildcard", Warning, "a masked credential's real value goes to every host under a wildcard: anyone with a host there receives it"},
 	{"SRT192", "mask-inject-every-host", Warning, "a masked credential has no injectHosts, so its real value goes to every allowedDomains host"},
 	{"SRT193", "credential-file-exposed", Error, "a credential file the settings hide or mask can be read, or changed, by the command on a target"},
+	{"SRT194", "mask-body-inject", Warning, "a masked credential's real value goes into the request bodies of a host (bodyInjectHosts): whatever that host keeps, the command can read back, in pieces or encoded where srt cannot see it whole; and srt then reads every response of every host whole"},
 }
 
 // RuleOf returns the rule with a code.

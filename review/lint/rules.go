@@ -360,7 +360,7 @@ func (l *linter) masks() {
 	}
 }
 
-// credentials: SRT191, SRT192, SRT193.
+// credentials: SRT191, SRT192, SRT193, SRT194.
 func (l *linter) credentials() {
 	type masked struct {
 		what string
@@ -391,6 +391,9 @@ func (l *linter) credentials() {
 		}
 	}
 	for _, c := range ms {
+		for _, r := range c.m.BodyInjectHosts {
+			l.add("SRT194", r.Origin, "%s sends its real value into the request bodies and every header field of %s (bodyInjectHosts): whatever that host keeps, the command can read back, in pieces or re-encoded, where srt cannot recognise it; and every response of every host is then read whole (no Range, no compression, no WebSocket). Send the credential in a header that carries credentials instead, if the API takes one", c.what, r.Entry)
+		}
 		if c.m.InjectHosts != nil {
 			for _, r := range c.m.InjectHosts {
 				if h := r.Entry; strings.HasPrefix(h, "*") {

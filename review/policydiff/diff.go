@@ -85,6 +85,7 @@ func Diff(old, new *query.Source, targets []query.Target) []Change {
 		}
 		out = append(out, addressChanges(t, old.Policy, new.Policy)...)
 		out = append(out, injectChanges(t, eo, en, old.Policy.Network.Allowed, new.Policy.Network.Allowed, hosts)...)
+		out = append(out, bodyInjectChanges(t, eo, en)...)
 	}
 	out = collapse(out)
 	order := map[query.Target]int{}
@@ -217,6 +218,44 @@ func injectChanges(t query.Target, eo, en *query.Evaluator, oldAllowed, newAllow
 				c.New.Why = fmt.Sprintf("%d hosts now receive the stand-in: %s", len(d.hosts), some)
 			}
 			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// bodyInjectChanges compares, for each credential masked in both
+// policies, which hosts receive its real value in request bodies and in
+// every header field too (kind inject-body, subject "NAME -> host"): the
+// hosts either policy's bodyInjectHosts names, a wildcard asked about
+// through a name under it. A host now listed is a wider change: what it
+// keeps, the command can read back.
+func bodyInjectChanges(t query.Target, eo, en *query.Evaluator) []Change {
+	old := map[string]query.Credential{}
+	for _, c := range eo.Credentials() {
+		old[c.Name] = c
+	}
+	var out []Change
+	for _, n := range en.Credentials() {
+		o, ok := old[n.Name]
+		if !ok || len(o.Masking.BodyInjectHosts)+len(n.Masking.BodyInjectHosts) == 0 {
+			continue
+		}
+		set := map[string]bool{}
+		for _, m := range []policy.Masking{o.Masking, n.Masking} {
+			for _, r := range m.BodyInjectHosts {
+				h := strings.ToLower(r.Host)
+				if strings.HasPrefix(h, "*.") {
+					h = "srt-probe" + h[1:]
+				}
+				set[h] = true
+			}
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(n.Name, "environment "), "credential file ")
+		for _, h := range sorted(set) {
+			do, dn := eo.InjectsBody(o.Masking, o.Origin, h), en.InjectsBody(n.Masking, n.Origin, h)
+			if do.Allow != dn.Allow {
+				out = append(out, Change{Target: t, Kind: "inject-body", Subject: name + " -> " + h, Wider: dn.Allow, Old: do, New: dn})
+			}
 		}
 	}
 	return out

@@ -167,6 +167,40 @@ func TestDiffInjectScope(t *testing.T) {
 	}
 }
 
+// TestDiffBodyInject: a host added to a credential's bodyInjectHosts
+// (one named, and one under a wildcard) is a wider change, host by host;
+// taking it out again is stricter. A host that is no inject host of the
+// credential any more gets its value nowhere, bodies included.
+func TestDiffBodyInject(t *testing.T) {
+	policy := func(inject, body string) *query.Source {
+		return load(t, `{"network": {"allowedDomains": ["api.example.com", "uploads.example.com", "*.cdn.example.com"], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [{"name": "TOKEN", "mode": "mask", "injectHosts": `+inject+body+`}]}}`)
+	}
+	all := `["api.example.com", "uploads.example.com", "*.cdn.example.com"]`
+	a := policy(all, ``)
+	b := policy(all, `, "bodyInjectHosts": ["uploads.example.com", "*.cdn.example.com"]`)
+	want := []string{
+		"linux wider inject-body TOKEN -> srt-probe.cdn.example.com by credentials.envVars[0].bodyInjectHosts[1]",
+		"linux wider inject-body TOKEN -> uploads.example.com by credentials.envVars[0].bodyInjectHosts[0]",
+	}
+	if diff := cmp.Diff(want, summary(Diff(a, b, []query.Target{query.Linux}))); diff != "" {
+		t.Errorf("a -> b (-want +got):\n%s", diff)
+	}
+	back := Diff(b, a, []query.Target{query.Linux})
+	if Wider(back) || len(back) != 2 {
+		t.Errorf("b -> a = %v, want 2 stricter changes", summary(back))
+	}
+	c := policy(`["api.example.com", "*.cdn.example.com"]`, `, "bodyInjectHosts": ["*.cdn.example.com"]`)
+	want = []string{
+		"linux stricter inject TOKEN -> uploads.example.com by credentials.envVars[0]",
+		"linux stricter inject-body TOKEN -> uploads.example.com by credentials.envVars[0]",
+	}
+	if diff := cmp.Diff(want, summary(Diff(b, c, []query.Target{query.Linux}))); diff != "" {
+		t.Errorf("b -> c (-want +got):\n%s", diff)
+	}
+}
+
 // TestDiffInjectSameScope: a credential whose scope lists the same hosts
 // in both policies (in another order, in other cases) sends its value to
 // the same hosts, whatever else changed; one that follows allowedDomains

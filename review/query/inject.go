@@ -45,6 +45,20 @@ func (e *Evaluator) Injects(m policy.Masking, o policy.Origin, host string) Deci
 	return Decision{Rule: o, Why: host + " receives the stand-in: " + from + " does not list it"}
 }
 
+// InjectsBody answers whether the proxy sends the real value of a
+// credential masked by m to host (canonical, without port) also in
+// request bodies and in the header fields that carry no credential: host
+// is an inject host (Injects) that bodyInjectHosts lists.
+func (e *Evaluator) InjectsBody(m policy.Masking, o policy.Origin, host string) Decision {
+	if d := e.Injects(m, o, host); !d.Allow {
+		return d
+	}
+	if r, ok := m.BodyInjectScope().Match(strings.ToLower(host), 0); ok {
+		return Decision{Allow: true, Rule: r.Origin, Why: "the real value goes into request bodies and every header field sent to " + host + ": bodyInjectHosts lists " + r.Entry}
+	}
+	return Decision{Rule: o, Why: host + " receives the real value only in the header fields that carry credentials: bodyInjectHosts does not list it"}
+}
+
 // injectScope is m.InjectScope(allowed), indexed, made once per list of
 // inject hosts (diff asks about every host of both policies).
 func (e *Evaluator) injectScope(m policy.Masking) *policy.HostIndex {

@@ -376,3 +376,36 @@ func Load(name string, data []byte, opts schema.Options) (*Source, schema.Diagno
 	}
 	return &Source{Policy: p}, nil, nil
 }
+
+// TestInjectsBody: a masked credential's real value goes into request
+// bodies only for the inject hosts bodyInjectHosts lists (a wildcard for
+// the names under it), and InjectScope says where in a request it goes.
+func TestInjectsBody(t *testing.T) {
+	e := load(t, `{"network": {"allowedDomains": ["api.example.com", "uploads.example.com", "*.cdn.example.com", "pypi.org"], "deniedDomains": [], "tlsTerminate": {}},
+		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []},
+		"credentials": {"envVars": [
+			{"name": "A", "mode": "mask", "injectHosts": ["api.example.com", "uploads.example.com", "*.cdn.example.com"], "bodyInjectHosts": ["uploads.example.com", "*.cdn.example.com"]},
+			{"name": "B", "mode": "mask", "injectHosts": ["api.example.com"]}]}}`).Evaluator("", "")
+	cs := e.Credentials()
+	a, b := cs[0], cs[1]
+	for _, tc := range []struct {
+		host string
+		want bool
+		rule string
+	}{
+		{"uploads.example.com", true, "credentials.envVars[0].bodyInjectHosts[0]"},
+		{"x.cdn.example.com", true, "credentials.envVars[0].bodyInjectHosts[1]"},
+		{"api.example.com", false, "credentials.envVars[0]"},
+		{"pypi.org", false, "credentials.envVars[0]"},
+	} {
+		if d := e.InjectsBody(a.Masking, a.Origin, tc.host); d.Allow != tc.want || d.Rule.Key != tc.rule {
+			t.Errorf("InjectsBody(A, %s) = %v by %s (%s), want %v by %s", tc.host, d.Allow, d.Rule.Key, d.Why, tc.want, tc.rule)
+		}
+	}
+	if got, want := e.InjectScope(a.Masking), "the proxy sends the real value to api.example.com, uploads.example.com, *.cdn.example.com (injectHosts), in the header fields that carry credentials, and to uploads.example.com, *.cdn.example.com also in request bodies and every other header field (bodyInjectHosts): whatever those hosts keep, the command can read back"; got != want {
+		t.Errorf("InjectScope(A) = %q, want %q", got, want)
+	}
+	if got, want := e.InjectScope(b.Masking), "the proxy sends the real value to api.example.com (injectHosts), only in the request header fields that carry credentials (Authorization, Cookie, X-Api-Key, …), never in a body or a URL"; got != want {
+		t.Errorf("InjectScope(B) = %q, want %q", got, want)
+	}
+}

@@ -158,7 +158,12 @@ func (e *Evaluator) knobs(pl platform) []knob {
 		if e.p.Env.AllowPlaintextInject {
 			why += " or plain HTTP (allowPlaintextInject)"
 		}
-		why += "; every other request carries the stand-in, and a real value an upstream sends back reaches the command as its stand-in"
+		why += ", and there only in the request header fields that carry credentials unless bodyInjectHosts lists the host; every other request carries the stand-in, and a real value an upstream sends back reaches the command as its stand-in"
+		if e.bodyInjected() {
+			why += "; a credential has bodyInjectHosts, so the responses of every host are read whole (no Range, no compression kept, no WebSocket)"
+		} else {
+			why += "; the responses of the inject hosts are read whole (no Range, no compression kept, no WebSocket)"
+		}
 		out = append(out, knob{"credential injection", Decision{Rule: e.switchOrigin("network.tlsTerminate"), Why: why}})
 	}
 	for _, v := range e.p.Env.Unset {
@@ -223,16 +228,33 @@ func MaskedPart(m policy.Masking, file bool) string {
 	return what
 }
 
-// InjectScope says which hosts receive a masked credential's real value.
+// InjectScope says which hosts receive a masked credential's real value,
+// and where in their requests.
 func (e *Evaluator) InjectScope(m policy.Masking) string {
-	if m.InjectHosts != nil {
-		return "the proxy sends the real value to " + strings.Join(m.InjectHosts.Entries(), ", ") + " (injectHosts)"
-	}
-	hosts := e.allowedHosts()
-	if len(hosts) == 0 {
+	var to string
+	switch hosts := e.allowedHosts(); {
+	case m.InjectHosts != nil:
+		to = "the proxy sends the real value to " + strings.Join(m.InjectHosts.Entries(), ", ") + " (injectHosts)"
+	case len(hosts) == 0:
 		return "no host receives the real value (injectHosts is not set and allowedDomains is empty)"
+	default:
+		to = "the proxy sends the real value to every allowedDomains host: " + Some(hosts, "network.allowedDomains") + " (injectHosts is not set)"
 	}
-	return "the proxy sends the real value to every allowedDomains host: " + Some(hosts, "network.allowedDomains") + " (injectHosts is not set)"
+	if len(m.BodyInjectHosts) == 0 {
+		return to + ", only in the request header fields that carry credentials (Authorization, Cookie, X-Api-Key, …), never in a body or a URL"
+	}
+	return to + ", in the header fields that carry credentials, and to " + strings.Join(m.BodyInjectHosts.Entries(), ", ") +
+		" also in request bodies and every other header field (bodyInjectHosts): whatever those hosts keep, the command can read back"
+}
+
+// bodyInjected reports whether a masked credential has bodyInjectHosts.
+func (e *Evaluator) bodyInjected() bool {
+	for _, c := range e.Credentials() {
+		if len(c.Masking.BodyInjectHosts) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedHosts are the allowed hosts, each once, in order: what every
