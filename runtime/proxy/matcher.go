@@ -41,7 +41,7 @@ func block(b []byte, i int) uint16 {
 }
 
 // newMatcher returns a matcher for pairs, or nil when nextMatch serves
-// better: fewer than minMatcher patterns, or one shorter than 4 bytes
+// better: fewer than minMatcher patterns, or one shorter than 3 bytes
 // (the windows would slide by too little). Empty patterns never match.
 func newMatcher(pairs []pair) *matcher {
 	n, window := 0, maxWindow
@@ -51,7 +51,7 @@ func newMatcher(pairs []pair) *matcher {
 			window = min(window, len(p.Old))
 		}
 	}
-	if n < minMatcher || window < 4 {
+	if n < minMatcher || window < 3 {
 		return nil
 	}
 	return buildMatcher(pairs, window)
