@@ -141,21 +141,7 @@ func TestLandlockSecondLayer(t *testing.T) {
 // the user's), and returns its exit code and combined output.
 func srtAs(t *testing.T, bin string, uid int, root, dir string, args ...string) (int, string) {
 	t.Helper()
-	filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
-	if uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
-	out, err := cmd.CombinedOutput()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("srt: %v\n%s", err, out)
-	}
-	return code, string(out)
+	return srtIn(t, bin, uid, root, dir, "", args...)
 }
 
 // limitsBomb forks until the kernel refuses (for at most 10 s), every
