@@ -183,6 +183,13 @@ type attack struct {
 // plan, TestLayersDisagree), checksum recomputed.
 const widenPlan = `sed -i -e 's|^--ro-bind / /$|--bind / /|' -e 's|^@landlock grant=.*|@landlock off|' -e '/^@landlock-write/d' plan/linux/bwrap.args && h=$(sha256sum plan/linux/bwrap.args | cut -d' ' -f1) && sed -i "s|\"linux/bwrap.args\": \"[0-9a-f]*\"|\"linux/bwrap.args\": \"$h\"|" plan/plan.json`
 
+// planSetup: the project may be written (s.json), and holds plan/, its
+// settings compiled with srtc.
+func planSetup(w *world) {
+	w.write("s.json", writeProject)
+	w.compilePlan()
+}
+
 // escapedJudge: a run wrote the file outside every write root.
 func escapedJudge(w *world) string {
 	if _, err := os.Stat(w.escaped); err == nil {
@@ -239,11 +246,8 @@ var attacks = []attack{
 		// The run under the plan cannot write it (the plan in use is
 		// read-only); the control shows the edit, once trusted, widens
 		// the plan.
-		name: "plan rewritten in a write root",
-		setup: func(w *world) {
-			w.write("s.json", writeProject)
-			w.compilePlan()
-		},
+		name:  "plan rewritten in a write root",
+		setup: planSetup,
 		steps: func(w *world, sandboxed bool) {
 			if sandboxed {
 				w.srt("run", "--plan", "plan", "--", "/bin/sh", "-c", widenPlan)
@@ -259,11 +263,8 @@ var attacks = []attack{
 		// A run under other settings may write the committed plan (it is
 		// in its write roots, and not in use): srt run --plan then
 		// refuses it, since this machine never trusted what it holds.
-		name: "plan rewritten by a run under other settings",
-		setup: func(w *world) {
-			w.write("s.json", writeProject)
-			w.compilePlan()
-		},
+		name:  "plan rewritten by a run under other settings",
+		setup: planSetup,
 		steps: func(w *world, sandboxed bool) {
 			if sandboxed {
 				w.inSandbox(true, "s.json", widenPlan)

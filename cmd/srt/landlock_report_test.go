@@ -44,10 +44,7 @@ func TestLandlockRefusalsReported(t *testing.T) {
 	testenv.KernelAudit(t)
 	for _, uid := range []int{0, 65534} {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
-			bin := testenv.PublicCopy(t, "srt")
-			root := filepath.Dir(bin)
-			proj := filepath.Join(root, "proj")
-			os.MkdirAll(proj, 0o755)
+			bin, root, proj := publicProject(t)
 			os.MkdirAll(filepath.Join(root, ".ssh"), 0o700)
 			os.WriteFile(filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
 			log := filepath.Join(root, "audit.jsonl")
@@ -142,10 +139,7 @@ func TestLandlockRefusalsAuditOff(t *testing.T) {
 		t.Skip("turning the kernel's audit off takes root")
 	}
 	testenv.KernelAuditOff(t)
-	bin := testenv.PublicCopy(t, "srt")
-	root := filepath.Dir(bin)
-	proj := filepath.Join(root, "proj")
-	os.MkdirAll(proj, 0o755)
+	bin, root, proj := publicProject(t)
 	os.MkdirAll(filepath.Join(root, ".ssh"), 0o700)
 	os.WriteFile(filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
 	code, out := srtAs(t, bin, 0, root, proj, "--settings", "s.json", "--violations", "-d", "-c", reportScript)

@@ -137,6 +137,17 @@ func TestLandlockSecondLayer(t *testing.T) {
 	}
 }
 
+// publicProject is a copy of srt that every user may run (PublicCopy), in
+// a directory root that also holds proj, an empty project.
+func publicProject(t *testing.T) (bin, root, proj string) {
+	t.Helper()
+	bin = testenv.PublicCopy(t, "srt")
+	root = filepath.Dir(bin)
+	proj = filepath.Join(root, "proj")
+	os.MkdirAll(proj, 0o755)
+	return bin, root, proj
+}
+
 // srtAs runs the test binary as srt, as uid, in dir with HOME root (made
 // the user's), and returns its exit code and combined output.
 func srtAs(t *testing.T, bin string, uid int, root, dir string, args ...string) (int, string) {
@@ -191,10 +202,7 @@ func TestLimits(t *testing.T) {
 	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
-			bin := testenv.PublicCopy(t, "srt")
-			root := filepath.Dir(bin)
-			proj := filepath.Join(root, "proj")
-			os.MkdirAll(proj, 0o755)
+			bin, root, proj := publicProject(t)
 			os.WriteFile(filepath.Join(proj, "bomb.py"), []byte(limitsBomb), 0o644)
 			os.WriteFile(filepath.Join(proj, "hog.py"), []byte(limitsHog), 0o644)
 			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
@@ -310,10 +318,7 @@ func TestLimitsKilled(t *testing.T) {
 	if os.Geteuid() != 0 || !cgroupsHere() {
 		t.Skip("srt makes cgroups here only as root on cgroup v1 (docs/layers.md)")
 	}
-	bin := testenv.PublicCopy(t, "srt")
-	root := filepath.Dir(bin)
-	proj := filepath.Join(root, "proj")
-	os.MkdirAll(proj, 0o755)
+	bin, root, proj := publicProject(t)
 	os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
 		"limits": {"memoryMiB": 256, "processes": 64, "cpuSeconds": 60}}`), 0o644)
 	cmd := exec.Command(bin, "--settings", "s.json", "-c", "echo started; exec sleep 30")

@@ -116,10 +116,7 @@ func TestRegistryLockOutOfReach(t *testing.T) {
 	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
-			bin := testenv.PublicCopy(t, "srt")
-			root := filepath.Dir(bin)
-			proj := filepath.Join(root, "proj")
-			os.MkdirAll(proj, 0o755)
+			bin, root, proj := publicProject(t)
 			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			os.WriteFile(filepath.Join(proj, "open.py"), []byte(`import errno, fcntl, os, sys
 for p in sys.argv[1:]:

@@ -100,10 +100,7 @@ func TestLimitsSocketBuffers(t *testing.T) {
 			name += "-delegated"
 		}
 		t.Run(name, func(t *testing.T) {
-			bin := testenv.PublicCopy(t, "srt")
-			root := filepath.Dir(bin)
-			proj := filepath.Join(root, "proj")
-			os.MkdirAll(proj, 0o755)
+			bin, root, proj := publicProject(t)
 			os.WriteFile(filepath.Join(proj, "s.json"), []byte(settings), 0o644)
 			os.WriteFile(filepath.Join(proj, "probe.py"), []byte(socketProbe), 0o644)
 			cg := ""
