@@ -553,3 +553,45 @@ func TestCheckOutOfDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapChurn: directories another process removes and makes again
+// while srt walks (a test runner's scratch directories under /tmp) are
+// walked as they are now, never counted as places the walk could not
+// vouch for: that would refuse to start every run with /tmp writable.
+func TestSnapChurn(t *testing.T) {
+	root := t.TempDir()
+	const n = 64
+	for i := range n {
+		write(t, filepath.Join(root, "d"+strconv.Itoa(i), "f"), "")
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			d := filepath.Join(root, "d"+strconv.Itoa(i%n))
+			if err := os.RemoveAll(d); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	spec := Spec{Roots: []string{root}}
+	for range 300 {
+		if _, unrecorded := Snap(spec, nil, DefaultLimits); len(unrecorded) != 0 {
+			t.Errorf("Snap with directories made again meanwhile: %q", unrecorded)
+			break
+		}
+	}
+	close(stop)
+	<-done
+}

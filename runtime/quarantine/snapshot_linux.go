@@ -439,6 +439,12 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		ents = ref.names() // the same names as then
 	} else {
 		list, err := readDir(fd, w.lim.DirEntries)
+		if errors.Is(err, unix.ENOENT) {
+			// Removed since it was opened: a removed directory holds
+			// nothing and no name reaches it.
+			n.read = true
+			return n, nil
+		}
 		if err != nil {
 			w.unreadable(unix.AT_FDCWD, p, rs, p, id, ref, err)
 			return n, nil
@@ -648,13 +654,20 @@ func (w *walker) subdir(fd int, p string, dev uint64, name string, ref *node, re
 		}
 	}
 	cfd, err := openDirAt(fd, name)
-	if err != nil {
+	for try := 0; err != nil; try++ {
 		id, serr := lstatAt(fd, name)
 		if serr != nil {
 			return nil, nil // gone meanwhile
 		}
 		if !id.isDir() {
 			return nil, nil // replaced meanwhile: not the walk's to follow
+		}
+		if try < maxReopen && replaced(err) {
+			// Removed, or a link or file put in its place, between the
+			// two calls, and a directory made there again: the one there
+			// now is the one to walk.
+			cfd, err = openDirAt(fd, name)
+			continue
 		}
 		w.unreadable(fd, name, rs, cp, id, matchInode(ref, id), err)
 		return &node{id: id, ctx: c}, nil
@@ -707,6 +720,16 @@ func (w *walker) unreadable(fd int, name string, rs *rootSnap, p string, id iden
 		return
 	}
 	w.find(rs, filepath.Dir(p), filepath.Base(p), id, fmt.Sprintf("a directory written during the run that srt cannot check (%v)", err))
+}
+
+// maxReopen is how many times the walk opens again a directory that was
+// replaced while it opened it; one replaced every time is not checked.
+const maxReopen = 8
+
+// replaced reports whether err, from opening a name that is a directory
+// now, says that something else was there when it was opened.
+func replaced(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
 }
 
 // transient reports whether err says the walk lacked a resource rather
