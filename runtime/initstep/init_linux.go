@@ -37,7 +37,8 @@ func Main(args []string) int {
 
 // Init is the init step: it runs as the first process in the sandbox
 // (PID 1; argv: InitArg [--tty=FDS] [--landlock=SCOPES
-// [--landlock-write=PATH]...] [--rlimit=NAME=SOFT:HARD]... -- command...),
+// [--landlock-write=PATH]...] [--rlimit=NAME=SOFT:HARD]...
+// [--watch-writes] -- command...),
 // under the seccomp program already. It opens the proxy listeners in the
 // sandbox's network namespace and, with --tty, a pseudo-terminal for the
 // standard descriptors FDS; hands them (the terminal's master side) to the
@@ -90,8 +91,21 @@ func Init(args []string) error {
 		}
 		fds = append(fds, int(master.Fd()))
 	}
-	if err := unix.Sendmsg(FDHandoff, []byte{1}, unix.UnixRights(fds...), nil, 0); err != nil {
+	sent := fds
+	watch := -1
+	if opts.WatchWrites {
+		// On this thread, which starts the command, from here on: the
+		// terminal above is opened for writing before it.
+		if watch, err = installWatch(); err != nil {
+			return err
+		}
+		sent = append(slices.Clip(fds), watch)
+	}
+	if err := unix.Sendmsg(FDHandoff, []byte{1}, unix.UnixRights(sent...), nil, 0); err != nil {
 		return fmt.Errorf("handing the listeners over: %w", err)
+	}
+	if watch >= 0 {
+		unix.Close(watch)
 	}
 	// The second layer's ruleset is built while the host records the
 	// write roots; it is enforced once the command may start.
@@ -194,6 +208,8 @@ type Options struct {
 	TTYFDs   []int         // --tty: the descriptors that become the terminal
 	Landlock *LandlockSpec // --landlock, --landlock-write: the second layer
 	Rlimits  []string      // --rlimit: NAME=SOFT:HARD, for LimitExec
+	// WatchWrites (--watch-writes) has the command's writes watched.
+	WatchWrites bool
 }
 
 // ParseArgs reads the init step's options off args, up to "--" or the
@@ -211,6 +227,10 @@ func ParseArgs(args []string) (Options, []string, error) {
 		}
 		if v, ok := strings.CutPrefix(a, RlimitArg); ok {
 			o.Rlimits = append(o.Rlimits, v)
+			continue
+		}
+		if a == WatchArg {
+			o.WatchWrites = true
 			continue
 		}
 		if !strings.HasPrefix(a, TTYArg) {

@@ -65,6 +65,10 @@ const (
 	// one path below which writes stay allowed.
 	LandlockArg      = "--landlock="
 	LandlockWriteArg = "--landlock-write="
+	// WatchArg has the init step watch the command's writes (see
+	// WatchedCall) and hand srt the descriptor of the watch, after the
+	// listeners and the terminal.
+	WatchArg = "--watch-writes"
 )
 
 // ExitCode is a command's status, or 128+N for a signal N.

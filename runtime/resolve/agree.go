@@ -237,3 +237,46 @@ func (r *resolver) placed(line int, err error) error {
 	}
 	return err
 }
+
+// A Mount is one bubblewrap option that mounts at Dest, with its words
+// and the line of linux/bwrap.args it came from (0 for srt's own).
+type Mount struct {
+	Words []string
+	Dest  string
+	Line  int
+}
+
+// mountDest is, for each bubblewrap option that mounts something (or
+// changes a mount: --remount-ro), the index of its destination among
+// its words.
+var mountDest = map[string]int{
+	"--bind": 2, "--bind-try": 2, "--dev-bind": 2, "--dev-bind-try": 2,
+	"--ro-bind": 2, "--ro-bind-try": 2, "--bind-fd": 2, "--ro-bind-fd": 2,
+	"--file": 2, "--bind-data": 2, "--ro-bind-data": 2,
+	"--remount-ro": 1, "--tmpfs": 1, "--dev": 1, "--proc": 1, "--mqueue": 1,
+	"--overlay": 3, "--tmp-overlay": 1, "--ro-overlay": 1,
+}
+
+// MountAt is the mount of bubblewrap's arguments args (lines: the line
+// of each) that decides what p is in the sandbox: the last whose
+// destination is p or a directory above it, as bubblewrap mounts them in
+// order, each over what came before. false when no mount covers p or
+// args cannot be read as bubblewrap reads them.
+func MountAt(args []string, lines []int, p string) (Mount, bool) {
+	var m Mount
+	found := false
+	for i := 0; i < len(args); {
+		n, known := bwrapArity[args[i]]
+		if !known || i+n >= len(args) {
+			return m, found
+		}
+		if d, ok := mountDest[args[i]]; ok {
+			dest := filepath.Clean(args[i+d])
+			if within(p, dest) {
+				m, found = Mount{Words: args[i : i+1+n], Dest: dest, Line: lines[i]}, true
+			}
+		}
+		i += 1 + n
+	}
+	return m, found
+}

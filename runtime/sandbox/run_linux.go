@@ -47,6 +47,13 @@ type osRun struct {
 	// when this run cannot report them.
 	ll       *landlockAudit
 	llOpened chan *landlockAudit
+	// watchWrites says whether the init step watches the command's
+	// writes; ww serves the watch once the init step hands it over.
+	watchWrites bool
+	ww          *writeWatch
+	// steps are the plan's steps, resolved here: refusals name the
+	// step behind the mount that refused.
+	steps []bwrap.Step
 	// trustDir records the plans the user trusts ("" when there is no
 	// home for it).
 	trustDir string
@@ -363,6 +370,10 @@ func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 	initArgs := []string{InitArg}
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
+	}
+	r.steps = steps
+	if r.watchWrites = !o.NoWriteWatch && !r.p.Filesystem.Disabled && len(initstep.WatchedCalls) > 0; r.watchWrites {
+		initArgs = append(initArgs, initstep.WatchArg)
 	}
 	ll, llLines, why := landlockInitArgs(res.Landlock, initstep.ABI())
 	if why != "" {

@@ -122,6 +122,9 @@ type Options struct {
 	// reaches one fails closed: before, the command does not start;
 	// after, the tree is left unchecked (Result.Unchecked).
 	CheckLimits *quarantine.Limits
+	// NoWriteWatch turns off the watch of the command's writes, which
+	// reports each write the sandbox refused (Linux; docs/srt.md).
+	NoWriteWatch bool
 }
 
 // checkLimits are the limits of the run's walks (Options.CheckLimits).

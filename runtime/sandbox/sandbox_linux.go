@@ -99,56 +99,75 @@ func childFiles(prog []byte, initProg string) (_ *childFileSet, _ func(), err er
 	return set, closeAll, nil
 }
 
+// A handoff is what the init step hands over: the proxies' two
+// listening sockets, the master side of the command's terminal (-1 for
+// none), and the descriptor of the write watch (-1 for none).
+type handoff struct {
+	listeners []net.Listener
+	master    int
+	watch     int
+}
+
 // receiveHandoff waits for the init role's two listening sockets and,
-// with tty, the master side of the command's terminal.
-func receiveHandoff(f *os.File, tty bool) (_ []net.Listener, master int, _ error) {
+// with tty, the master side of the command's terminal, then, with watch,
+// the write watch's descriptor: an init step that could not watch (a
+// kernel without seccomp user notification) hands over without it.
+func receiveHandoff(f *os.File, tty, watch bool) (handoff, error) {
+	h := handoff{master: -1, watch: -1}
 	want := 2
 	if tty {
-		want = 3
+		want++
+	}
+	max := want
+	if watch {
+		max++
 	}
 	buf := make([]byte, 16)
-	oob := make([]byte, unix.CmsgSpace(3*4))
+	oob := make([]byte, unix.CmsgSpace(max*4))
 	// Close-on-exec from the start: a bubblewrap another run starts
 	// meanwhile must not inherit this sandbox's listeners.
 	n, oobn, _, _, err := unix.Recvmsg(int(f.Fd()), buf, oob, unix.MSG_CMSG_CLOEXEC)
 	if err != nil {
-		return nil, -1, err
+		return h, err
 	}
 	if n == 0 && oobn == 0 {
-		return nil, -1, errors.New("the init step ended without handing over")
+		return h, errors.New("the init step ended without handing over")
 	}
 	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
 	if err != nil || len(msgs) != 1 {
-		return nil, -1, fmt.Errorf("bad hand-off message: %v", err)
+		return h, fmt.Errorf("bad hand-off message: %v", err)
 	}
 	fds, err := unix.ParseUnixRights(&msgs[0])
-	if err != nil || len(fds) != want {
+	if err != nil || len(fds) != want && len(fds) != max {
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		return nil, -1, fmt.Errorf("bad hand-off rights: %d descriptors, want %d (%v)", len(fds), want, err)
+		return h, fmt.Errorf("bad hand-off rights: %d descriptors, want %d (%v)", len(fds), max, err)
 	}
-	master = -1
 	if tty {
-		master = fds[2]
+		h.master = fds[2]
 	}
-	var out []net.Listener
+	if len(fds) == max && watch {
+		h.watch = fds[max-1]
+	}
 	for i, fd := range fds[:2] {
 		lf := os.NewFile(uintptr(fd), "listener-"+strconv.Itoa(i))
 		l, err := net.FileListener(lf)
 		lf.Close()
 		if err != nil {
-			for _, l := range out {
+			for _, l := range h.listeners {
 				l.Close()
 			}
-			if master >= 0 {
-				unix.Close(master)
+			for _, fd := range []int{h.master, h.watch} {
+				if fd >= 0 {
+					unix.Close(fd)
+				}
 			}
-			return nil, -1, err
+			return handoff{master: -1, watch: -1}, err
 		}
-		out = append(out, l)
+		h.listeners = append(h.listeners, l)
 	}
-	return out, master, nil
+	return h, nil
 }
 
 // tmpMountPoint makes sure dir exists on the host as a directory, the

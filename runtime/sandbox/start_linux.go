@@ -141,6 +141,7 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 	// the latest when the run ends.
 	r.stopProxies = sync.OnceFunc(stopServing)
 	r.atEnd(r.stopProxies)
+	r.atEnd(func() { r.ww.stop() })
 	r.herr = herr
 
 	// Signals for the command go to the sandbox's first process (our init
@@ -185,6 +186,7 @@ func (r *run) finish() error {
 		o.step("checked")
 	}
 	r.reportLimits()
+	r.reportWrites()
 	r.reportLandlock()
 	if r.herr != nil && (out.ExitCode == 0 || r.snap == nil && r.check != nil) {
 		return fmt.Errorf("the sandbox did not start the command: %w", r.herr)
@@ -207,8 +209,16 @@ func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error
 		inject.SigV4 = func() proxy.SigV4Policy { return *r.m.sigv4.Load() }
 		egress.Inject = inject
 	}
-	listeners, master, herr := receiveHandoff(hostEnd, r.tty != nil)
+	h, herr := receiveHandoff(hostEnd, r.tty != nil, r.watchWrites)
+	listeners, master := h.listeners, h.master
 	r.o.step("handed over")
+	if herr == nil && r.watchWrites {
+		if h.watch < 0 {
+			r.o.debug("refused writes are not reported: the init step could not watch them (this kernel has no seccomp user notification)")
+		} else if r.ww, herr = newWriteWatch(h.watch); herr != nil {
+			herr = fmt.Errorf("watching the command's writes: %w", herr)
+		}
+	}
 	if herr == nil {
 		// The command starts once its terminal is set up and the write
 		// roots are recorded (without this byte, the init step ends when

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"srt.dev/internal/untrusted"
 )
@@ -220,13 +219,5 @@ const MaxPath = 512
 // "deny OP PATH (BLOCKERS: why)", the path cut to MaxPath bytes and shown
 // through untrusted.Quote.
 func (d LandlockDenial) Line(why string) string {
-	p := d.Path
-	if len(p) > MaxPath {
-		i := MaxPath
-		for i > 0 && !utf8.RuneStart(p[i]) {
-			i--
-		}
-		p = p[:i] + "…"
-	}
-	return "deny " + d.Op() + " " + untrusted.Quote(p) + " (" + strings.Join(d.Blockers, ",") + ": " + why + ")"
+	return "deny " + d.Op() + " " + untrusted.Quote(cut(d.Path)) + " (" + strings.Join(d.Blockers, ",") + ": " + why + ")"
 }

@@ -1,0 +1,25 @@
+//go:build linux
+
+package initstep
+
+import "golang.org/x/sys/unix"
+
+const auditArch = unix.AUDIT_ARCH_AARCH64
+
+// WatchedCalls are the calls the write watch hands to srt (see
+// WatchedCall), on arm64, which has only the *at calls.
+var WatchedCalls = []WatchedCall{
+	{Nr: unix.SYS_OPENAT, Name: "openat", Kind: CallOpen, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: 2, NoFollow: -1},
+	{Nr: unix.SYS_OPENAT2, Name: "openat2", Kind: CallOpen, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: 2, NoFollow: -1},
+	{Nr: unix.SYS_MKDIRAT, Name: "mkdirat", Kind: CallMake, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_MKNODAT, Name: "mknodat", Kind: CallMake, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_SYMLINKAT, Name: "symlinkat", Kind: CallMake, Dir: 1, Path: 2, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_LINKAT, Name: "linkat", Kind: CallMake, Dir: 2, Path: 3, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_UNLINKAT, Name: "unlinkat", Kind: CallRemove, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_RENAMEAT, Name: "renameat", Kind: CallRename, Dir: 0, Path: 1, Dir2: 2, Path2: 3, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_RENAMEAT2, Name: "renameat2", Kind: CallRename, Dir: 0, Path: 1, Dir2: 2, Path2: 3, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_TRUNCATE, Name: "truncate", Kind: CallChange, Dir: -1, Path: 0, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_FCHMODAT, Name: "fchmodat", Kind: CallChange, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: -1},
+	{Nr: unix.SYS_FCHMODAT2, Name: "fchmodat2", Kind: CallChange, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: 3},
+	{Nr: unix.SYS_UTIMENSAT, Name: "utimensat", Kind: CallChange, Dir: 0, Path: 1, Dir2: -1, Path2: -1, Flags: -1, NoFollow: 3},
+}

@@ -1,0 +1,142 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+	"srt.dev/internal/untrusted"
+	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
+	"srt.dev/schema/builtin"
+)
+
+// writeExplainer explains the writes the sandbox's mounts refused one
+// run: by the mount that decides what the path is in the sandbox, the
+// step of the plan it came from, and the setting behind that step. It
+// reads the mounts bubblewrap was given, not a second reading of the
+// policy.
+type writeExplainer struct {
+	p          *policy.Policy
+	args       []string
+	lines      []int
+	steps      []bwrap.Step
+	home, cwd  string
+	settingsIn string // the settings file to edit, in words
+}
+
+func newWriteExplainer(p *policy.Policy, res *resolve.Result, steps []bwrap.Step, home, cwd string) *writeExplainer {
+	in := p.Source
+	switch in {
+	case "":
+		in = "the settings file"
+	case builtin.SettingsName:
+		in = "~/.srt-settings.json (none exists: the built-in defaults apply)"
+	}
+	return &writeExplainer{p: p, args: res.Args, lines: res.Lines, steps: steps, home: home, cwd: cwd, settingsIn: in}
+}
+
+// explain says why the sandbox refused f and what to change: Short for
+// the violation line, Why for the refusal line, Rule for the audit log.
+func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
+	doing := f.Doing()
+	m, ok := resolve.MountAt(x.args, x.lines, f.Path)
+	var s *bwrap.Step
+	if ok && m.Line > 0 {
+		for i := range x.steps {
+			if x.steps[i].Line == m.Line {
+				s = &x.steps[i]
+				break
+			}
+		}
+	}
+	switch {
+	case !ok || m.Dest == "/":
+		dir := x.suggest(f.Path)
+		return landlockReason{Rule: policy.Default, Short: "outside the write roots",
+			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, add %q to filesystem.allowWrite in %s.", doing, dir, x.settingsIn)}
+	case s == nil:
+		return landlockReason{Rule: policy.Mandatory, Short: "srt's own files",
+			Why: fmt.Sprintf("srt sandbox refused %s: srt keeps it read-only (%s), whatever the settings say.", doing, strings.Join(m.Words, " "))}
+	}
+	o, reason := stepOrigin(s)
+	if o == nil {
+		// A step srt adds itself, with its reason.
+		why := reason
+		return landlockReason{Rule: policy.Mandatory, Short: "kept read-only by srt",
+			Why: fmt.Sprintf("srt sandbox refused %s: srt keeps it read-only whatever the settings say (%s).", doing, why)}
+	}
+	switch {
+	case strings.HasPrefix(o.Key, "filesystem.denyWrite"):
+		return landlockReason{Rule: *o, Short: "denied by " + o.Key,
+			Why: fmt.Sprintf("srt sandbox refused %s: %s makes it read-only. To allow it, remove that entry from filesystem.denyWrite in %s.", doing, originText(*o), x.settingsIn)}
+	case o.Key == policy.Mandatory.Key:
+		return landlockReason{Rule: *o, Short: "protected by srt",
+			Why: fmt.Sprintf("srt sandbox refused %s: srt protects it whatever the settings say: a shell's start-up file, git's configuration or hooks, or an editor's or agent's settings would run code on the host later (docs/security.md).", doing)}
+	case strings.HasPrefix(o.Key, "credentials."):
+		return landlockReason{Rule: *o, Short: "a masked credential",
+			Why: fmt.Sprintf("srt sandbox refused %s: %s masks it, and the masked copy is read-only.", doing, originText(*o))}
+	}
+	return landlockReason{Rule: *o, Short: "read-only by " + o.Key,
+		Why: fmt.Sprintf("srt sandbox refused %s: %s makes it read-only (%s).", doing, originText(*o), untrusted.Quote(strings.Join(m.Words, " ")))}
+}
+
+// suggest is the directory to add to allowWrite for a refused path p: a
+// tool's directory, not the file. Below the home directory, the first
+// directory (the second below .cache, .config and .local/share or
+// .local/state, which hold one directory per tool), or the file itself
+// when it is at the top; in the working directory, the working
+// directory; elsewhere, the first two names (a file directly below a
+// top-level directory itself).
+func (x *writeExplainer) suggest(p string) string {
+	short := func(base, prefix string) string {
+		rel := strings.TrimPrefix(p, base+"/")
+		parts := strings.Split(rel, "/")
+		n := 1
+		switch {
+		case parts[0] == ".cache" || parts[0] == ".config":
+			n = 2
+		case parts[0] == ".local" && len(parts) > 1 && (parts[1] == "share" || parts[1] == "state" || parts[1] == "lib"):
+			n = 3
+		}
+		// A file at the top is named itself: never the whole home.
+		n = max(1, min(n, len(parts)-1))
+		return prefix + "/" + strings.Join(parts[:n], "/")
+	}
+	switch {
+	case x.cwd != "" && x.cwd != x.home && within(p, x.cwd):
+		return "."
+	case x.home != "" && within(p, x.home) && p != x.home:
+		return short(x.home, "~")
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	n := max(1, min(2, len(parts)-1))
+	if len(parts) == 2 {
+		n = 2 // /etc/foo: the file, never all of /etc
+	}
+	return "/" + strings.Join(parts[:n], "/")
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// stepOrigin is the setting behind step s, or srt's reason for a step no
+// setting asks for. A plan read from linux/bwrap.args has them in its
+// comments ("filesystem.denyWrite[0] s.json:3:5", "mandatory", "srt:
+// REASON"), which are shown, never obeyed.
+func stepOrigin(s *bwrap.Step) (*policy.Origin, string) {
+	if s.Origin != nil || s.Reason != "" {
+		return s.Origin, strings.TrimPrefix(s.Reason, "srt: ")
+	}
+	c := strings.TrimSpace(s.Comment)
+	if r, ok := strings.CutPrefix(c, "srt: "); ok || c == "" {
+		return nil, r
+	}
+	key, pos, _ := strings.Cut(c, " ")
+	return &policy.Origin{Key: key, Pos: strings.TrimSpace(pos)}, ""
+}

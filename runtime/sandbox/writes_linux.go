@@ -1,0 +1,463 @@
+//go:build linux
+
+package sandbox
+
+// Reporting the writes the sandbox refused, as any user, without the
+// kernel's audit. The init step watches the command's calls that may
+// write to a path (initstep.WatchedCalls) with seccomp user
+// notification and hands srt the descriptor of the watch. For each such
+// call srt reads the paths from the command's memory, resolves them in
+// the sandbox (its root and working directory, through /proc), lets the
+// call go on unchanged, and then asks the kernel whether the sandbox
+// refused it: a name made or removed in a directory of a read-only mount,
+// a file of a read-only mount opened for writing or changed. Only those
+// are reported: a write that succeeded never is, and srt decides nothing
+// (the mounts, Landlock and bubblewrap's seccomp program refuse as they
+// would without the watch).
+//
+// The command chooses what the watch reads: a path is at most PATH_MAX
+// bytes, read with process_vm_readv, and a call whose process is gone or
+// whose notification is no longer pending (another process now has the
+// number) is passed over. What the command can make the watch report is
+// a refusal of its own (a path it changes between the call and the read
+// shows as refused): reporting, never a rule.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"srt.dev/runtime/initstep"
+	"srt.dev/runtime/violations"
+)
+
+// seccompNotif and seccompResp are the kernel's struct seccomp_notif and
+// struct seccomp_notif_resp.
+type seccompNotif struct {
+	id    uint64
+	pid   uint32
+	flags uint32
+	nr    int32
+	arch  uint32
+	ip    uint64
+	args  [6]uint64
+}
+
+type seccompResp struct {
+	id    uint64
+	val   int64
+	error int32
+	flags uint32
+}
+
+// SECCOMP_IOCTL_NOTIF_ID_VALID and SECCOMP_IOCTL_NOTIF_SET_FLAGS
+// (_IOW('!', 2, __u64) and _IOW('!', 4, __u64)).
+const (
+	notifIDValid  = 0x40082102
+	notifSetFlags = 0x40082104
+)
+
+// maxWriteRefusals bounds what one run keeps, as the violation store
+// does; more are counted.
+const maxWriteRefusals = 256
+
+// A writeWatch serves the notifications of one run's watch.
+type writeWatch struct {
+	fd      int // the watch's descriptor
+	stopR   int // a pipe's read end: readable when the watch is to stop
+	stopW   int
+	done    chan struct{}
+	closing sync.Once
+
+	mu       sync.Mutex
+	refusals []violations.FileRefusal
+	seen     map[string]bool
+	count    int // refusals, repeats included
+	calls    int // notifications served
+}
+
+// newWriteWatch serves the watch's descriptor fd until stop.
+func newWriteWatch(fd int) (*writeWatch, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	// The command's thread waits for srt on each watched call: the
+	// kernel wakes srt's thread on the same processor when it can.
+	unix.Syscall(unix.SYS_IOCTL, uintptr(fd), notifSetFlags, uintptr(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
+	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), seen: map[string]bool{}}
+	go w.serve()
+	return w, nil
+}
+
+// serve answers notifications until stop is called or no process of the
+// sandbox is left.
+func (w *writeWatch) serve() {
+	defer close(w.done)
+	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.stopR), Events: unix.POLLIN}}
+	var n seccompNotif
+	for {
+		fds[0].Revents, fds[1].Revents = 0, 0
+		if _, err := unix.Poll(fds, -1); err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return
+		}
+		if fds[1].Revents != 0 {
+			return
+		}
+		if fds[0].Revents&unix.POLLIN == 0 {
+			return // POLLHUP: every process of the sandbox has ended
+		}
+		n = seccompNotif{}
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
+			if errno == unix.EINTR || errno == unix.ENOENT {
+				continue // the process went before srt read its call
+			}
+			return
+		}
+		w.handle(&n)
+	}
+}
+
+// handle reads a call's paths, lets it go on, and reports it if the
+// sandbox refused it.
+func (w *writeWatch) handle(n *seccompNotif) {
+	c, known := initstep.WatchedCallOf(uint32(n.nr))
+	var q *pendingCheck
+	if known {
+		q = w.read(n, c)
+	}
+	// The notification is still pending: what was read is this call's
+	// (its process has not gone and given its number to another).
+	if q != nil && w.ioctl(notifIDValid, uintptr(unsafe.Pointer(&n.id))) != nil {
+		q.close()
+		q = nil
+	}
+	resp := seccompResp{id: n.id, flags: unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE}
+	w.ioctl(unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+	w.mu.Lock()
+	w.calls++
+	w.mu.Unlock()
+	if q == nil {
+		return
+	}
+	// The call has been made, or is being made: what the kernel says
+	// about the mounts does not depend on it.
+	if access, p, ok := q.refused(); ok {
+		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
+	}
+	q.close()
+}
+
+func (w *writeWatch) ioctl(req uint, arg uintptr) error {
+	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+func (w *writeWatch) keep(r violations.FileRefusal) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.count++
+	// One line per path: a touch that is refused opening the file is
+	// refused setting its times too.
+	k := r.Path
+	if w.seen[k] || len(w.refusals) == maxWriteRefusals {
+		return
+	}
+	w.seen[k] = true
+	w.refusals = append(w.refusals, r)
+}
+
+// stop ends serving and returns the refusals, in the order they were
+// made, and how many there were, repeats included. Calls made after it
+// fail (ENOSYS): it is called once the sandbox has ended.
+func (w *writeWatch) stop() (refusals []violations.FileRefusal, count, calls int) {
+	if w == nil {
+		return nil, 0, 0
+	}
+	w.closing.Do(func() {
+		unix.Write(w.stopW, []byte{1})
+		<-w.done
+		unix.Close(w.fd)
+		unix.Close(w.stopR)
+		unix.Close(w.stopW)
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refusals, w.count, w.calls
+}
+
+// A pendingCheck is what a watched call asks, read before it goes on:
+// its paths resolved in the sandbox, held by the sandbox's root.
+type pendingCheck struct {
+	root  int // the process's root directory (O_PATH)
+	call  string
+	kind  initstep.CallKind
+	args  [6]uint64
+	flags uint64 // an open's flags
+	// paths are the call's paths, absolute in the sandbox, not cleaned
+	// (the kernel resolves them); follow says whether the call follows a
+	// link at the first one.
+	paths  []string
+	follow bool
+}
+
+func (q *pendingCheck) close() { unix.Close(q.root) }
+
+// read reads the call's paths and flags from the process's memory and
+// its directories from /proc; nil when it writes nothing or cannot be
+// read.
+func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck {
+	pid := int(n.pid)
+	q := &pendingCheck{call: c.Name, kind: c.Kind, args: n.args, follow: true}
+	if c.Kind == initstep.CallOpen {
+		q.flags = n.args[c.Flags] & 0xffffffff
+		if c.Name == "openat2" {
+			// struct open_how: flags, mode, resolve (8 bytes each).
+			var how [8]byte
+			if !readMem(pid, n.args[c.Flags], how[:]) {
+				return nil
+			}
+			q.flags = *(*uint64)(unsafe.Pointer(&how[0]))
+		}
+		if q.flags&initstep.OpenWriteFlags == 0 {
+			return nil
+		}
+		q.follow = q.flags&unix.O_NOFOLLOW == 0
+	}
+	if c.NoFollow >= 0 && n.args[c.NoFollow]&unix.AT_SYMLINK_NOFOLLOW != 0 {
+		q.follow = false
+	}
+	for _, a := range [][2]int{{c.Dir, c.Path}, {c.Dir2, c.Path2}} {
+		if a[1] < 0 {
+			continue
+		}
+		p, ok := readPath(pid, n.args[a[1]])
+		if !ok || p == "" {
+			return nil // a descriptor's call (utimensat with no path): no path to report
+		}
+		if !strings.HasPrefix(p, "/") {
+			dir := "cwd"
+			if a[0] >= 0 && int32(n.args[a[0]]) != unix.AT_FDCWD {
+				dir = "fd/" + strconv.Itoa(int(int32(n.args[a[0]])))
+			}
+			base, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/" + dir)
+			if err != nil || !strings.HasPrefix(base, "/") || strings.HasSuffix(base, " (deleted)") {
+				return nil
+			}
+			p = base + "/" + p
+		}
+		q.paths = append(q.paths, p)
+	}
+	root, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	q.root = root
+	return q
+}
+
+// readMem reads len(b) bytes at addr of process pid.
+func readMem(pid int, addr uint64, b []byte) bool {
+	n, err := unix.ProcessVMReadv(pid, []unix.Iovec{{Base: &b[0], Len: uint64(len(b))}}, []unix.RemoteIovec{{Base: uintptr(addr), Len: len(b)}}, 0)
+	return err == nil && n == len(b)
+}
+
+// readPath reads the NUL-terminated path at addr of process pid, at most
+// PATH_MAX bytes, a page at a time (the string may end just before a page
+// that is not mapped).
+func readPath(pid int, addr uint64) (string, bool) {
+	if addr == 0 {
+		return "", true
+	}
+	const page = 4096
+	var out []byte
+	buf := make([]byte, page)
+	for len(out) < unix.PathMax {
+		chunk := page - int(addr%page)
+		n, err := unix.ProcessVMReadv(pid, []unix.Iovec{{Base: &buf[0], Len: uint64(chunk)}}, []unix.RemoteIovec{{Base: uintptr(addr), Len: chunk}}, 0)
+		if err != nil || n <= 0 {
+			return "", false
+		}
+		if i := bytes.IndexByte(buf[:n], 0); i >= 0 {
+			return string(append(out, buf[:i]...)), true
+		}
+		out = append(out, buf[:n]...)
+		addr += uint64(n)
+	}
+	return "", false
+}
+
+// fsState is what the kernel says of a path in the sandbox: whether it
+// exists, and whether the mount it is on is read-only.
+type fsState struct {
+	exists, readOnly bool
+}
+
+// stat resolves p below the process's root, as the process would (links
+// followed inside the sandbox; the last one when follow).
+func (q *pendingCheck) stat(p string, follow bool) fsState {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
+	if !follow {
+		how.Flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Openat2(q.root, p, &how)
+	if err != nil {
+		return fsState{}
+	}
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return fsState{exists: true}
+	}
+	return fsState{exists: true, readOnly: st.Flags&unix.ST_RDONLY != 0}
+}
+
+// parentOf is the directory of p and its last name ("" for none: the
+// root, or a name such as "." or "..", which no call makes or removes).
+func parentOf(p string) (dir, name string) {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", ""
+	}
+	dir, name = p[:i], p[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	if name == "" || name == "." || name == ".." {
+		return "", ""
+	}
+	return dir, name
+}
+
+// refused says whether the sandbox refused the call, what it refused and
+// where: the kernel refuses with EROFS a name made or removed in a
+// directory of a read-only mount, and a file of one opened for writing
+// or changed; a name that exists is not made again (EEXIST comes first),
+// and one that does not exist is neither opened nor changed (ENOENT). A
+// file mounted read-only over a name of a writable directory (a write
+// deny) cannot be removed or replaced either (EBUSY).
+func (q *pendingCheck) refused() (access, p string, ok bool) {
+	first := q.paths[0]
+	dir, _ := parentOf(first)
+	if dir == "" {
+		return "", "", false
+	}
+	target := q.stat(first, q.follow)
+	parent := q.stat(dir, true)
+	clean := path.Clean(first)
+	switch q.kind {
+	case initstep.CallOpen, initstep.CallCreat:
+		if q.kind == initstep.CallCreat {
+			q.flags = unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
+		}
+		writes := q.flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_TRUNC) != 0
+		switch {
+		case target.exists && writes && target.readOnly:
+			return "write", clean, true
+		case !target.exists && q.flags&unix.O_CREAT != 0 && parent.exists && parent.readOnly:
+			return "create", clean, true
+		}
+	case initstep.CallMake:
+		if !target.exists && parent.exists && parent.readOnly {
+			return makeAccess(q.call), clean, true
+		}
+	case initstep.CallRemove:
+		if target.exists && (parent.readOnly || target.readOnly) {
+			if q.call == "rmdir" || q.call == "unlinkat" && q.args[2]&unix.AT_REMOVEDIR != 0 {
+				return "rmdir", clean, true
+			}
+			return "remove", clean, true
+		}
+	case initstep.CallChange:
+		if target.exists && target.readOnly {
+			return changeAccess(q.call), clean, true
+		}
+	case initstep.CallRename:
+		if target.exists && (parent.readOnly || target.readOnly) {
+			return "rename", clean, true
+		}
+		if len(q.paths) > 1 {
+			to := q.paths[1]
+			if d, _ := parentOf(to); d != "" {
+				t, pd := q.stat(to, false), q.stat(d, true)
+				if target.exists && (pd.readOnly || t.exists && t.readOnly) {
+					return "rename-to", path.Clean(to), true
+				}
+			}
+		}
+	}
+	return "", "", false
+}
+
+// makeAccess is what a call of CallMake makes.
+func makeAccess(call string) string {
+	switch {
+	case strings.HasPrefix(call, "mkdir"):
+		return "mkdir"
+	case strings.HasPrefix(call, "symlink"):
+		return "symlink"
+	case strings.HasPrefix(call, "link"):
+		return "link"
+	}
+	return "mknod"
+}
+
+// changeAccess is what a call of CallChange changes.
+func changeAccess(call string) string {
+	switch {
+	case call == "truncate":
+		return "truncate"
+	case strings.Contains(call, "chmod"):
+		return "chmod"
+	}
+	return "times"
+}
+
+// reportWrites reports the writes the sandbox refused the ended command,
+// as the watch saw them: in the result, the violation store (where
+// ignoreViolations applies) and the audit log.
+func (r *run) reportWrites() {
+	if r.ww == nil {
+		return
+	}
+	m, out := r.m, r.out
+	refusals, count, calls := r.ww.stop()
+	r.o.debug(fmt.Sprintf("write watch: %d calls watched, %d refused", calls, count))
+	x := newWriteExplainer(r.p, r.res, r.steps, r.o.Home, r.o.Cwd)
+	for _, f := range refusals {
+		why := x.explain(f)
+		line := f.Line(why.Short)
+		if m.audit != nil {
+			m.audit.Write(violations.Record{Time: f.Time, Layer: "mounts", Path: f.Path, Access: f.Access,
+				Reason: why.Short, Rule: ruleText(why.Rule), Stage: "mounts", Program: violations.ProgramOf(r.text), CommandHash: violations.CommandHash(r.key)})
+		}
+		e, kept := m.store.Add(line, r.key, f.Time)
+		if !kept {
+			continue
+		}
+		e.Why = why.Why
+		if m.o.OnViolation != nil {
+			m.o.OnViolation(e)
+		}
+		out.Violations = append(out.Violations, e)
+	}
+	if n := count - len(refusals); n > 0 {
+		r.o.debug(fmt.Sprintf("write watch: %d more refusals of the same writes, or past the first %d", n, maxWriteRefusals))
+	}
+}
