@@ -110,7 +110,9 @@ func WatchProgram() ([]unix.SockFilter, error) {
 	}
 	var prog []ins
 	labels := map[string]int{}
-	add := func(code uint16, k uint32, jt, jf string) { prog = append(prog, ins{unix.SockFilter{Code: code, K: k}, jt, jf}) }
+	add := func(code uint16, k uint32, jt, jf string) {
+		prog = append(prog, ins{unix.SockFilter{Code: code, K: k}, jt, jf})
+	}
 	add(ldW, dataArch, "", "")
 	add(jeq, auditArch, "", "allow")
 	add(ldW, dataNr, "", "")
