@@ -280,6 +280,13 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 	if so.CheckLimits, err = checkLimits(os.Getenv); err != nil {
 		return 0, err
 	}
+	switch v := os.Getenv("SRT_WRITE_WATCH"); v {
+	case "", "on":
+	case "off":
+		so.NoWriteWatch = true
+	default:
+		return 0, fmt.Errorf("SRT_WRITE_WATCH must be on or off, not %q", v)
+	}
 	if f := os.Getenv("SRT_STEP_TIMES"); f != "" {
 		steps := newStepTimes(f)
 		defer steps.write()

@@ -55,9 +55,14 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 	}
 	switch {
 	case !ok || m.Dest == "/":
-		dir := x.suggest(f.Path)
+		dir := x.suggest(f.Path, f.Access == "mkdir")
+		fix := fmt.Sprintf("add %q to filesystem.allowWrite", dir)
+		if containers[dir] {
+			// Never a whole home or configuration directory: the tool's.
+			fix = fmt.Sprintf("add the directory the tool writes below %s to filesystem.allowWrite", dir)
+		}
 		return landlockReason{Rule: policy.Default, Short: "outside the write roots",
-			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, add %q to filesystem.allowWrite in %s.", doing, dir, x.settingsIn)}
+			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, %s in %s.", doing, fix, x.settingsIn)}
 	case s == nil:
 		return landlockReason{Rule: policy.Mandatory, Short: "srt's own files",
 			Why: fmt.Sprintf("srt sandbox refused %s: srt keeps it read-only (%s), whatever the settings say.", doing, strings.Join(m.Words, " "))}
@@ -91,7 +96,7 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 // when it is at the top; in the working directory, the working
 // directory; elsewhere, the first two names (a file directly below a
 // top-level directory itself).
-func (x *writeExplainer) suggest(p string) string {
+func (x *writeExplainer) suggest(p string, dir bool) string {
 	short := func(base, prefix string) string {
 		rel := strings.TrimPrefix(p, base+"/")
 		parts := strings.Split(rel, "/")
@@ -103,7 +108,11 @@ func (x *writeExplainer) suggest(p string) string {
 			n = 3
 		}
 		// A file at the top is named itself: never the whole home.
-		n = max(1, min(n, len(parts)-1))
+		last := len(parts) - 1
+		if dir {
+			last++ // a directory being made is a tool's directory
+		}
+		n = max(1, min(n, last))
 		return prefix + "/" + strings.Join(parts[:n], "/")
 	}
 	switch {
@@ -119,6 +128,10 @@ func (x *writeExplainer) suggest(p string) string {
 	}
 	return "/" + strings.Join(parts[:n], "/")
 }
+
+// containers are the directories that hold one directory per tool: a
+// refusal there names no directory to add.
+var containers = map[string]bool{"~": true, "~/.cache": true, "~/.config": true, "~/.local": true, "~/.local/share": true, "~/.local/state": true, "~/.local/lib": true}
 
 // within reports whether p is dir or below it.
 func within(p, dir string) bool {

@@ -1,0 +1,84 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"srt.dev/internal/testenv"
+)
+
+// TestRefusedWritesReported: three tasks done the obvious way in a
+// project whose only write root is the project (a Go build with the
+// build cache in the home directory, an npm install with its cache
+// there, a git push to a bare repository beside the project) each end
+// with a line naming the path the sandbox refused and the key to add to
+// which settings file, as root and as nobody, without the kernel's
+// audit. Writes that succeed (in the project, the run's TMPDIR, /dev/null)
+// and names that exist already (mkdir -p) are never reported.
+func TestRefusedWritesReported(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "go", "npm", "git")
+	goBin, _ := exec.LookPath("go")
+	for _, uid := range testUsers() {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			bin, root, proj := publicProject(t)
+			settings := filepath.Join(root, "s.json")
+			os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			os.MkdirAll(filepath.Join(root, ".cache"), 0o755)
+			if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(root, "remote.git")).CombinedOutput(); err != nil {
+				t.Fatalf("git init --bare: %v %s", err, out)
+			}
+			script := strings.Join([]string{
+				`unset XDG_CACHE_HOME GOCACHE GOPATH GOFLAGS`,
+				`export PATH=` + filepath.Dir(goBin) + `:$PATH`,
+				`go mod init example.com/x >/dev/null 2>&1`,
+				`echo 'package main; func main(){}' > main.go`,
+				`go build -o h . 2>/dev/null && echo "go built"`,
+				`echo '{"name": "x", "version": "1.0.0"}' > package.json`,
+				`npm install --offline >/dev/null 2>&1 && echo "npm installed"`,
+				`git init -q . && git -c user.email=a@example.com -c user.name=a commit -q --allow-empty -m x`,
+				`git push -q ../remote.git HEAD:main 2>/dev/null && echo pushed`,
+				// Writes that succeed, and a name that exists.
+				`echo ok > in.txt && mkdir -p d && mv in.txt d/ && rm d/in.txt && touch "$TMPDIR/tmp-marker" && echo x > /dev/null && mkdir -p "$HOME/.cache" && echo "writes ok"`,
+			}, "\n")
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--refusals=always", "--violations", "-c", script)
+			if code != 0 || !strings.Contains(out, "writes ok") {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			// npm installs nothing here: its refused cache only costs its log.
+			for _, done := range []string{"go built", "pushed"} {
+				if strings.Contains(out, done) {
+					t.Errorf("%q: the task should fail outside the write roots\n%s", done, out)
+				}
+			}
+			for _, want := range []string{
+				"srt sandbox refused creating the directory " + filepath.Join(root, ".cache", "go-build") + `: no write root covers it. To allow it, add "~/.cache/go-build" to filesystem.allowWrite in ` + settings + ".",
+				"srt sandbox refused creating the directory " + filepath.Join(root, ".npm") + `: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in ` + settings + ".",
+				"srt sandbox refused creating the directory " + filepath.Join(root, "remote.git", "objects", "tmp_objdir-incoming-"),
+				`: no write root covers it. To allow it, add "~/remote.git" to filesystem.allowWrite in ` + settings + ".",
+				"deny file-write-create " + filepath.Join(root, ".npm") + " (mkdir: outside the write roots)",
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if !strings.HasPrefix(line, "srt sandbox refused") && !strings.HasPrefix(line, "deny file-") {
+					continue
+				}
+				for _, ok := range []string{proj + "/", "tmp-marker", "/dev/null", filepath.Join(root, ".cache") + ":", filepath.Join(root, ".cache") + " "} {
+					if strings.Contains(line, ok) {
+						t.Errorf("a write that succeeded (or a name that exists) reported: %s", line)
+					}
+				}
+			}
+		})
+	}
+}
