@@ -480,11 +480,12 @@ func TestAsNobody(t *testing.T) {
 	tries := strings.Count(string(out), early)
 	got := strings.ReplaceAll(string(out), early, "")
 	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\ncontrol 200\n" +
-		"<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n</sandbox_violations>\n"
+		"<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n" +
+		"deny file-write-create " + filepath.Join(home, "proj", ".git", "hooks", "x") + " (create: protected by srt)\n</sandbox_violations>\n"
 	if err != nil || got != want {
 		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, want)
 	}
-	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 4+tries { // start, two decisions, exit
+	if audit, err := os.ReadFile(filepath.Join(home, "audit.jsonl")); err != nil || strings.Count(string(audit), "\n") != 5+tries { // start, two decisions, the refused hook, exit
 		t.Errorf("audit log: %v %q", err, audit)
 	}
 	if fi, err := os.Stat(filepath.Join(home, "proj", "new.txt")); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 65534 {
