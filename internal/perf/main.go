@@ -3,10 +3,15 @@
 // "srt -c true" and "srt run --plan DIR -- true" (a warm policy cache and
 // tree cache), in an empty project and in generated projects of N files
 // (a node_modules of N/50 directories of 50 files), and the time each
-// step of a run ends (SRT_STEP_TIMES).
+// step of a run ends (SRT_STEP_TIMES); then what the write watch costs
+// (SRT_WRITE_WATCH on against off): "srt -c true", a build that writes
+// 10,000 files in its write root with a process per file (cp, as make
+// runs a compiler per object), and the same files written by the shell
+// itself (no process per file: the watch's worst case).
 //
 //	go run ./internal/perf                      # sizes 0 and 100000, 20 runs
 //	go run ./internal/perf -files 0,100000,1000000 -n 30 -keep /var/tmp/srt-perf
+//	go run ./internal/perf -files '' -watch 10  # the write watch only
 //
 // Runs of the three commands alternate, so that a machine whose speed
 // drifts slows each alike; medians are quoted, ratios are taken pair by
@@ -30,14 +35,15 @@ func main() {
 	n := flag.Int("n", 20, "runs of each command per size")
 	sizes := flag.String("files", "0,100000", "project sizes, in files, comma-separated")
 	keep := flag.String("keep", "", "directory to keep generated projects in between calls (default: a temporary one)")
+	watchRuns := flag.Int("watch", 5, "runs of each write-watch measure (0: none)")
 	flag.Parse()
-	if err := run(*n, *sizes, *keep); err != nil {
+	if err := run(*n, *sizes, *keep, *watchRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, sizes, keep string) error {
+func run(n int, sizes, keep string, watchRuns int) error {
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return fmt.Errorf("bubblewrap is needed: %w", err)
@@ -62,6 +68,9 @@ func run(n int, sizes, keep string) error {
 	fmt.Printf("srt start-up, %d runs per command; medians; ratios pair by pair against raw bubblewrap\n", n)
 	fmt.Printf("floor: %s --ro-bind / / --dev /dev --proc /proc --unshare-net --unshare-pid --die-with-parent true\n\n", bwrap)
 	for _, f := range strings.Split(sizes, ",") {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
 		files, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
 			return fmt.Errorf("-files: %q is not a number", f)
@@ -69,6 +78,63 @@ func run(n int, sizes, keep string) error {
 		if err := size(n, files, bwrap, bin, work, keep); err != nil {
 			return err
 		}
+	}
+	if watchRuns > 0 {
+		return watch(watchRuns, bin, work)
+	}
+	return nil
+}
+
+// watch measures the write watch: each command with SRT_WRITE_WATCH on
+// and off, alternating, compared pair by pair.
+func watch(n int, bin, work string) error {
+	home := filepath.Join(work, "home-watch")
+	proj := filepath.Join(home, "proj")
+	os.MkdirAll(proj, 0o755)
+	os.WriteFile(filepath.Join(proj, "src.c"), []byte("int main(void) { return 0; }\n"), 0o644)
+	settings := filepath.Join(home, "s.json")
+	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	env := append(os.Environ(), "HOME="+home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".state"), "SRTC="+filepath.Join(bin, "srtc"))
+	srt := func(script string) []string {
+		return []string{filepath.Join(bin, "srt"), "--settings", settings, "-c", script}
+	}
+	const files = 10000
+	loop := func(body string) string {
+		return fmt.Sprintf(`rm -rf out && mkdir out && i=0 && while [ $i -lt %d ]; do %s; i=$((i+1)); done`, files, body)
+	}
+	fmt.Printf("the write watch: %d runs each, on and off alternating; medians; ratios pair by pair\n", n)
+	for _, c := range []struct {
+		name string
+		argv []string
+		runs int
+	}{
+		{"srt -c true", srt("true"), 4 * n},
+		{fmt.Sprintf("build: %d files, a process each (cp)", files), srt(loop(`cp src.c out/f$i.o`)), n},
+		{fmt.Sprintf("shell: %d files, no process (worst case)", files), srt(loop(`echo x > out/f$i.o`)), n},
+	} {
+		var on, off []time.Duration
+		var ratios, diffs []float64
+		for i := -1; i < c.runs; i++ { // the first pair warms the caches
+			var pair [2]time.Duration
+			for j, v := range []string{"on", "off"} {
+				cmd := exec.Command(c.argv[0], c.argv[1:]...)
+				cmd.Dir = proj
+				cmd.Env = append(env, "SRT_WRITE_WATCH="+v)
+				start := time.Now()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					return fmt.Errorf("%q: %v\n%s", c.argv, err, out)
+				}
+				pair[j] = time.Since(start)
+			}
+			if i < 0 {
+				continue
+			}
+			on, off = append(on, pair[0]), append(off, pair[1])
+			ratios = append(ratios, float64(pair[0])/float64(pair[1]))
+			diffs = append(diffs, ms(pair[0]-pair[1]))
+		}
+		fmt.Printf("  %-44s on %9.1f ms  off %9.1f ms  on/off %5.3f×  on−off %+7.2f ms\n", c.name, ms(median(on)), ms(median(off)), medianF(ratios), medianF(diffs))
 	}
 	return nil
 }

@@ -1,0 +1,75 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"srt.dev/compiler/policy"
+	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/resolve"
+	"srt.dev/runtime/violations"
+)
+
+// TestWriteSuggest: the directory a refusal line says to add, written by
+// hand for where Go, npm, pnpm and git write.
+func TestWriteSuggest(t *testing.T) {
+	x := &writeExplainer{home: "/home/me", cwd: "/home/me/proj"}
+	for _, c := range []struct {
+		path string
+		dir  bool
+		want string
+	}{
+		{"/home/me/.cache/go-build/ab/abcdef-d", false, "~/.cache/go-build"},
+		{"/home/me/.cache/go-build", true, "~/.cache/go-build"},
+		{"/home/me/.cache", true, "~/.cache"},
+		{"/home/me/.config", true, "~/.config"},
+		{"/home/me/.npm/_cacache/tmp/x", false, "~/.npm"},
+		{"/home/me/.npm", true, "~/.npm"},
+		{"/home/me/x", false, "~/x"},
+		{"/home/me/go", true, "~/go"},
+		{"/home/me/.local/share/pnpm/store/v3/x", false, "~/.local/share/pnpm"},
+		{"/home/me/proj/out/x.o", false, "."},
+		{"/srv/repo.git/objects/tmp_objdir-incoming-x", true, "/srv/repo.git"},
+		{"/etc/foo", false, "/etc/foo"},
+		{"/foo", false, "/foo"},
+	} {
+		if got := x.suggest(c.path, c.dir); got != c.want {
+			t.Errorf("suggest(%q, dir %v) = %q, want %q", c.path, c.dir, got, c.want)
+		}
+	}
+}
+
+// TestWriteExplain: the refusal line names the step of the plan behind
+// the mount that refused, read from the plan's comments as srt reads a
+// plan: a write deny, a protected name, srt's own files, or no write root.
+func TestWriteExplain(t *testing.T) {
+	steps := []bwrap.Step{
+		{Args: []string{"--ro-bind", "/", "/"}, Line: 1},
+		{Directive: bwrap.AllowWrite, Operand: "${CWD}", Line: 2, Comment: "filesystem.allowWrite[0] s.json:3:18"},
+		{Directive: bwrap.DenyWrite, Operand: "${CWD}/secret", Line: 3, Comment: "filesystem.denyWrite[0] s.json:4:18"},
+		{Directive: bwrap.DenyWrite, Operand: "${CWD}/.bashrc", Line: 4, Comment: "mandatory"},
+		{Args: []string{"--ro-bind-try", "/proc/sys", "/proc/sys"}, Line: 5, Comment: "srt: kernel settings"},
+	}
+	res := &resolve.Result{
+		Args:  []string{"--ro-bind", "/", "/", "--bind", "/home/me/proj", "/home/me/proj", "--ro-bind", "/home/me/proj/secret", "/home/me/proj/secret", "--ro-bind", "/x", "/home/me/proj/.bashrc", "--ro-bind-try", "/proc/sys", "/proc/sys"},
+		Lines: []int{1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5},
+	}
+	x := newWriteExplainer(&policy.Policy{Source: "s.json"}, res, steps, "/home/me", "/home/me/proj")
+	for _, c := range []struct {
+		path, access, want string
+	}{
+		{"/home/me/.npm", "mkdir", `srt sandbox refused creating the directory /home/me/.npm: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in s.json.`},
+		{"/home/me/.config", "mkdir", `srt sandbox refused creating the directory /home/me/.config: no write root covers it. To allow it, add the directory the tool writes below ~/.config to filesystem.allowWrite in s.json.`},
+		{"/home/me/proj/secret", "write", `srt sandbox refused writing /home/me/proj/secret: filesystem.denyWrite[0] (s.json:4:18) makes it read-only. To allow it, remove that entry from filesystem.denyWrite in s.json.`},
+		{"/home/me/proj/.bashrc", "write", `srt sandbox refused writing /home/me/proj/.bashrc: srt protects it whatever the settings say`},
+		{"/proc/sys/kernel/hostname", "write", `srt sandbox refused writing /proc/sys/kernel/hostname: srt keeps it read-only whatever the settings say (kernel settings).`},
+	} {
+		got := x.explain(violations.FileRefusal{Time: time.Now(), Path: c.path, Access: c.access}).Why
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %s:\n got %s\nwant %s", c.access, c.path, got, c.want)
+		}
+	}
+}
