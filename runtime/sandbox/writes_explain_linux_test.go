@@ -9,6 +9,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/resolve"
 	"srt.dev/runtime/violations"
 )
@@ -71,5 +72,31 @@ func TestWriteExplain(t *testing.T) {
 		if !strings.HasPrefix(got, c.want) {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.access, c.path, got, c.want)
 		}
+	}
+}
+
+// TestManagerRefusedWrites: a library user of Manager gets the writes the
+// sandbox refused in the result, through OnViolation and in the store,
+// with the refusal line; none with the watch off, and no write that
+// succeeded.
+func TestManagerRefusedWrites(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	var seen []violations.Entry
+	m, err := NewManager(compileFull(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["./out"], "denyWrite": []}}`),
+		ManagerOptions{OnViolation: func(e violations.Entry) { seen = append(seen, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `mkdir -p out; echo x > out/ok; echo x > refused 2>/dev/null; echo done`
+	out, res := sh(t, m, Options{}, script)
+	if out != "done\n" || len(res.Violations) != 1 || len(seen) != 1 || m.Violations().Total() != 1 {
+		t.Fatalf("out %q, violations %+v, seen %d, stored %d", out, res.Violations, len(seen), m.Violations().Total())
+	}
+	if e := res.Violations[0]; !strings.HasSuffix(e.Line, "/refused (create: outside the write roots)") || !strings.Contains(e.Why, `To allow it, add "~/refused" to filesystem.allowWrite in settings.json.`) {
+		t.Errorf("violation %q, why %q", e.Line, e.Why)
+	}
+	_, res = sh(t, m, Options{NoWriteWatch: true}, script)
+	if len(res.Violations) != 0 {
+		t.Errorf("with the watch off: %+v", res.Violations)
 	}
 }
