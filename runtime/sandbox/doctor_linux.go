@@ -67,6 +67,7 @@ func Doctor(bwrap string) []Check {
 	} else {
 		add(Check{Name: "seccomp", Detail: err.Error(), Remedy: "use a kernel built with CONFIG_SECCOMP_FILTER"})
 	}
+	add(watchDoctor())
 	if c, ok := bareRepositoryCheck(); ok {
 		add(c)
 	}

@@ -461,3 +461,23 @@ func (r *run) reportWrites() {
 		r.o.debug(fmt.Sprintf("write watch: %d more refusals of the same writes, or past the first %d", n, maxWriteRefusals))
 	}
 }
+
+// watchDoctor is srt doctor's line on the write watch: whether this
+// kernel hands a seccomp filter's calls to a supervisor
+// (SECCOMP_GET_ACTION_AVAIL for SECCOMP_RET_USER_NOTIF).
+func watchDoctor() Check {
+	c := Check{Name: "refused writes reported (write watch)", OK: true}
+	if len(initstep.WatchedCalls) == 0 {
+		c.Detail = "not on this architecture"
+		c.Note = "srt runs without reporting the writes the sandbox refuses"
+		return c
+	}
+	action := uint32(unix.SECCOMP_RET_USER_NOTIF)
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action))); errno != 0 {
+		c.Detail = "this kernel has no seccomp user notification (" + errno.Error() + "; Linux 5.5 or later)"
+		c.Note = "srt runs without reporting the writes the sandbox refuses"
+		return c
+	}
+	c.Detail = "seccomp user notification: srt names each write the sandbox refuses, the rule and what to change (SRT_WRITE_WATCH=off turns it off)"
+	return c
+}
