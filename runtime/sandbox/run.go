@@ -162,6 +162,28 @@ func (r *run) egress() *proxy.Egress {
 	return r.m.egress(r.key, r.text, r.token, r.rec.add)
 }
 
+// noProxy is the command's NO_PROXY: the reference's, less the entries
+// that would send directly what the policy or the command's own allow
+// list (as they are when it starts) lets it reach through the proxy
+// (policy.CommandNoProxy).
+func (r *run) noProxy() string {
+	allowed := []policy.HostList{r.p.Network.Allowed}
+	if l, ok := r.m.perCommand(r.key); ok {
+		allowed = append(allowed, l)
+	}
+	v, left := policy.CommandNoProxy(policy.ReferenceNoProxy, allowed...)
+	if r.o.Log != nil {
+		for _, o := range left {
+			why := "the proxy reaches it from this host"
+			if o.Rule.NamesLoopback() {
+				why = "the proxy reaches this host's loopback; a client that ignores the proxy variables reaches the sandbox's own, where nothing of this host listens"
+			}
+			r.o.Log.Debug("NO_PROXY leaves out "+o.Entry, "allowed", o.Rule.Entry, "by", o.Rule.Origin.Key, "why", why)
+		}
+	}
+	return v
+}
+
 // A runRecord keeps what the proxies refused one run, for its Result.
 type runRecord struct {
 	mu      sync.Mutex

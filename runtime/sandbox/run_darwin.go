@@ -94,7 +94,7 @@ func (r *run) prepare() error {
 	if n := p.Network; n.SOCKSProxyPort != 0 {
 		socksPort = n.SOCKSProxyPort
 	}
-	r.env = darwinEnv(o.Env, p, externalEnv(proxyEnv(r.token, r.key, self, httpPort, socksPort), p.Network, httpPort, socksPort),
+	r.env = darwinEnv(o.Env, p, externalEnv(proxyEnv(r.token, r.key, self, r.noProxy(), httpPort, socksPort), p.Network, httpPort, socksPort),
 		func(name string) string { v, _ := credentials.Sentinel(envValue(o.Env, name)); return v })
 	full, err := seatbeltArgv(profile, p, host, r.argv)
 	if err != nil {

@@ -139,7 +139,7 @@ func (r *run) prepare() error {
 		r.discard()
 		return err
 	}
-	env := proxyEnv(r.token, r.key, r.self, HTTPPort, SOCKSPort)
+	env := proxyEnv(r.token, r.key, r.self, r.noProxy(), HTTPPort, SOCKSPort)
 	if err := r.trustBundle(&env, &steps); err != nil {
 		r.discard()
 		return err

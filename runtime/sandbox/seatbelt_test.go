@@ -75,7 +75,7 @@ func TestDarwinEnv(t *testing.T) {
 	p.Env.Mask = []policy.EnvRule{{Name: "NPM_TOKEN"}}
 	p.Env.GitSafeDirectories = []string{"/repo/top"}
 	base := []string{"PATH=/usr/bin", "GITHUB_TOKEN=secret", "NPM_TOKEN=secret2", "HTTP_PROXY=http://evil:1", "HOME=/Users/u"}
-	proxy := proxyEnv("TOKEN", violations.Key("true"), "/usr/local/bin/srt", 60001, 60002)
+	proxy := proxyEnv("TOKEN", violations.Key("true"), "/usr/local/bin/srt", policy.ReferenceNoProxy, 60001, 60002)
 	env := darwinEnv(base, p, proxy, func(n string) string { return "SENTINEL" })
 	get := func(k string) (string, int) {
 		n := 0

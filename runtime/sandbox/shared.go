@@ -14,9 +14,10 @@ import (
 )
 
 // proxyEnv are the variables that point the command at the proxies on
-// httpPort and socksPort (docs/reference.md#linux-environment, docs/reference.md#macos-env); the
+// httpPort and socksPort, except for the destinations of noProxy
+// (docs/reference.md#linux-environment, docs/reference.md#macos-env); the
 // user name carries the command's attribution key (violations.Key).
-func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
+func proxyEnv(token, key, self, noProxy string, httpPort, socksPort int) []string {
 	user := "srt." + key
 	if len(user) > 255 {
 		user = "srt"
@@ -24,7 +25,6 @@ func proxyEnv(token, key, self string, httpPort, socksPort int) []string {
 	userURL := strings.NewReplacer("+", "%2B", "/", "%2F", "=", "%3D").Replace(user)
 	httpURL := fmt.Sprintf("http://%s:%s@localhost:%d", userURL, token, httpPort)
 	socksURL := fmt.Sprintf("socks5h://%s:%s@localhost:%d", userURL, token, socksPort)
-	noProxy := "localhost,127.0.0.1,::1,169.254.0.0/16,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 	env := []string{
 		"SANDBOX_RUNTIME=1",
 		// Node reads HTTP_PROXY and HTTPS_PROXY only with this (22.21
