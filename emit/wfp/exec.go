@@ -2,6 +2,7 @@ package wfp
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -171,9 +172,26 @@ func (e *emitter) proxyLayer() EnvLayer {
 		add("CLOUDSDK_PROXY_PASSWORD", "<proxy token>")
 	}
 	if e.loopbackOpen() {
-		add("no_proxy", "localhost,127.0.0.1,::1", e.origin("network.allowLocalBinding"))
+		e.noProxy(add)
 	}
 	return l
+}
+
+// noProxy adds no_proxy for open loopback: the loopback names, less those
+// the allow list names, which go through the proxy as on Linux and macOS
+// (policy.CommandNoProxy); nothing when none is left.
+func (e *emitter) noProxy(add func(name, value string, by ...policy.Origin)) {
+	v, left := policy.CommandNoProxy(policy.OpenLoopbackNoProxy, e.p.Network.Allowed)
+	if v == "" {
+		return
+	}
+	by := []policy.Origin{e.origin("network.allowLocalBinding")}
+	for _, o := range left {
+		if !slices.Contains(by, o.Rule.Origin) {
+			by = append(by, o.Rule.Origin)
+		}
+	}
+	add("no_proxy", v, by...)
 }
 
 // maxSafeDirectories is how many directories get their own safe.directory
