@@ -105,7 +105,7 @@ func TestAllowedLoopback(t *testing.T) {
 				"from the host\ngit 0\n",
 				"other 403\n",
 				"own 200\n",
-				`srt sandbox refused localhost:` + otherPort + `: it is not in network.allowedDomains.`,
+				`srt sandbox refused localhost:` + otherPort + `: it is not in network.allowedDomains. To allow it, add "localhost:` + otherPort + `" to network.allowedDomains in `,
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("output lacks %q: exit %d\n%s", want, code, out)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/internal/untrusted"
 	"srt.dev/schema/builtin"
 )
@@ -35,11 +36,11 @@ func Explain(r *Rules, d Decision, rawHost string, port int) string {
 		}
 		return fmt.Sprintf("srt sandbox refused %s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, entry, file)
 	case CauseNotAllowed:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
 	case CauseAskFailed:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, d.Host, file)
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
 	case CauseUserDenied:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, untrusted.Quote(SanitizeReason(d.Reason, 200)), d.Host, file)
+		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, untrusted.Quote(SanitizeReason(d.Reason, 200)), allowEntry(d.Host, port), file)
 	}
 	return fmt.Sprintf("srt sandbox refused %s (%s).", target, SanitizeReason(d.Reason, 200))
 }
@@ -66,6 +67,21 @@ func ExplainGuard(r *Rules, host string, port int, entry, reason string, addrs [
 		fix = fmt.Sprintf("To allow that address, list it literally in network.allowedDomains in %s (%q).", file, quoteHost(addrs[0].String(), port))
 	}
 	return strings.TrimSpace(fmt.Sprintf("srt sandbox refused %s: %s, but it %s, which the resolved-address guard refuses. %s", quoteHost(host, port), by, reason, fix))
+}
+
+// allowEntry is the allowedDomains entry that allows the canonical host:
+// an IPv6 literal in brackets (the grammar refuses it bare), and a name or
+// address of this host's loopback with its port, since without one the
+// entry opens every port there.
+func allowEntry(host string, port int) string {
+	entry := host
+	if strings.Contains(host, ":") {
+		entry = "[" + host + "]"
+	}
+	if policy.IsLoopbackHost(host) {
+		entry += ":" + strconv.Itoa(port)
+	}
+	return entry
 }
 
 // SettingsFile names the settings file r comes from as the explanation
