@@ -489,6 +489,9 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	}
 	if showRefusals(o.refusals, stderr) {
 		printRefusals(stderr, res.Violations)
+		if res.ExitCode != 0 {
+			printUnusedLoopback(stderr, res.UnusedLoopback)
+		}
 	}
 	if o.violations {
 		if block := violations.Block(res.Violations); block != "" {

@@ -115,6 +115,24 @@ func TestAllowedLoopback(t *testing.T) {
 				t.Errorf("the allowed server saw %d requests (want some), the other %d (want none)", seen.Load(), otherSeen.Load())
 			}
 
+			// A client that ignores the proxy variables connects to the
+			// sandbox's own loopback, and fails: srt says why it may have.
+			note := `srt: "localhost:` + srv.Port + `" (network.allowedDomains[0]) allows this host's loopback only through srt's proxy, and nothing asked the proxy for it: inside the sandbox the loopback is the sandbox's own`
+			if strings.Contains(out, note) {
+				t.Errorf("the note after a run that used the rule:\n%s", out)
+			}
+			code, out = srtAs(t, bin, uid, root, proj, "--settings", filepath.Join(root, "s.json"), "--refusals", "always", "-c",
+				`curl -sS --noproxy "*" --max-time 10 https://localhost:`+srv.Port+`/hello`)
+			if code != 7 || !strings.Contains(out, "Couldn't connect to server") || !strings.Contains(out, note) {
+				t.Errorf("a client that ignores the proxy: exit %d, want 7 and the note\n%s", code, out)
+			}
+			// A command that fails after it used the rule gets no note.
+			code, out = srtAs(t, bin, uid, root, proj, "--settings", filepath.Join(root, "s.json"), "--refusals", "always", "-c",
+				`curl -sS --max-time 10 --cacert "$HOME/ca.pem" https://localhost:`+srv.Port+`/hello; exit 3`)
+			if code != 3 || !strings.Contains(out, "hello from the host") || strings.Contains(out, note) {
+				t.Errorf("a command that used the rule and failed: exit %d, want 3 and no note\n%s", code, out)
+			}
+
 			// The control: without the entry, the server is not reached,
 			// and the proxy, asked, refuses it.
 			os.RemoveAll(filepath.Join(proj, "x"))

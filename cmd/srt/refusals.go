@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"srt.dev/compiler/policy"
 	"srt.dev/runtime/violations"
 )
 
@@ -69,5 +70,23 @@ func parseRefusals(v string) (string, error) {
 func printRefusals(w io.Writer, entries []violations.Entry) {
 	if lines := refusalLines(entries); len(lines) > 0 {
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
+	}
+}
+
+// unusedLoopbackLine is what srt says after a failed command about an
+// allow rule for this host's loopback that no connection through the
+// proxy used: the command may have connected directly, and found the
+// sandbox's own loopback (Result.UnusedLoopback).
+func unusedLoopbackLine(r policy.HostRule) string {
+	return fmt.Sprintf("srt: %q (%s) allows this host's loopback only through srt's proxy, and nothing asked the proxy for it: "+
+		"inside the sandbox the loopback is the sandbox's own, where nothing of this host listens, so a client that connects directly "+
+		"(one that ignores HTTP_PROXY, as Go programs do for localhost and loopback addresses, or one that does not speak HTTP or SOCKS5) finds nothing there.",
+		r.Entry, r.Origin.Key)
+}
+
+// printUnusedLoopback writes unusedLoopbackLine for each rule.
+func printUnusedLoopback(w io.Writer, rules []policy.HostRule) {
+	for _, r := range rules {
+		fmt.Fprintln(w, unusedLoopbackLine(r))
 	}
 }

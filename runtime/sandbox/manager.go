@@ -330,8 +330,9 @@ func (m *Manager) AuditErr() error {
 // token, a secret of that run alone (on macOS every run's proxies listen
 // on the host's loopback, where another run could reach them); its
 // connections are attributed to key, whatever user name they send; kept
-// refusals also go to onViolation.
-func (m *Manager) egress(key, command, token string, onViolation func(violations.Entry)) *proxy.Egress {
+// refusals also go to onViolation, and the entry of each rule that allows
+// a connection to onAllow.
+func (m *Manager) egress(key, command, token string, onViolation func(violations.Entry), onAllow func(rule string)) *proxy.Egress {
 	m.store.Register(key, command)
 	return &proxy.Egress{
 		Token:     token,
@@ -348,6 +349,9 @@ func (m *Manager) egress(key, command, token string, onViolation func(violations
 					Reason: ev.Reason, Rule: ev.Rule, Stage: ev.Stage, Program: violations.ProgramOf(command), CommandHash: violations.CommandHash(ev.CommandID)})
 			}
 			if ev.Allow {
+				if onAllow != nil && ev.Rule != "" {
+					onAllow(ev.Rule)
+				}
 				return
 			}
 			e, kept := m.store.Add(ev.Line(), ev.CommandID, ev.Time)

@@ -82,6 +82,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	// recorded, but the result holds those made while the command ran.
 	out := r.out
 	out.Violations = r.rec.entries()
+	out.UnusedLoopback = r.unusedLoopback()
 	out.ExitCode = initstep.ExitCode(r.cmd.ProcessState)
 	if err := r.finish(); err != nil {
 		return out, err
@@ -105,12 +106,16 @@ type run struct {
 	// Options.attribution); token is the run's proxy password, a secret
 	// of this run alone.
 	id, text, key, token string
+	// allowed are the allow lists for the command as it starts: the
+	// policy's, then the command's own.
+	allowed []policy.HostList
 	// out is the result: from prepare on, the sandbox's command line.
 	out *Result
 	// env is the environment the sandbox starts with: removed variables
 	// gone, masked ones with their stand-ins.
 	env []string
-	// rec keeps what the proxies refused this run.
+	// rec keeps what the proxies refused this run, and which allow
+	// rules let a connection through.
 	rec runRecord
 	// sigs are the signals for the command, from the moment a step
 	// catches them (catchSignals).
@@ -129,6 +134,10 @@ type run struct {
 func (m *Manager) newRun(argv []string, o Options) (*run, error) {
 	r := &run{m: m, p: m.Policy(), o: o, argv: argv, sigs: make(chan os.Signal, 8)}
 	r.id, r.text, r.key = o.attribution(argv)
+	r.allowed = []policy.HostList{r.p.Network.Allowed}
+	if l, ok := m.perCommand(r.key); ok {
+		r.allowed = append(r.allowed, l)
+	}
 	var err error
 	if r.token, err = randomHex(16); err != nil { // this run's proxy password
 		return nil, err
@@ -157,9 +166,9 @@ func (r *run) catchSignals(sigs ...os.Signal) {
 }
 
 // egress is the proxy logic of this run (see Manager.egress), its
-// refusals recorded in r.rec.
+// refusals and the rules that allowed a connection recorded in r.rec.
 func (r *run) egress() *proxy.Egress {
-	return r.m.egress(r.key, r.text, r.token, r.rec.add)
+	return r.m.egress(r.key, r.text, r.token, r.rec.add, r.rec.allow)
 }
 
 // noProxy is the command's NO_PROXY: the reference's, less the entries
@@ -167,11 +176,7 @@ func (r *run) egress() *proxy.Egress {
 // list (as they are when it starts) lets it reach through the proxy
 // (policy.CommandNoProxy).
 func (r *run) noProxy() string {
-	allowed := []policy.HostList{r.p.Network.Allowed}
-	if l, ok := r.m.perCommand(r.key); ok {
-		allowed = append(allowed, l)
-	}
-	v, left := policy.CommandNoProxy(policy.ReferenceNoProxy, allowed...)
+	v, left := policy.CommandNoProxy(policy.ReferenceNoProxy, r.allowed...)
 	if r.o.Log != nil {
 		for _, o := range left {
 			why := "the proxy reaches it from this host"
@@ -184,10 +189,46 @@ func (r *run) noProxy() string {
 	return v
 }
 
-// A runRecord keeps what the proxies refused one run, for its Result.
+// unusedLoopback are the rules of r.allowed that name this host's
+// loopback and let no connection through the proxies this run (see
+// Result.UnusedLoopback); none where the sandbox reaches this host's
+// loopback directly.
+func (r *run) unusedLoopback() []policy.HostRule {
+	if r.reachesHostLoopback() {
+		return nil
+	}
+	var out []policy.HostRule
+	for _, l := range r.allowed {
+		for _, rule := range l {
+			if rule.NamesLoopback() && !r.rec.allowedBy(rule.Entry) {
+				out = append(out, rule)
+			}
+		}
+	}
+	return out
+}
+
+// A runRecord keeps what the proxies refused one run, and the entries of
+// the rules that allowed a connection, for its Result.
 type runRecord struct {
 	mu      sync.Mutex
 	refused []violations.Entry
+	allowed map[string]bool
+}
+
+func (r *runRecord) allow(rule string) {
+	r.mu.Lock()
+	if r.allowed == nil {
+		r.allowed = map[string]bool{}
+	}
+	r.allowed[rule] = true
+	r.mu.Unlock()
+}
+
+func (r *runRecord) allowedBy(rule string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.allowed[rule]
 }
 
 func (r *runRecord) add(e violations.Entry) {

@@ -246,3 +246,9 @@ func (r *run) stopWatching() { r.stopLog() }
 // finish has nothing to add on macOS: the run's violations are the
 // proxies' refusals and the profile's denials.
 func (r *run) finish() error { return nil }
+
+// reachesHostLoopback reports whether the command can connect to this
+// host's loopback without the proxies: on macOS, with
+// network.allowLocalBinding, which the profile turns into outbound
+// connections to localhost on any port.
+func (r *run) reachesHostLoopback() bool { return r.p.Network.AllowLocalBinding }

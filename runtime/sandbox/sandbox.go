@@ -167,6 +167,16 @@ type Result struct {
 	// tell (root, the kernel's audit on: docs/layers.md), the writes the
 	// second layer refused.
 	Violations []violations.Entry
+	// UnusedLoopback are the allow rules, as they stood when the command
+	// started, that name this host's loopback (localhost, 127.0.0.1,
+	// [::1], with or without a port) and let no connection through the
+	// proxies. A client that connected to one of them directly, not
+	// through the proxy, did not reach this host's loopback: on Linux it
+	// found the sandbox's own, where nothing of this host listens; on
+	// macOS the profile refused it. Empty on macOS with
+	// network.allowLocalBinding, where the command reaches this host's
+	// loopback directly.
+	UnusedLoopback []policy.HostRule
 	// Quarantined are the protected names the command wrote below its
 	// write roots, moved to the quarantine when it ended (Linux).
 	Quarantined []quarantine.Item
