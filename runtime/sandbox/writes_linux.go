@@ -78,6 +78,8 @@ type writeWatch struct {
 	done    chan struct{}
 	closing sync.Once
 
+	buf []byte // a page, for the paths read (serve's goroutine only)
+
 	mu       sync.Mutex
 	refusals []violations.FileRefusal
 	seen     map[string]bool
@@ -95,7 +97,7 @@ func newWriteWatch(fd int) (*writeWatch, error) {
 	// The command's thread waits for srt on each watched call: the
 	// kernel wakes srt's thread on the same processor when it can.
 	unix.Syscall(unix.SYS_IOCTL, uintptr(fd), notifSetFlags, uintptr(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
-	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), seen: map[string]bool{}}
+	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), seen: map[string]bool{}, buf: make([]byte, pageSize)}
 	go w.serve()
 	return w, nil
 }
@@ -246,7 +248,7 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 		if a[1] < 0 {
 			continue
 		}
-		p, ok := readPath(pid, n.args[a[1]])
+		p, ok := readPath(pid, n.args[a[1]], w.buf)
 		if !ok || p == "" {
 			return nil // a descriptor's call (utimensat with no path): no path to report
 		}
@@ -277,18 +279,19 @@ func readMem(pid int, addr uint64, b []byte) bool {
 	return err == nil && n == len(b)
 }
 
+// pageSize is the unit readPath reads in: no read crosses a page.
+const pageSize = 4096
+
 // readPath reads the NUL-terminated path at addr of process pid, at most
 // PATH_MAX bytes, a page at a time (the string may end just before a page
-// that is not mapped).
-func readPath(pid int, addr uint64) (string, bool) {
+// that is not mapped), into buf (pageSize bytes).
+func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 	if addr == 0 {
 		return "", true
 	}
-	const page = 4096
 	var out []byte
-	buf := make([]byte, page)
 	for len(out) < unix.PathMax {
-		chunk := page - int(addr%page)
+		chunk := pageSize - int(addr%pageSize)
 		n, err := unix.ProcessVMReadv(pid, []unix.Iovec{{Base: &buf[0], Len: uint64(chunk)}}, []unix.RemoteIovec{{Base: uintptr(addr), Len: chunk}}, 0)
 		if err != nil || n <= 0 {
 			return "", false
