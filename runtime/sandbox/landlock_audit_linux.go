@@ -342,7 +342,6 @@ func (r *run) closeLandlockAudit() {
 // command, as far as the kernel's audit told: in the result, the
 // violation store (where ignoreViolations applies) and the audit log.
 func (r *run) reportLandlock() {
-	m, out := r.m, r.out
 	if r.ll == nil {
 		return
 	}
@@ -350,20 +349,7 @@ func (r *run) reportLandlock() {
 	x := &landlockExplainer{p: r.p, home: r.o.Home, cwd: r.o.Cwd, granted: r.res.Landlock.Write}
 	for _, d := range denials {
 		why := x.explain(d)
-		line := d.Line(why.Short)
-		if m.audit != nil {
-			m.audit.Write(violations.Record{Time: d.Time, Layer: "landlock", Path: d.Path, Access: strings.Join(d.Blockers, ","),
-				Reason: why.Short, Rule: ruleText(why.Rule), Stage: "landlock", Program: violations.ProgramOf(r.text), CommandHash: violations.CommandHash(r.key)})
-		}
-		e, kept := m.store.Add(line, r.key, d.Time)
-		if !kept {
-			continue
-		}
-		e.Why = why.Why
-		if m.o.OnViolation != nil {
-			m.o.OnViolation(e)
-		}
-		out.Violations = append(out.Violations, e)
+		r.reportFile(d.Line(why.Short), why, violations.Record{Time: d.Time, Layer: "landlock", Path: d.Path, Access: strings.Join(d.Blockers, ","), Stage: "landlock"})
 	}
 	if n := logged - uint64(len(denials)); n > 0 {
 		r.o.debug(fmt.Sprintf("landlock: %d more refusals of the same rights on the same paths, or past the first %d", n, maxLandlockDenials))

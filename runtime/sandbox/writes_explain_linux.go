@@ -116,9 +116,9 @@ func (x *writeExplainer) suggest(p string, dir bool) string {
 		return prefix + "/" + strings.Join(parts[:n], "/")
 	}
 	switch {
-	case x.cwd != "" && x.cwd != x.home && within(p, x.cwd):
+	case x.cwd != "" && x.cwd != x.home && below(p, x.cwd):
 		return "."
-	case x.home != "" && within(p, x.home) && p != x.home:
+	case x.home != "" && below(p, x.home) && p != x.home:
 		return short(x.home, "~")
 	}
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
@@ -132,11 +132,6 @@ func (x *writeExplainer) suggest(p string, dir bool) string {
 // containers are the directories that hold one directory per tool: a
 // refusal there names no directory to add.
 var containers = map[string]bool{"~": true, "~/.cache": true, "~/.config": true, "~/.local": true, "~/.local/share": true, "~/.local/state": true, "~/.local/lib": true}
-
-// within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
-}
 
 // stepOrigin is the setting behind step s, or srt's reason for a step no
 // setting asks for. A plan read from linux/bwrap.args has them in its

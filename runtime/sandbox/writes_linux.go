@@ -439,26 +439,12 @@ func (r *run) reportWrites() {
 	if r.ww == nil {
 		return
 	}
-	m, out := r.m, r.out
 	refusals, count, calls := r.ww.stop()
 	r.o.debug(fmt.Sprintf("write watch: %d calls watched, %d refused", calls, count))
 	x := newWriteExplainer(r.p, r.res, r.steps, r.o.Home, r.o.Cwd)
 	for _, f := range refusals {
 		why := x.explain(f)
-		line := f.Line(why.Short)
-		if m.audit != nil {
-			m.audit.Write(violations.Record{Time: f.Time, Layer: "mounts", Path: f.Path, Access: f.Access,
-				Reason: why.Short, Rule: ruleText(why.Rule), Stage: "mounts", Program: violations.ProgramOf(r.text), CommandHash: violations.CommandHash(r.key)})
-		}
-		e, kept := m.store.Add(line, r.key, f.Time)
-		if !kept {
-			continue
-		}
-		e.Why = why.Why
-		if m.o.OnViolation != nil {
-			m.o.OnViolation(e)
-		}
-		out.Violations = append(out.Violations, e)
+		r.reportFile(f.Line(why.Short), why, violations.Record{Time: f.Time, Layer: "mounts", Path: f.Path, Access: f.Access, Stage: "mounts"})
 	}
 	if n := count - len(refusals); n > 0 {
 		r.o.debug(fmt.Sprintf("write watch: %d more refusals of the same writes, or past the first %d", n, maxWriteRefusals))
@@ -483,4 +469,25 @@ func watchDoctor() Check {
 	}
 	c.Detail = "seccomp user notification: srt names each write the sandbox refuses, the rule and what to change (SRT_WRITE_WATCH=off turns it off)"
 	return c
+}
+
+// reportFile reports one refused file operation, its violation line and
+// why: in the audit log (rec, completed), the violation store (where
+// ignoreViolations applies), OnViolation and the result.
+func (r *run) reportFile(line string, why landlockReason, rec violations.Record) {
+	m := r.m
+	if m.audit != nil {
+		rec.Reason, rec.Rule = why.Short, ruleText(why.Rule)
+		rec.Program, rec.CommandHash = violations.ProgramOf(r.text), violations.CommandHash(r.key)
+		m.audit.Write(rec)
+	}
+	e, kept := m.store.Add(line, r.key, rec.Time)
+	if !kept {
+		return
+	}
+	e.Why = why.Why
+	if m.o.OnViolation != nil {
+		m.o.OnViolation(e)
+	}
+	r.out.Violations = append(r.out.Violations, e)
 }
