@@ -39,34 +39,12 @@ settings file allows (see 'srtc validate' and 'srtc compile').
 Options (recognised before the first command word or "--"):
   -s, --settings FILE   settings file (default: ~/.srt-settings.json; when that
                         file does not exist, the built-in defaults apply:
-                        no network, no writes outside the scratch paths)
-  -c CMD                run CMD with /bin/sh -c
-  --control-fd N        read new settings from descriptor N (>= 3) while the
-                        command runs: one JSON settings document per line,
-                        each replacing the whole configuration; the network
-                        rules apply to the next connection, file-system
-                        rules cannot change in a running sandbox
-  --violations          after the command, print the connections the
-                        sandbox refused (and, on Linux as root with the
-                        kernel's audit on, the writes its second layer
-                        refused) as a <sandbox_violations> block on stderr
-  --refusals WHEN       after the command, print one line per host (or
-                        write) the sandbox refused, with the rule that
-                        decided: auto (when stderr is a terminal; the
-                        default), always or never
-  --audit-log FILE      append every network decision, allowed or refused,
-                        and the refused writes --violations lists, to FILE
-                        as JSON lines
-  -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
-  -h, --help            this help
-  -V, --version         the version
+                        no network, no writes outside the scratch paths).
+                        A project's own .srt-settings.json is used only when
+                        named here; srt says when it leaves one out
+` + commandOptions + `  -V, --version         the version
 
-srt run runs a directory written by 'srtc compile' (it checks the files'
-checksums first), with the options above but --settings; --dry-run prints
-the bubblewrap command line instead. It runs only a plan this machine
-trusts: one srtc compile wrote here, or one trusted with srt trust DIR
-after review (a sandboxed run that can write the directory can rewrite
-a plan, checksums included).
+srt run runs a directory written by 'srtc compile' (srt run --help).
 srt doctor checks what this host allows and says how to fix what it does not.
 srt quarantine lists, puts back or deletes the protected names (git hooks
 and configuration, shell start-up files, editor settings) that a sandboxed
@@ -77,11 +55,55 @@ srt proxy runs only the HTTP proxy, with an external program deciding each
 request (srt proxy --help).
 To run a program called run, trust, doctor, quarantine or proxy, write srt -- run.
 
-Exit status: the command's; 128+N when signal N killed it; 1 when srt
+` + exitStatus
+
+// commandOptions are the options of srt and srt run alike.
+const commandOptions = `  -c CMD                run CMD with /bin/sh -c
+  --control-fd N        read new settings from descriptor N (>= 3, inherited
+                        open for reading: srt --control-fd 9 ... 9< FILE)
+                        while the command runs: one JSON settings document
+                        per line, each replacing the whole configuration;
+                        the network rules apply to the next connection,
+                        file-system rules cannot change in a running sandbox
+  --violations          after the command, print the connections the
+                        sandbox refused (and, on Linux as root with the
+                        kernel's audit on, the writes its second layer
+                        refused) as a <sandbox_violations> block on stderr
+  --refusals[=WHEN]     after the command, print on stderr one line per host
+                        (or write) the sandbox refused, starting "srt sandbox
+                        refused ", with the rule that decided and the file
+                        to edit. WHEN: always (the default), never, or auto
+                        (only when stderr is a terminal); also written
+                        --refusals WHEN, or set by SRT_REFUSALS=WHEN
+  --audit-log FILE      append every network decision, allowed or refused,
+                        and the refused writes --violations lists, to FILE
+                        as JSON lines
+  -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
+  -h, --help            this help
+`
+
+const exitStatus = `Exit status: the command's; 128+N when signal N killed it; 1 when srt
 itself fails (invalid settings, no bubblewrap, ...); 125 when the check
 after the run could not vouch for everything the command could write, or
 an earlier run left the tree so (run srt quarantine check).
 `
+
+const runUsage = `Usage: srt run --plan DIR [--dry-run] [options] [--] command [args...]
+       srt run --plan DIR [--dry-run] [options] -c 'shell command'
+
+Runs the command in the sandbox of a plan: DIR is a directory written by
+'srtc compile', run as it is. srt checks every file's checksum first, and
+runs only a plan this machine trusts: one srtc compile wrote here, or one
+trusted with srt trust DIR after review (a sandboxed run that can write the
+directory can rewrite a plan, checksums included).
+
+Options (recognised before the first command word or "--"):
+  --plan DIR            the plan directory
+  --dry-run             print the bubblewrap command line, one word a line
+                        with the line of linux/bwrap.args it came from,
+                        instead of running it
+` + commandOptions + `
+` + exitStatus
 
 const doctorUsage = `Usage: srt doctor
 
@@ -101,7 +123,7 @@ type options struct {
 	debug      bool
 	controlFD  int // 0: none
 	violations bool
-	refusals   string // --refusals: auto, always or never
+	refusals   string // --refusals: always, never or auto; "" when not given
 	auditLog   string
 	argv       []string
 	// srt run: the artifact directory, and --dry-run.
@@ -163,14 +185,16 @@ func parse(args []string, plan bool) (*options, error, bool) {
 			}
 		case a == "--violations":
 			o.violations = true
-		case a == "--refusals" || strings.HasPrefix(a, "--refusals="):
-			v, ok := strings.CutPrefix(a, "--refusals=")
-			if !ok {
-				v, err = value()
+		case a == "--refusals":
+			// A bare --refusals is --refusals=always: the next word is
+			// its value only when it is one, else the command.
+			o.refusals = "always"
+			if i+1 < len(args) && isRefusalsWhen(args[i+1]) {
+				i++
+				o.refusals = args[i]
 			}
-			if err == nil {
-				o.refusals, err = parseRefusals(v)
-			}
+		case strings.HasPrefix(a, "--refusals="):
+			o.refusals, err = parseRefusals("--refusals", strings.TrimPrefix(a, "--refusals="))
 		case a == "--audit-log":
 			o.auditLog, err = value()
 		case strings.HasPrefix(a, "--audit-log="):
@@ -263,12 +287,19 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 	}
 	o, err, exit := parse(args, plan)
 	if exit {
-		if o != nil {
+		switch {
+		case o == nil:
+		case plan:
+			fmt.Fprint(stdout, runUsage)
+		default:
 			fmt.Fprint(stdout, usage)
 		}
 		return 0, nil
 	}
 	if err != nil {
+		return 0, err
+	}
+	if o.refusals, err = refusalsWhen(o.refusals, os.Getenv); err != nil {
 		return 0, err
 	}
 	var log *slog.Logger

@@ -93,7 +93,7 @@ func (c *controller) apply(n int, line []byte, tooLong bool) {
 	// The line itself, and diagnostics that may quote it, go only to the
 	// debug log.
 	var diags bytes.Buffer
-	name := fmt.Sprintf("control-fd-%d-line-%d", c.fd, n)
+	name := fmt.Sprintf("line %d of --control-fd %d", n, c.fd) // what the refusal lines name
 	p, err := compilePolicy(name, line, &diags)
 	if c.log != nil {
 		c.log.Debug("control line", "fd", c.fd, "line", n, "text", string(line), "diagnostics", diags.String())

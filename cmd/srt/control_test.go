@@ -282,7 +282,7 @@ func TestControlLineWeaker(t *testing.T) {
 	c := &controller{m: m, start: p, fd: 5, stderr: &errb}
 	line := `{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], "tlsTerminate": {}, "mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
 	c.read(strings.NewReader(line + "\n"))
-	if !strings.Contains(errb.String(), "(line 1): control-fd-5-line-1: network.tlsTerminate and network.mitmProxy cannot be used together") || m.Policy() != p {
+	if !strings.Contains(errb.String(), "(line 1): line 1 of --control-fd 5: network.tlsTerminate and network.mitmProxy cannot be used together") || m.Policy() != p {
 		t.Errorf("%q", errb.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/runtime/violations"
 )
 
@@ -31,21 +32,26 @@ func refusalLines(entries []violations.Entry) []string {
 		out = append(out, e.Why)
 	}
 	if n := len(out); n > maxRefusalLines {
-		out = append(out[:maxRefusalLines], fmt.Sprintf("srt sandbox refused %d more hosts or writes (--violations lists every refusal).", n-maxRefusalLines))
+		out = append(out[:maxRefusalLines], fmt.Sprintf(netpolicy.RefusedPrefix+"%d more hosts or writes (--violations lists every refusal).", n-maxRefusalLines))
 	}
 	return out
 }
 
-// showRefusals decides whether the refusal lines are printed: "always",
-// "never", or "auto" (the default): when stderr is a terminal, where a
-// person reads it (a client that got a refused CONNECT shows only
-// "CONNECT tunnel failed, response 403", never srt's explanation).
+// refusalsEnv names the variable that sets --refusals for a caller that
+// cannot change srt's arguments; the option wins over it.
+const refusalsEnv = "SRT_REFUSALS"
+
+// showRefusals decides whether the refusal lines are printed: "always"
+// (the default: an agent or a CI job that runs srt without a terminal
+// reads them as a person does), "never", or "auto": only when stderr is a
+// terminal.
 func showRefusals(when string, stderr io.Writer) bool {
 	switch when {
-	case "always":
-		return true
 	case "never":
 		return false
+	case "auto":
+	default:
+		return true
 	}
 	f, ok := stderr.(*os.File)
 	if !ok {
@@ -57,13 +63,27 @@ func showRefusals(when string, stderr io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// parseRefusals checks the value of --refusals.
-func parseRefusals(v string) (string, error) {
-	switch v {
-	case "auto", "always", "never":
+// isRefusalsWhen reports whether v is a value of --refusals.
+func isRefusalsWhen(v string) bool { return v == "auto" || v == "always" || v == "never" }
+
+// parseRefusals checks the value of --refusals=WHEN (from, the option as
+// written) or of SRT_REFUSALS.
+func parseRefusals(from, v string) (string, error) {
+	if isRefusalsWhen(v) {
 		return v, nil
 	}
-	return "", fmt.Errorf("--refusals must be auto, always or never, not %q", v)
+	return "", fmt.Errorf("%s must be always, never or auto, not %q", from, v)
+}
+
+// refusalsWhen is --refusals as given, else SRT_REFUSALS, else "always".
+func refusalsWhen(flag string, getenv func(string) string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v := getenv(refusalsEnv); v != "" {
+		return parseRefusals(refusalsEnv, v)
+	}
+	return "always", nil
 }
 
 // printRefusals writes the refusal lines, each on its own line.

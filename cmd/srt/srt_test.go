@@ -479,7 +479,10 @@ func TestAsNobody(t *testing.T) {
 	early := "deny network-outbound 127.0.0.1:" + port + " (host is not on the allow list)\n"
 	tries := strings.Count(string(out), early)
 	got := strings.ReplaceAll(string(out), early, "")
+	got = strings.ReplaceAll(got, `srt sandbox refused 127.0.0.1:`+port+`: it is not in network.allowedDomains. To allow it, add "127.0.0.1:`+port+`" to network.allowedDomains in `+filepath.Join(home, "s.json")+".\n", "")
+	// The refusal after the control line names it, the settings in force.
 	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\ncontrol 200\n" +
+		`srt sandbox refused denied.test:80: it is not in network.allowedDomains. To allow it, add "denied.test" to network.allowedDomains in line 1 of --control-fd 3.` + "\n" +
 		"<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n" +
 		"deny file-write-create " + filepath.Join(home, "proj", ".git", "hooks", "x") + " (create: protected by srt)\n</sandbox_violations>\n"
 	if err != nil || got != want {

@@ -155,8 +155,8 @@ func TestStoredValueReadBack(t *testing.T) {
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the request body, not the real value)",
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the X-Amz-Meta-Token header, not the real value)",
 						// The refusal line says what to change, and where.
-						"srt sandbox sent the stand-in for GH_TOKEN, not its real value, in the body of a request to localhost:" + srv.Port +
-							": a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back." +
+						"srt sandbox refused to put the real value of GH_TOKEN in the body of a request to localhost:" + srv.Port +
+							" (it sent the stand-in): a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back." +
 							` If localhost needs the value there, add "localhost" to credentials.envVars[0].bodyInjectHosts in ` + settings + " (whatever that host keeps, the command can then read back).",
 					} {
 						if !strings.Contains(errOut, v) {

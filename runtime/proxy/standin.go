@@ -61,15 +61,16 @@ func (l leftStandIn) explain(file, host string, port int) string {
 	if strings.Contains(host, ":") {
 		target = "[" + host + "]:" + strconv.Itoa(port)
 	}
-	lead := fmt.Sprintf("srt sandbox sent the stand-in for %s, not its real value, in %s of a request to %s", l.s.Name, l.where(), target)
+	lead := fmt.Sprintf(netpolicy.RefusedPrefix+"to put the real value of %s in %s of a request to %s", l.s.Name, l.where(), target)
 	switch l.place {
 	case inURL:
-		return lead + ": srt never puts a real value into a URL (servers and proxies keep URLs in logs and histories); send it in a header that carries credentials (Authorization, or the header the API names for its key)."
+		return lead + " (it sent the stand-in): srt never puts a real value into a URL (servers and proxies keep URLs in logs and histories); send it in a header that carries credentials (Authorization, or the header the API names for its key)."
 	case inSignedBody:
-		return lead + " that srt re-signed with SigV4: srt sends such a body as the command wrote it, since its hash may be signed."
+		return lead + " that srt re-signed with SigV4 (it sent the stand-in): srt sends such a body as the command wrote it, since its hash may be signed."
 	case inHeader:
 		lead += ", a header that carries no credential"
 	}
+	lead += " (it sent the stand-in)"
 	entry := "the bodyInjectHosts of the credential's entry"
 	if l.s.Setting != "" {
 		entry = l.s.Setting + ".bodyInjectHosts"

@@ -229,7 +229,7 @@ func TestTerminateUpstreamSees(t *testing.T) {
 		t.Errorf("recorded:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 	if ev := tb.refusals(); len(ev) > 2 {
-		wantWhy := `srt sandbox sent the stand-in for TOKEN, not its real value, in the body of a request to inject.test:443: a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back. If inject.test needs the value there, add "inject.test" to credentials.envVars[0].bodyInjectHosts in the settings file (whatever that host keeps, the command can then read back).`
+		wantWhy := `srt sandbox refused to put the real value of TOKEN in the body of a request to inject.test:443 (it sent the stand-in): a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back. If inject.test needs the value there, add "inject.test" to credentials.envVars[0].bodyInjectHosts in the settings file (whatever that host keeps, the command can then read back).`
 		if ev[2].Why != wantWhy || ev[2].Stage != StageCredential || ev[2].Allow {
 			t.Errorf("the body's event: %+v\nwant why %s", ev[2], wantWhy)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/runtime/violations"
 )
 
@@ -47,20 +48,20 @@ func (x *landlockExplainer) explain(d violations.LandlockDenial) landlockReason 
 			// places of different rights (refer), or a right a file rule
 			// cannot hold.
 			return landlockReason{Rule: policy.Default, Short: "not allowed by the second layer there",
-				Why: fmt.Sprintf("srt sandbox refused %s: the second layer (Landlock) does not allow it there (%s).", doing, strings.Join(d.Blockers, ","))}
+				Why: fmt.Sprintf(netpolicy.RefusedPrefix+"%s: the second layer (Landlock) does not allow it there (%s).", doing, strings.Join(d.Blockers, ","))}
 		}
 	}
 	fs := &x.p.Filesystem
 	if r, _, ok := x.covering(fs.AllowWrite, p); ok {
 		return landlockReason{Rule: r.Origin, Short: "not a write root of this sandbox",
-			Why: fmt.Sprintf("srt sandbox refused %s: %s names it, and this sandbox did not have it as a write root (it did not exist, or was not a directory of its own, when srt started); the second layer (Landlock) refused it.", doing, originText(r.Origin))}
+			Why: fmt.Sprintf(netpolicy.RefusedPrefix+"%s: %s names it, and this sandbox did not have it as a write root (it did not exist, or was not a directory of its own, when srt started); the second layer (Landlock) refused it.", doing, originText(r.Origin))}
 	}
 	hidden := ""
 	if r, dir, ok := x.covering(fs.DenyRead, p); ok {
 		hidden = fmt.Sprintf(", and %s hides %s behind an empty directory", originText(r.Origin), dir)
 	}
 	return landlockReason{Rule: policy.Default, Short: "outside the write roots",
-		Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it (filesystem.allowWrite%s and srt's defaults)%s; the second layer (Landlock) refused it.", doing, x.in(), hidden)}
+		Why: fmt.Sprintf(netpolicy.RefusedPrefix+"%s: no write root covers it (filesystem.allowWrite%s and srt's defaults)%s; the second layer (Landlock) refused it.", doing, x.in(), hidden)}
 }
 
 // in names the settings file, if the policy came from one.

@@ -11,6 +11,12 @@ import (
 	"srt.dev/schema/builtin"
 )
 
+// RefusedPrefix starts every one-line explanation of a refusal: those
+// of Explain and ExplainGuard, and those runtime/proxy and runtime/sandbox
+// write for a stand-in sent and a write the second layer refused. srt
+// prints them after a command, where a program finds them by it.
+const RefusedPrefix = "srt sandbox refused "
+
 // Explain says, in one line, that the srt sandbox refused a connection to
 // rawHost:port, which rule decided and what to change in which settings
 // file. It is written for whoever reads the refusal: a person, or an agent
@@ -26,23 +32,23 @@ func Explain(r *Rules, d Decision, rawHost string, port int) string {
 	case CauseNone:
 		return fmt.Sprintf("srt sandbox allowed %s.", target)
 	case CauseMalformed:
-		return fmt.Sprintf("srt sandbox refused %s: the host name is malformed, and no setting allows it.", target)
+		return fmt.Sprintf(RefusedPrefix+"%s: the host name is malformed, and no setting allows it.", target)
 	case CauseUnavailable:
-		return fmt.Sprintf("srt sandbox refused %s: no network policy is loaded.", target)
+		return fmt.Sprintf(RefusedPrefix+"%s: no network policy is loaded.", target)
 	case CauseDenyList:
 		entry := d.Host
 		if d.Rule != nil {
 			entry = d.Rule.Entry
 		}
-		return fmt.Sprintf("srt sandbox refused %s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, entry, file)
+		return fmt.Sprintf(RefusedPrefix+"%s: it matches %q in network.deniedDomains, which wins over network.allowedDomains. To allow it, remove that entry from network.deniedDomains in %s.", target, entry, file)
 	case CauseNotAllowed:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
+		return fmt.Sprintf(RefusedPrefix+"%s: it is not in network.allowedDomains. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
 	case CauseAskFailed:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
+		return fmt.Sprintf(RefusedPrefix+"%s: it is not in network.allowedDomains and the permission prompt failed. To allow it, add %q to network.allowedDomains in %s.", target, allowEntry(d.Host, port), file)
 	case CauseUserDenied:
-		return fmt.Sprintf("srt sandbox refused %s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, untrusted.Quote(SanitizeReason(d.Reason, 200)), allowEntry(d.Host, port), file)
+		return fmt.Sprintf(RefusedPrefix+"%s: it is not in network.allowedDomains and the permission prompt refused it (%s). To allow it, add %q to network.allowedDomains in %s.", target, untrusted.Quote(SanitizeReason(d.Reason, 200)), allowEntry(d.Host, port), file)
 	}
-	return fmt.Sprintf("srt sandbox refused %s (%s).", target, SanitizeReason(d.Reason, 200))
+	return fmt.Sprintf(RefusedPrefix+"%s (%s).", target, SanitizeReason(d.Reason, 200))
 }
 
 // ExplainGuard is Explain for a connection the policy allowed (by the
@@ -66,7 +72,7 @@ func ExplainGuard(r *Rules, host string, port int, entry, reason string, addrs [
 	case len(addrs) > 0:
 		fix = fmt.Sprintf("To allow that address, list it literally in network.allowedDomains in %s (%q).", file, quoteHost(addrs[0].String(), port))
 	}
-	return strings.TrimSpace(fmt.Sprintf("srt sandbox refused %s: %s, but it %s, which the resolved-address guard refuses. %s", quoteHost(host, port), by, reason, fix))
+	return strings.TrimSpace(fmt.Sprintf(RefusedPrefix+"%s: %s, but it %s, which the resolved-address guard refuses. %s", quoteHost(host, port), by, reason, fix))
 }
 
 // allowEntry is the allowedDomains entry that allows the canonical host:
