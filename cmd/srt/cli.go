@@ -126,6 +126,7 @@ type options struct {
 	refusals   string // --refusals: always, never or auto; "" when not given
 	auditLog   string
 	argv       []string
+	args       []string // all of srt's arguments, as given
 	// srt run: the artifact directory, and --dry-run.
 	plan   string
 	dryRun bool
@@ -135,7 +136,7 @@ type options struct {
 // plan is set for "srt run", whose options are --plan and --dry-run
 // instead of --settings.
 func parse(args []string, plan bool) (*options, error, bool) {
-	o := &options{debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
+	o := &options{args: args, debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		value := func() (string, error) {
@@ -354,6 +355,13 @@ func loadPolicy(o *options, plan bool, so *sandbox.Options, stderr io.Writer) (*
 		return readPlan(o.plan, so)
 	}
 	name, data, err := loadSettings(o.settings, so.Log)
+	if o.settings == "" {
+		if cwd, err := os.Getwd(); err == nil {
+			if project := findProjectSettings(cwd); project != "" {
+				noteProjectSettings(stderr, project, name, cwd, o.args)
+			}
+		}
+	}
 	if err != nil {
 		return nil, fail("%v", err).also(fmt.Sprintf("srt refuses to fall back to the built-in defaults, which would drop the rules %s asks for.", name))
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,4 +95,67 @@ func TestSrtcMissing(t *testing.T) {
 	if code != 1 || strings.HasSuffix(strings.TrimRight(errOut, "\n"), ":") || !strings.Contains(errOut, "running "+silent+": exit status 3") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
+}
+
+// TestProjectSettingsNotice: run without --settings in a project whose
+// .srt-settings.json srt does not use (in the working directory, or at
+// the top of its git working tree), srt says so once, naming the file in
+// use and the command that uses the project's; not with --settings, and
+// not when the project's file is the one in use (the home directory).
+func TestProjectSettingsNotice(t *testing.T) {
+	requireSandbox(t)
+	home, proj := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
+	os.WriteFile(filepath.Join(proj, ".srt-settings.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+		"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	run := func(dir string, args ...string) (int, string, string) {
+		t.Helper()
+		code, out, errOut := srtHome(t, home, dir, args...)
+		if code != 0 {
+			t.Fatalf("srt %q in %s: exit %d\n%s", args, dir, code, errOut)
+		}
+		return code, out, errOut
+	}
+	notice := func(file, using, command string) string {
+		return "srt: this project's " + file + " is not in use: srt runs with " + using + ", and reads a project's settings file only when --settings names it, so that a checkout cannot choose its own policy. To use it: " + command + "\n"
+	}
+	defaults := "the built-in defaults (there is no ~/.srt-settings.json)"
+	_, out, errOut := run(proj, "-c", "(echo x > made) 2>/dev/null || echo refused")
+	if want := notice("./.srt-settings.json", defaults, `srt --settings ./.srt-settings.json -c '(echo x > made) 2>/dev/null || echo refused'`); errOut != want || out != "refused\n" {
+		t.Errorf("in the project: stdout %q, stderr:\n%s\nwant:\n%s", out, errOut, want)
+	}
+	// The command it names runs with the project's file.
+	if _, out, errOut := run(proj, "--settings", "./.srt-settings.json", "-c", "echo x > made && echo made"); errOut != "" || out != "made\n" {
+		t.Errorf("with --settings: stdout %q, stderr %q", out, errOut)
+	}
+	// Below the top of the git working tree.
+	if _, _, errOut := run(filepath.Join(proj, "sub"), "echo", "it's"); errOut != notice("../.srt-settings.json", defaults, `srt --settings ../.srt-settings.json echo 'it'\''s'`) {
+		t.Errorf("in a subdirectory: %q", errOut)
+	}
+	// With ~/.srt-settings.json, the notice names it.
+	os.WriteFile(filepath.Join(home, ".srt-settings.json"), []byte(noNetwork), 0o644)
+	if _, _, errOut := run(proj, "true"); errOut != notice("./.srt-settings.json", filepath.Join(home, ".srt-settings.json"), "srt --settings ./.srt-settings.json true") {
+		t.Errorf("with ~/.srt-settings.json: %q", errOut)
+	}
+	// A project's file that is the one in use: nothing to say.
+	own := t.TempDir()
+	os.WriteFile(filepath.Join(own, ".srt-settings.json"), []byte(noNetwork), 0o644)
+	if _, _, errOut := srtHome(t, own, own, "true"); errOut != "" {
+		t.Errorf("the home directory's own file: %q", errOut)
+	}
+}
+
+// srtHome runs the CLI in dir with HOME home.
+func srtHome(t *testing.T, home, dir string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("HOME", home)
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
 }
