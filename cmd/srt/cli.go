@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,7 +109,8 @@ Options (recognised before the first command word or "--"):
 const doctorUsage = `Usage: srt doctor
 
 Checks what this host allows srt to do (bubblewrap, user and network
-namespaces, seccomp, Landlock, the AppArmor user-namespace restriction) and
+namespaces, seccomp, Landlock, the AppArmor user-namespace restriction)
+and that srt finds srtc, which compiles the settings of every run, and
 prints, for each failed check, how to fix it. Exit status 1 when a check
 fails.
 `
@@ -594,10 +596,19 @@ func loadSettings(path string, log *slog.Logger) (string, []byte, error) {
 	}
 }
 
-// doctor prints what the host allows; exit 1 if something is missing.
+// doctor prints what the host allows, and whether srt finds srtc; exit 1
+// if something is missing.
 func doctor(stdout io.Writer) int {
 	code := 0
-	for _, c := range sandbox.Doctor("") {
+	checks := sandbox.Doctor("")
+	at := len(checks)
+	for i, c := range checks {
+		if c.Name == "bubblewrap" {
+			at = i + 1
+		}
+	}
+	checks = slices.Insert(checks, at, srtcCheck())
+	for _, c := range checks {
 		if c.OK {
 			if c.Detail == "" {
 				fmt.Fprintf(stdout, "ok    %s\n", c.Name)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,9 +14,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/private"
+	"srt.dev/runtime/sandbox"
 )
 
 // errInvalid reports settings srtc refused; its diagnostics were printed.
@@ -109,7 +112,45 @@ func findSrtc() (string, error) {
 	if p, err := exec.LookPath("srtc"); err == nil {
 		return p, nil
 	}
-	return "", errors.New("srt validates settings with srtc, which is neither beside srt nor on PATH: install both (go install ./cmd/srtc ./cmd/srt)")
+	return "", errNoSrtc
+}
+
+// errNoSrtc is findSrtc's error when there is no srtc to find.
+var errNoSrtc = errors.New("srt validates settings with srtc, which is neither beside srt nor on PATH: install both (go install ./cmd/srtc ./cmd/srt)")
+
+// srtcCheck is srt doctor's check of srtc: found as a run finds it
+// (findSrtc), and answering --version. Every run but srt run --plan
+// compiles its settings with it.
+func srtcCheck() sandbox.Check {
+	c := sandbox.Check{Name: "srtc"}
+	remedy := "install srtc from the same source as srt, beside it: CGO_ENABLED=0 go install ./cmd/srtc (in srt's checkout); or set SRTC to its path"
+	p, err := findSrtc()
+	switch {
+	case errors.Is(err, errNoSrtc):
+		where := "srt"
+		if self, err := os.Executable(); err == nil {
+			where = filepath.Dir(self)
+		}
+		c.Detail, c.Remedy = "not in "+where+" nor on PATH: every run but srt run --plan fails, since srt compiles the settings with srtc", remedy
+		return c
+	case err != nil:
+		c.Detail, c.Remedy = err.Error(), "set SRTC to srtc's path, or unset it"
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, p, "--version").Output()
+	v := strings.TrimSpace(string(out))
+	if err != nil || !strings.HasPrefix(v, "srtc ") {
+		c.Detail = fmt.Sprintf("%s --version did not answer as srtc does (%v, %q); every run but srt run --plan fails without it", p, err, v)
+		c.Remedy = remedy
+		return c
+	}
+	c.OK, c.Detail = true, p+": "+v
+	if mine := strings.TrimPrefix(versionLine(), "srt "); strings.TrimPrefix(v, "srtc ") != mine {
+		c.Note = "srt is " + mine + ": install both from the same source (go install ./cmd/srtc ./cmd/srt)"
+	}
+	return c
 }
 
 func isExecutable(p string) bool {

@@ -168,6 +168,35 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 }
 
+// TestDoctorSrtc: srt doctor fails when srt finds no srtc to compile the
+// settings with, or one that does not answer as srtc, and says what to do.
+func TestDoctorSrtc(t *testing.T) {
+	srtc := os.Getenv("SRTC")
+	dir := t.TempDir()
+	notSrtc := filepath.Join(dir, "srtc")
+	os.WriteFile(notSrtc, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	tests := []struct {
+		srtc, path string
+		code       int
+		want       string
+	}{
+		{"", dir + "/none", 1, "FAIL  srtc: not in " + filepath.Dir(os.Args[0]) + " nor on PATH: every run but srt run --plan fails, since srt compiles the settings with srtc\n" +
+			"      fix: install srtc from the same source as srt, beside it: CGO_ENABLED=0 go install ./cmd/srtc (in srt's checkout); or set SRTC to its path\n"},
+		{"", dir, 1, "FAIL  srtc: " + notSrtc + " --version did not answer as srtc does (exit status 3, \"\")"},
+		{filepath.Join(dir, "none"), os.Getenv("PATH"), 1, "FAIL  srtc: SRTC=" + filepath.Join(dir, "none") + " is not an executable file"},
+		{srtc, os.Getenv("PATH"), -1, "ok    srtc: " + srtc + ": srtc "},
+	}
+	for _, tt := range tests {
+		t.Setenv("SRTC", tt.srtc)
+		t.Setenv("PATH", tt.path)
+		var out bytes.Buffer
+		code := doctor(&out)
+		if tt.code >= 0 && code != tt.code || !strings.Contains(out.String(), tt.want) {
+			t.Errorf("SRTC=%s PATH=%s srt doctor: exit %d\n%s\nwant exit %d and %q", tt.srtc, tt.path, code, out.String(), tt.code, tt.want)
+		}
+	}
+}
+
 func TestSandboxPolicy(t *testing.T) {
 	requireSandbox(t)
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "backend") }))
