@@ -163,6 +163,16 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("srt %v: %d %q %q", args, code, out, errOut)
 		}
 	}
+	// srt run has its own help; srt's names srt run's.
+	for _, args := range [][]string{{"run", "--help"}, {"run", "-h"}, {"run", "--plan", "p", "-h"}} {
+		code, out, errOut := srt(t, dir, "", args...)
+		if code != 0 || !strings.HasPrefix(out, "Usage: srt run --plan DIR") || !strings.Contains(out, "  --dry-run ") || strings.Contains(out, "--settings") || errOut != "" {
+			t.Errorf("srt %v: %d %q %q", args, code, out, errOut)
+		}
+	}
+	if code, out, _ := srt(t, dir, "", "--help"); code != 0 || !strings.HasPrefix(out, "Usage: srt [options]") || !strings.Contains(out, "srt run --help") {
+		t.Errorf("srt --help: %d %q", code, out)
+	}
 	if got := versionLine(); !strings.HasPrefix(got, "srt ") || strings.Contains(got, "dev\n") || !strings.Contains(got, "revision") {
 		t.Errorf("versionLine() = %q", got)
 	}
