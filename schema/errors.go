@@ -391,12 +391,28 @@ func kindPhrase(s cue.Value) string {
 }
 
 // emptyValue is a placeholder to suggest for a missing key of schema s.
-func emptyValue(s cue.Value) string {
+// An object holds its own required keys, and theirs, so that one round
+// of fixes makes the file whole: {"denyRead": [], "allowWrite": [], …}.
+func emptyValue(s cue.Value) string { return placeholder(s, 0) }
+
+// maxPlaceholderDepth bounds the objects placeholder writes inside each
+// other; deeper ones are {}.
+const maxPlaceholderDepth = 4
+
+func placeholder(s cue.Value, depth int) string {
 	switch s.IncompleteKind() {
 	case cue.ListKind:
 		return "[]"
 	case cue.StructKind:
-		return "{}"
+		_, required := fieldNames(s)
+		if len(required) == 0 || depth >= maxPlaceholderDepth {
+			return "{}"
+		}
+		parts := make([]string, len(required))
+		for i, name := range required {
+			parts[i] = strconv.Quote(name) + ": " + placeholder(lookupField(s, name), depth+1)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	case cue.StringKind:
 		return `"..."`
 	}

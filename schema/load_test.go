@@ -210,7 +210,7 @@ func TestDiagnostics(t *testing.T) {
   "bwrapPath": "bwrap",
   "credentials": {"envVars": [{"name": "TOKEN", "mode": "mask"}]}
 }`, []string{
-			`s.json:1:1: filesystem: required key is missing: add "filesystem": {}`,
+			`s.json:1:1: filesystem: required key is missing: add "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}`,
 			`s.json:3:39: network.allowedDomains[1]: must be a host name (example.com), a wildcard (*.example.com), localhost or a bracketed IPv6 address ([::1]), optionally followed by :port (1-65535 without leading zeros); no scheme or path (got "https://evil.com")`,
 			`s.json:5:26: network.allowLocalBinding: must be a boolean (true or false), not "yes"`,
 			`s.json:7:3: filesytem: unknown key "filesytem" (did you mean "filesystem"?)`,
@@ -232,6 +232,58 @@ func TestDiagnostics(t *testing.T) {
 				t.Errorf("diagnostics (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMissingKeysOneRound: every required key a file lacks is reported at
+// once, a missing object with its own required keys, so that adding what
+// the messages say makes the file valid.
+func TestMissingKeysOneRound(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []string
+	}{
+		{`{}`, []string{
+			`s.json:1:1: filesystem: required key is missing: add "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}`,
+			`s.json:1:1: network: required key is missing: add "network": {"allowedDomains": [], "deniedDomains": []}`,
+		}},
+		{`{"network": {}}`, []string{
+			`s.json:1:1: filesystem: required key is missing: add "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}`,
+			`s.json:1:13: network.allowedDomains: required key is missing: add "allowedDomains": []`,
+			`s.json:1:13: network.deniedDomains: required key is missing: add "deniedDomains": []`,
+		}},
+	}
+	for _, tt := range tests {
+		_, diags := Options{OS: OSPosix}.Load("s.json", []byte(tt.src))
+		var got []string
+		var doc map[string]any
+		json.Unmarshal([]byte(tt.src), &doc)
+		for _, d := range diags {
+			got = append(got, d.String())
+			// Do what the message says, in the object at its path.
+			_, add, ok := strings.Cut(d.String(), "required key is missing: add ")
+			if !ok {
+				t.Fatalf("%s", d)
+			}
+			var kv map[string]any
+			if err := json.Unmarshal([]byte("{"+add+"}"), &kv); err != nil {
+				t.Fatalf("%q is not a JSON member: %v", add, err)
+			}
+			obj := doc
+			for _, k := range d.Path[:len(d.Path)-1] {
+				obj = obj[k.(string)].(map[string]any)
+			}
+			for k, v := range kv {
+				obj[k] = v
+			}
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("Load(%s) (-want +got):\n%s", tt.src, diff)
+		}
+		fixed, _ := json.Marshal(doc)
+		if _, diags := (Options{OS: OSPosix}).Load("s.json", fixed); diags != nil {
+			t.Errorf("%s, fixed as the messages say: %s\n%v", tt.src, fixed, diags)
+		}
 	}
 }
 
