@@ -473,7 +473,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	var err error
 	if o.controlFD != 0 {
 		if control, err = openControl(o.controlFD); err != nil {
-			return 0, fail("--control-fd %d is not usable: %v. Refusing to run the command without the control channel it asks for.", o.controlFD, err)
+			return 0, fail("--control-fd %d: %v. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd %d -c CMD %d< FILE). Refusing to run the command without the control channel it asks for.", o.controlFD, err, o.controlFD, o.controlFD)
 		}
 	}
 	mo := sandbox.ManagerOptions{Log: log}

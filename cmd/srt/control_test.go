@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -159,8 +160,9 @@ func TestControlFDEarlyLine(t *testing.T) {
 	}
 }
 
-// TestControlFDUnusable: a write-only descriptor is refused before the
-// command runs.
+// TestControlFDUnusable: a write-only descriptor, and a number srt did
+// not inherit open (its own descriptors hold it, such as the Go runtime's
+// cgroup files and poller), are refused before the command runs.
 func TestControlFDUnusable(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
@@ -171,8 +173,23 @@ func TestControlFDUnusable(t *testing.T) {
 	w.Close()
 	err := cmd.Wait()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "--control-fd 9 is not usable: bad file descriptor. Refusing to run the command") {
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "Error: --control-fd 9: descriptor 9 is open for writing only. The option reads settings") {
 		t.Errorf("%v %s", err, errb)
+	}
+	for fd := 3; fd <= 9; fd++ {
+		cmd := exec.Command(os.Args[0], "--settings", "s.json", "--control-fd", strconv.Itoa(fd), "-c", "touch ran")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		want := fmt.Sprintf("Error: --control-fd %d: descriptor %d is not open. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd %d -c CMD %d< FILE). Refusing to run the command without the control channel it asks for.\n", fd, fd, fd, fd)
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || string(out) != want {
+			t.Errorf("--control-fd %d, not passed: %v %q\nwant %q", fd, err, out, want)
+		}
+	}
+	// In srt's own process: a descriptor of its own is not one passed.
+	_, _, errOut := srt(t, dir, "", "--settings", "s.json", "--control-fd", strconv.Itoa(int(r.Fd())), "-c", "touch ran")
+	if !strings.Contains(errOut, fmt.Sprintf("descriptor %d is not open", r.Fd())) {
+		t.Errorf("--control-fd of srt's own pipe: %s", errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Error("the command ran")

@@ -3,18 +3,31 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// openControl checks that fd is open and readable (a zero-length read, as
-// the reference probes it) and keeps it from the sandboxed command: it is
-// closed on exec, so neither bubblewrap nor the command inherits it.
+// openControl checks that fd is a descriptor srt inherited, open and
+// readable (a zero-length read, as the reference probes it), and keeps it
+// from the sandboxed command: it is closed on exec, so neither bubblewrap
+// nor the command inherits it. An inherited descriptor is one without
+// close-on-exec: it survived srt's exec. Go opens every descriptor of its
+// own close-on-exec (the runtime's cgroup files and poller among them),
+// so a number the caller left closed is refused, never read from.
 func openControl(fd int) (*os.File, error) {
-	if _, err := syscall.Read(fd, nil); err != nil {
-		return nil, err
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+	if err != nil || flags&unix.FD_CLOEXEC != 0 {
+		return nil, fmt.Errorf("descriptor %d is not open", fd)
 	}
-	syscall.CloseOnExec(fd)
+	if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil && fl&unix.O_ACCMODE == unix.O_WRONLY {
+		return nil, fmt.Errorf("descriptor %d is open for writing only", fd)
+	}
+	if _, err := unix.Read(fd, nil); err != nil {
+		return nil, fmt.Errorf("descriptor %d cannot be read (%v)", fd, err)
+	}
+	unix.CloseOnExec(fd)
 	return os.NewFile(uintptr(fd), "control-fd-"+strconv.Itoa(fd)), nil
 }

@@ -135,7 +135,7 @@ func TestSettingsRefusals(t *testing.T) {
 		{[]string{"--control-fd", "2", "true"}, "--control-fd must be an integer file descriptor >= 3"},
 		{[]string{"--control-fd", "0x10", "true"}, "--control-fd must be an integer file descriptor >= 3"},
 		{[]string{"--control-fd=-1", "true"}, "--control-fd must be an integer file descriptor >= 3"},
-		{[]string{"--control-fd", "987", "true"}, "--control-fd 987 is not usable: bad file descriptor. Refusing to run the command"},
+		{[]string{"--control-fd", "987", "true"}, "--control-fd 987: descriptor 987 is not open. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd 987 -c CMD 987< FILE). Refusing to run the command"},
 		{[]string{"--control-fd"}, "option --control-fd needs a value"},
 		{[]string{"--bogus", "true"}, "unknown option --bogus"},
 		// An empty name would silently run with the built-in defaults.
