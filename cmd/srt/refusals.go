@@ -19,8 +19,9 @@ const maxRefusalLines = 10
 // refused something: one per refused host (and port), and per write the
 // second layer refused where srt can tell (Linux), in the order first
 // refused, each saying what was refused, which rule decided and which
-// settings file to edit. They come from the record of the run's
-// refusals, made while it ran: nothing is looked up after it.
+// settings file to edit, and each starting with netpolicy.RefusedPrefix
+// (docs/srt.md documents their form). They come from the record of the
+// run's refusals, made while it ran: nothing is looked up after it.
 func refusalLines(entries []violations.Entry) []string {
 	var out []string
 	seen := map[string]bool{}
