@@ -122,7 +122,9 @@ func TestProjectSettingsNotice(t *testing.T) {
 	}
 	defaults := "the built-in defaults (there is no ~/.srt-settings.json)"
 	_, out, errOut := run(proj, "-c", "(echo x > made) 2>/dev/null || echo refused")
-	if want := notice("./.srt-settings.json", defaults, `srt --settings ./.srt-settings.json -c '(echo x > made) 2>/dev/null || echo refused'`); errOut != want || out != "refused\n" {
+	// The refused write names the file in use too.
+	refusal := "srt sandbox refused creating " + filepath.Join(proj, "made") + `: no write root covers it. To allow it, add "." to filesystem.allowWrite in ~/.srt-settings.json (none exists: the built-in defaults apply).` + "\n"
+	if want := notice("./.srt-settings.json", defaults, `srt --settings ./.srt-settings.json -c '(echo x > made) 2>/dev/null || echo refused'`) + refusal; errOut != want || out != "refused\n" {
 		t.Errorf("in the project: stdout %q, stderr:\n%s\nwant:\n%s", out, errOut, want)
 	}
 	// The command it names runs with the project's file.

@@ -522,6 +522,7 @@ func TestAsNobody(t *testing.T) {
 	// The refusal after the control line names it, the settings in force.
 	want := "65534\nwrite cwd ok\nread env refused\nhook refused\nPermissionError: [Errno 1] Operation not permitted\ncontrol 200\n" +
 		`srt sandbox refused denied.test:80: it is not in network.allowedDomains. To allow it, add "denied.test" to network.allowedDomains in line 1 of --control-fd 3.` + "\n" +
+		"srt sandbox refused creating " + filepath.Join(home, "proj", ".git", "hooks", "x") + ": srt protects it whatever the settings say: a shell's start-up file, git's configuration or hooks, or an editor's or agent's settings would run code on the host later (docs/security.md).\n" +
 		"<sandbox_violations>\ndeny network-outbound denied.test:80 (host is not on the allow list)\n" +
 		"deny file-write-create " + filepath.Join(home, "proj", ".git", "hooks", "x") + " (create: protected by srt)\n</sandbox_violations>\n"
 	if err != nil || got != want {
