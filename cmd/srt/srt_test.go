@@ -611,7 +611,7 @@ func TestHostnameToLoopback(t *testing.T) {
 		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": `+tt.allowed+`, "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 		self, _ := os.Executable()
 		script := `curl -s -D - -o /dev/null http://vm.test:` + u.Port() + `/ | tr -d '\r' | awk '/^HTTP/{c=$2} /^X-Proxy-Error/{e=$2} END{if(e=="")e="-"; print c, e}'`
-		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --settings "$3" -c "$4"`, "sh", hosts, self, settings, script)
+		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --refusals never --settings "$3" -c "$4"`, "sh", hosts, self, settings, script)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
 		out, err := cmd.CombinedOutput()

@@ -31,6 +31,9 @@ type landlockReason struct {
 	// as srtc explain answers), or the allowWrite entry that names it
 	// when the sandbox did not have it as a write root.
 	Rule policy.Origin
+	// Fix is what to change, when the refusal says it; refusals with the
+	// same fix share a refusal line.
+	Fix string
 	// Short is the few words the violation line ends with.
 	Short string
 	// Why is the line --refusals prints: what was refused, which rule

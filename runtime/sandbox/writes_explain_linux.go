@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -26,9 +27,12 @@ type writeExplainer struct {
 	steps      []bwrap.Step
 	home, cwd  string
 	settingsIn string // the settings file to edit, in words
+	// own are srt's own files and directories on this host (the run's
+	// state: policy, programs, registry, quarantine...).
+	own []string
 }
 
-func newWriteExplainer(p *policy.Policy, res *resolve.Result, steps []bwrap.Step, home, cwd string) *writeExplainer {
+func newWriteExplainer(p *policy.Policy, res *resolve.Result, steps []bwrap.Step, home, cwd string, state map[policy.StateKind][]string) *writeExplainer {
 	in := p.Source
 	switch in {
 	case "":
@@ -36,7 +40,15 @@ func newWriteExplainer(p *policy.Policy, res *resolve.Result, steps []bwrap.Step
 	case builtin.SettingsName:
 		in = "~/.srt-settings.json (none exists: the built-in defaults apply)"
 	}
-	return &writeExplainer{p: p, args: res.Args, lines: res.Lines, steps: steps, home: home, cwd: cwd, settingsIn: in}
+	x := &writeExplainer{p: p, args: res.Args, lines: res.Lines, steps: steps, home: home, cwd: cwd, settingsIn: in}
+	for _, paths := range state {
+		for _, o := range paths {
+			if o != "" {
+				x.own = append(x.own, filepath.Clean(o))
+			}
+		}
+	}
+	return x
 }
 
 // explain says why the sandbox refused f and what to change: Short for
@@ -53,6 +65,12 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 			}
 		}
 	}
+	for _, o := range x.own {
+		if below(f.Path, o) {
+			return landlockReason{Rule: policy.Mandatory, Short: "srt's own files",
+				Why: fmt.Sprintf("srt sandbox refused %s: it is srt's own (%s), which every sandbox keeps read-only whatever the settings say: a command that could change it would change a later run's rules.", doing, o)}
+		}
+	}
 	switch {
 	case !ok || m.Dest == "/":
 		dir := x.suggest(f.Path, f.Access == "mkdir")
@@ -61,7 +79,7 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 			// Never a whole home or configuration directory: the tool's.
 			fix = fmt.Sprintf("add the directory the tool writes below %s to filesystem.allowWrite", dir)
 		}
-		return landlockReason{Rule: policy.Default, Short: "outside the write roots",
+		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix,
 			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, %s in %s.", doing, fix, x.settingsIn)}
 	case s == nil:
 		return landlockReason{Rule: policy.Mandatory, Short: "srt's own files",
@@ -76,7 +94,7 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 	}
 	switch {
 	case strings.HasPrefix(o.Key, "filesystem.denyWrite"):
-		return landlockReason{Rule: *o, Short: "denied by " + o.Key,
+		return landlockReason{Rule: *o, Short: "denied by " + o.Key, Fix: "remove " + o.Key,
 			Why: fmt.Sprintf("srt sandbox refused %s: %s makes it read-only. To allow it, remove that entry from filesystem.denyWrite in %s.", doing, originText(*o), x.settingsIn)}
 	case o.Key == policy.Mandatory.Key:
 		return landlockReason{Rule: *o, Short: "protected by srt",
@@ -125,6 +143,10 @@ func (x *writeExplainer) suggest(p string, dir bool) string {
 	n := max(1, min(2, len(parts)-1))
 	if len(parts) == 2 {
 		n = 2 // /etc/foo: the file, never all of /etc
+	}
+	// Another user's home: /root/.cache/go-build, not /root/.cache.
+	for n < len(parts)-1 && (parts[n-1] == ".cache" || parts[n-1] == ".config" || parts[n-1] == ".local" || n >= 2 && parts[n-2] == ".local") {
+		n++
 	}
 	return "/" + strings.Join(parts[:n], "/")
 }

@@ -35,6 +35,8 @@ func TestWriteSuggest(t *testing.T) {
 		{"/home/me/proj/out/x.o", false, "."},
 		{"/srv/repo.git/objects/tmp_objdir-incoming-x", true, "/srv/repo.git"},
 		{"/etc/foo", false, "/etc/foo"},
+		{"/root/.cache/go-build/21/215b-a", false, "/root/.cache/go-build"},
+		{"/root/.local/share/pnpm/store/x", false, "/root/.local/share/pnpm"},
 		{"/foo", false, "/foo"},
 	} {
 		if got := x.suggest(c.path, c.dir); got != c.want {
@@ -58,7 +60,7 @@ func TestWriteExplain(t *testing.T) {
 		Args:  []string{"--ro-bind", "/", "/", "--bind", "/home/me/proj", "/home/me/proj", "--ro-bind", "/home/me/proj/secret", "/home/me/proj/secret", "--ro-bind", "/x", "/home/me/proj/.bashrc", "--ro-bind-try", "/proc/sys", "/proc/sys"},
 		Lines: []int{1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5},
 	}
-	x := newWriteExplainer(&policy.Policy{Source: "s.json"}, res, steps, "/home/me", "/home/me/proj")
+	x := newWriteExplainer(&policy.Policy{Source: "s.json"}, res, steps, "/home/me", "/home/me/proj", map[policy.StateKind][]string{policy.StateRegistry: {"/home/me/.cache/srt/placeholders"}})
 	for _, c := range []struct {
 		path, access, want string
 	}{
@@ -66,6 +68,7 @@ func TestWriteExplain(t *testing.T) {
 		{"/home/me/.config", "mkdir", `srt sandbox refused creating the directory /home/me/.config: no write root covers it. To allow it, add the directory the tool writes below ~/.config to filesystem.allowWrite in s.json.`},
 		{"/home/me/proj/secret", "write", `srt sandbox refused writing /home/me/proj/secret: filesystem.denyWrite[0] (s.json:4:18) makes it read-only. To allow it, remove that entry from filesystem.denyWrite in s.json.`},
 		{"/home/me/proj/.bashrc", "write", `srt sandbox refused writing /home/me/proj/.bashrc: srt protects it whatever the settings say`},
+		{"/home/me/.cache/srt/placeholders/registry.lock", "write", `srt sandbox refused writing /home/me/.cache/srt/placeholders/registry.lock: it is srt's own (/home/me/.cache/srt/placeholders), which every sandbox keeps read-only whatever the settings say`},
 		{"/proc/sys/kernel/hostname", "write", `srt sandbox refused writing /proc/sys/kernel/hostname: srt keeps it read-only whatever the settings say (kernel settings).`},
 	} {
 		got := x.explain(violations.FileRefusal{Time: time.Now(), Path: c.path, Access: c.access}).Why

@@ -441,9 +441,33 @@ func (r *run) reportWrites() {
 	}
 	refusals, count, calls := r.ww.stop()
 	r.o.debug(fmt.Sprintf("write watch: %d calls watched, %d refused", calls, count))
-	x := newWriteExplainer(r.p, r.res, r.steps, r.o.Home, r.o.Cwd)
-	for _, f := range refusals {
-		why := x.explain(f)
+	x := newWriteExplainer(r.p, r.res, r.steps, r.o.Home, r.o.Cwd, r.state())
+	reasons := make([]landlockReason, len(refusals))
+	for i, f := range refusals {
+		reasons[i] = x.explain(f)
+	}
+	// One refusal line per fix: a build that writes a thousand files in a
+	// cache it may not write gets one line, with the count; the violation
+	// lines and the audit log keep every path.
+	first, more := map[string]int{}, map[string]int{}
+	for i, why := range reasons {
+		k := why.Fix
+		if k == "" {
+			k = why.Why
+		}
+		if _, ok := first[k]; ok {
+			more[k]++
+			reasons[i].Why = ""
+			continue
+		}
+		first[k] = i
+	}
+	for k, n := range more {
+		why := &reasons[first[k]]
+		why.Why = strings.TrimSuffix(why.Why, ".") + fmt.Sprintf(" (and %d more refused writes with the same fix: --violations lists them).", n)
+	}
+	for i, f := range refusals {
+		why := reasons[i]
 		r.reportFile(f.Line(why.Short), why, violations.Record{Time: f.Time, Layer: "mounts", Path: f.Path, Access: f.Access, Stage: "mounts"})
 	}
 	if n := count - len(refusals); n > 0 {
