@@ -512,7 +512,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	}
 	res, err := m.Run(ctx, argv, so)
 	if res != nil && log != nil {
-		log.Debug("bwrap", "argv", strings.Join(res.Argv, " "))
+		log.Debug("bwrap", "argv", strings.Join(res.Redacted(), " "))
 		for _, v := range res.Violations {
 			log.Debug(v.Line)
 		}

@@ -85,6 +85,32 @@ func project(t *testing.T) string {
 	return dir
 }
 
+// TestDebugRedactsProxyPassword: --debug prints the bubblewrap command
+// line without the run's proxy password, which the command's
+// HTTP_PROXY carries (debug output is pasted into bug reports).
+func TestDebugRedactsProxyPassword(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	code, out, errOut := srt(t, dir, "", "--debug", "-c", `echo "$HTTP_PROXY"`)
+	u, err := url.Parse(strings.TrimSpace(out))
+	if code != 0 || err != nil || u.User == nil {
+		t.Fatalf("exit %d, HTTP_PROXY %q (%v)\n%s", code, out, err, errOut)
+	}
+	token, ok := u.User.Password()
+	if !ok || len(token) < 16 {
+		t.Fatalf("HTTP_PROXY %q has no proxy password", out)
+	}
+	if !strings.Contains(errOut, "argv=") || !strings.Contains(errOut, "--setenv HTTP_PROXY") {
+		t.Fatalf("no bubblewrap command line in the debug output:\n%s", errOut)
+	}
+	if strings.Contains(errOut, token) {
+		t.Errorf("the debug output holds the proxy password %q:\n%s", token, errOut)
+	}
+	if !strings.Contains(errOut, sandbox.Redaction) {
+		t.Errorf("the debug output does not show %s where the password was:\n%s", sandbox.Redaction, errOut)
+	}
+}
+
 func TestExitCodesAndStdio(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)

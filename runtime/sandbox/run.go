@@ -64,6 +64,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
+	r.out.secrets = append(r.out.secrets, r.token)
 	if o.DryRun {
 		r.discard()
 		return r.out, nil

@@ -156,6 +156,7 @@ type Result struct {
 	// killed it.
 	ExitCode int
 	// Argv is the bubblewrap command line (set for DryRun, and always).
+	// It holds the run's proxy password: a log shows Redacted instead.
 	Argv []string
 	// ArgvLines are, for each of Argv, the line of linux/bwrap.args it
 	// came from; 0 for what srt adds (the bubblewrap binary, srt's own
@@ -189,6 +190,27 @@ type Result struct {
 	// checked it; no run starts there meanwhile. srt exits with
 	// ExitUnchecked.
 	Unchecked []string
+	// secrets are the values of Argv that no log may show (Redacted).
+	secrets []string
+}
+
+// Redaction stands for a secret in what Result.Redacted returns.
+const Redaction = "<redacted>"
+
+// Redacted is Argv as a log may show it: each secret of the run (the
+// proxy password its proxy variables carry) replaced by Redaction,
+// wherever it appears in a word.
+func (r *Result) Redacted() []string {
+	out := make([]string, len(r.Argv))
+	for i, a := range r.Argv {
+		for _, s := range r.secrets {
+			if s != "" {
+				a = strings.ReplaceAll(a, s, Redaction)
+			}
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // ExitUnchecked is srt's exit status when the check after the run could
