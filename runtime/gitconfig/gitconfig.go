@@ -1,8 +1,10 @@
 // Package gitconfig reads git configuration files the way git does
-// (config.c, git_parse_source and parse_value), for the two places srt
-// needs them: the core.hooksPath values that decide which directory holds
-// a repository's hooks, and the check after a run of whether a
-// configuration the command wrote runs or redirects anything.
+// (config.c, git_parse_source and parse_value), for the places srt needs
+// them: which files git reads outside any repository (ReadOutside: the
+// configuration files of policy.GitHostConfig and what they include),
+// which srt protects; the core.hooksPath values that decide which
+// directory holds a repository's hooks; and the check after a run of
+// whether a configuration the command wrote runs or redirects anything.
 //
 // A reader that disagrees with git about one line is a hole: a variable
 // git sees and srt does not survives the check. Parse therefore follows

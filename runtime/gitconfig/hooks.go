@@ -3,50 +3,54 @@ package gitconfig
 import (
 	"path/filepath"
 	"strings"
+
+	"srt.dev/compiler/policy"
 )
 
 // maxIncludeDepth bounds the include.path chains followed (git's own
 // limit is 10).
 const maxIncludeDepth = 10
 
-// GlobalHooksPaths returns the core.hooksPath values of the configuration
-// git reads besides a repository's own: the system's (/etc/gitconfig,
-// $GIT_CONFIG_SYSTEM) and the user's ($XDG_CONFIG_HOME/git/config,
-// ~/.gitconfig, $GIT_CONFIG_GLOBAL), and every file they include
-// (include.path and includeIf.*.path, whatever the condition: a hooks
-// directory protected that git does not use costs nothing, one missed is
-// a hole). getenv reads srt's environment (nil: none). Each value is as
-// HooksDir takes it: an absolute one names one directory, a relative one
-// a directory in every working tree. srt's environment decides which
-// files these are; all of them are read, whatever GIT_CONFIG_NOSYSTEM
-// says, for the same reason.
-func GlobalHooksPaths(home string, getenv func(string) string) []string {
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	files := []string{"/etc/gitconfig"}
-	if f := getenv("GIT_CONFIG_SYSTEM"); f != "" {
-		files = append(files, f)
-	}
-	if home != "" {
-		xdg := getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		files = append(files, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
-	}
-	if f := getenv("GIT_CONFIG_GLOBAL"); f != "" {
-		files = append(files, f)
-	}
-	var out []string
+// Outside is what git reads outside any repository, on this host: the
+// files of policy.GitHostConfig and policy.GitkStartup, and what the
+// configuration files among them include.
+type Outside struct {
+	// Files are the files through which git or gitk run programs: the
+	// configuration files (policy.GitHostConfig), every file they include
+	// (include.path and includeIf.*.path, whatever the condition: a file
+	// protected that git does not read costs nothing, one missed is a
+	// hole), and gitk's start-up files (policy.GitkStartup). Each is an
+	// absolute path as git spells it ("~/" expanded, links not resolved),
+	// listed once, whether or not it exists: git reads it once it does.
+	Files []string
+	// HooksPaths are the core.hooksPath values of the configuration files
+	// and what they include, each as HooksDir takes it: an absolute one
+	// names one directory, a relative one a directory in every working
+	// tree.
+	HooksPaths []string
+}
+
+// ReadOutside reads what git reads outside any repository. getenv reads
+// srt's environment (nil: none), which decides which files these are
+// (policy.ExpandGitHost); all of them are read, whatever
+// GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME make git
+// skip: the user's next git command may run with another environment.
+func ReadOutside(home string, getenv func(string) string) Outside {
+	var out Outside
 	seen := map[string]bool{}
-	var read func(f string, depth int)
-	read = func(f string, depth int) {
-		f = expandHome(home, f)
-		if !filepath.IsAbs(f) || seen[f] || depth > maxIncludeDepth {
-			return
+	add := func(f string) bool {
+		if f == "" || seen[f] {
+			return false
 		}
 		seen[f] = true
+		out.Files = append(out.Files, f)
+		return true
+	}
+	var read func(f string, depth int)
+	read = func(f string, depth int) {
+		if !filepath.IsAbs(f) || depth > maxIncludeDepth || !add(filepath.Clean(f)) {
+			return
+		}
 		b, err := ReadFile(f)
 		if err != nil {
 			return
@@ -55,7 +59,7 @@ func GlobalHooksPaths(home string, getenv func(string) string) []string {
 		for _, e := range entries {
 			switch {
 			case e.Key == "core.hookspath" && e.Value != "":
-				out = append(out, expandHome(home, e.Value))
+				out.HooksPaths = append(out.HooksPaths, expandHome(home, e.Value))
 			case isIncludePath(e.Key) && e.Value != "":
 				// Relative to the including file's directory.
 				inc := expandHome(home, e.Value)
@@ -66,10 +70,19 @@ func GlobalHooksPaths(home string, getenv func(string) string) []string {
 			}
 		}
 	}
-	for _, f := range files {
-		read(f, 0)
+	for _, s := range policy.GitHostConfig {
+		read(policy.ExpandGitHost(s, home, getenv), 0)
+	}
+	for _, s := range policy.GitkStartup {
+		add(policy.ExpandGitHost(s, home, getenv))
 	}
 	return out
+}
+
+// GlobalHooksPaths returns the core.hooksPath values of the configuration
+// git reads besides a repository's own (ReadOutside's HooksPaths).
+func GlobalHooksPaths(home string, getenv func(string) string) []string {
+	return ReadOutside(home, getenv).HooksPaths
 }
 
 // isIncludePath reports whether key is include.path or includeIf.<condition>.path.

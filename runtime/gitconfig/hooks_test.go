@@ -86,3 +86,51 @@ func TestHooksDir(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOutside: the files git reads outside any repository, each once,
+// whether or not it exists: every place the environment or the home
+// names, and what they include, in the order git reads them.
+func TestReadOutside(t *testing.T) {
+	home := t.TempDir()
+	for name, text := range map[string]string{
+		".gitconfig":       "[include]\n\tpath = .gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = ~/work.inc\n",
+		".gitconfig.local": "[include]\n\tpath = absent.inc\n",
+		"work.inc":         "[include]\n\tpath = .gitconfig\n", // back to the start
+		"xdg/git/config":   "[core]\n\thooksPath = /abs/hooks\n",
+	} {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": filepath.Join(home, "xdg"), "GIT_CONFIG_GLOBAL": filepath.Join(home, "g", "global")}
+	got := ReadOutside(home, func(k string) string { return env[k] })
+	h := func(rel string) string { return filepath.Join(home, rel) }
+	want := []string{
+		"/etc/gitconfig",
+		h(".config/git/config"), h("xdg/git/config"),
+		h(".gitconfig"), h(".gitconfig.local"), h("absent.inc"), h("work.inc"),
+		h("g/global"),
+		h(".config/git/gitk"), h("xdg/git/gitk"), h(".gitk"),
+	}
+	var files []string
+	for _, f := range got.Files {
+		if f == "/etc/gitconfig" || !strings.HasPrefix(f, "/etc/") {
+			files = append(files, f) // not what the host's /etc/gitconfig includes
+		}
+	}
+	if !slices.Equal(files, want) {
+		t.Errorf("ReadOutside(…).Files =\n%q\nwant\n%q", files, want)
+	}
+	if !slices.Equal(got.HooksPaths, []string{"/abs/hooks"}) {
+		t.Errorf("ReadOutside(…).HooksPaths = %q, want [/abs/hooks]", got.HooksPaths)
+	}
+	// Without XDG_CONFIG_HOME and GIT_CONFIG_GLOBAL: the home's names only.
+	got = ReadOutside(home, nil)
+	for _, f := range got.Files {
+		if strings.Contains(f, "xdg") || strings.Contains(f, "global") {
+			t.Errorf("ReadOutside without an environment lists %q", f)
+		}
+	}
+}
