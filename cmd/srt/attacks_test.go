@@ -30,6 +30,9 @@ type world struct {
 	payload, mark    string
 	escaped          string // a file outside every write root
 	run              string // XDG_RUNTIME_DIR (srt's registry)
+	// setenv are more NAME=VALUE pairs of the user's environment, for
+	// srt and the host's commands alike.
+	setenv []string
 }
 
 func newWorld(t *testing.T, bin string, uid int) *world {
@@ -81,14 +84,14 @@ func (w *world) write(rel, text string) string {
 }
 
 func (w *world) env() []string {
-	return []string{
+	return append([]string{
 		"SRT_TEST_CLI=1", "HOME=" + w.home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp",
 		"SRTC=" + os.Getenv("SRTC"), "P=" + w.payload, "MARK=" + w.mark, "BASE=" + w.base,
 		"XDG_RUNTIME_DIR=" + w.run, "XDG_STATE_HOME=" + filepath.Join(w.home, ".state"),
 		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test",
 		"GIT_CONFIG_NOSYSTEM=1",
-	}
+	}, w.setenv...)
 }
 
 // command is a command of the world's user in the project, bounded in

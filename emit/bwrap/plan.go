@@ -74,6 +74,10 @@ const (
 	// directory, to a depth: git-dirs and git-files name what it protects
 	// in each git directory it finds.
 	MandatoryScan Directive = "mandatory-scan"
+	// GitHost protects git's configuration outside the repository and
+	// gitk's start-up file (policy.GitHostConfig, policy.GitkStartup),
+	// with what they include: the runtime finds the files on the host.
+	GitHost Directive = "git-host-files"
 	// SrtState keeps srt's own files from the sandbox (policy.SrtState):
 	// the runtime knows where they are on the host.
 	SrtState Directive = "srt-state"
@@ -211,7 +215,8 @@ func (e *emitter) env(p *policy.Policy) {
 // filesystem is the mount table: the root read-only (or writable, with
 // the file-system policy disabled), the write roots, the run's own
 // TMPDIR, the read denies and their carve-outs, the masked credential
-// files, the write denies and the scan for protected names.
+// files, the write denies, the scan for protected names and git's files
+// outside the repository.
 func (e *emitter) filesystem(p *policy.Policy) {
 	fs := p.Filesystem
 	if fs.Disabled {
@@ -238,6 +243,7 @@ func (e *emitter) filesystem(p *policy.Policy) {
 		}
 		op := fmt.Sprintf("depth=%d git=%s git-dirs=%s git-files=%s", sc.Depth, git, strings.Join(sc.GitDirs, ","), strings.Join(sc.GitFiles, ","))
 		e.step(Step{Directive: MandatoryScan, Operand: op, Params: true, Origin: &sc.Origin})
+		e.step(Step{Directive: GitHost, Operand: policy.GitHostOperand(), Params: true, Reason: policy.GitHostWhy})
 	}
 }
 

@@ -22,6 +22,12 @@ type Spec struct {
 	// be created by it (srt's own files, such as the default settings
 	// file): one that exists after the run is quarantined.
 	Watch []string `json:"watch,omitempty"`
+	// GitWatch are git's files outside the repository that the command
+	// could change, and the links on the way to them, each a real
+	// directory joined with a name (resolve.Result.GitWatch): one new or
+	// changed after the run is quarantined, and so is a link put on the
+	// way to one.
+	GitWatch []string `json:"gitWatch,omitempty"`
 	// Snapshot is the file holding what Snap recorded before the command
 	// started ("" until it is written: a run without one never started
 	// its command, and has nothing to check).

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/runtime/gitconfig"
+	"srt.dev/runtime/nofollow"
 )
 
 // localFS reports whether the directory fd is on a file system that
@@ -125,34 +126,103 @@ func walk(spec Spec, ref *Snapshot, end bool, hooks map[string]string, rel []str
 	return w
 }
 
-// watch records the watched paths; after the run, one that exists and is
-// new or changed is found.
+// watch records the watched paths (Spec.Watch, Spec.GitWatch); after the
+// run, one that exists and is new or changed is found, and so is a link
+// put on the way to one of git's files.
 func (w *walker) watch() {
 	w.out.Watched = map[string]*leaf{}
 	for _, p := range w.spec.Watch {
-		dir, name := filepath.Dir(p), filepath.Base(p)
-		fd, err := openRoot(dir)
-		if err != nil {
-			if !errors.Is(err, unix.ENOENT) {
-				w.note("%q: %v", p, err)
-			}
-			continue // its directory is not there
-		}
-		id, err := lstatAt(fd, name)
-		if err == nil {
-			var was *leaf
-			if w.ref != nil {
-				was = w.ref.Watched[p]
-			}
-			rs := &rootSnap{Path: dir}
-			l := w.leaf(fd, name, id, was, nil, rs, false)
-			w.out.Watched[p] = l
-			if w.end && (was == nil || !was.id.unchanged(id) || l.link != was.link || id.isReg() && (!l.hashed || !was.hashed || l.sum != was.sum)) {
-				w.found = append(w.found, Finding{Root: dir, Rel: name, id: id, Why: "srt's own file (such as a settings file) created or changed during the run: it would change a later run's rules"})
-			}
-		}
-		unix.Close(fd)
+		w.watchPath(p, whyWatched, false)
 	}
+	for _, p := range w.spec.GitWatch {
+		why := whyGitHost
+		if b := filepath.Base(p); b == "gitk" || b == ".gitk" {
+			why = whyGitk
+		}
+		w.watchPath(p, why, true)
+	}
+}
+
+const (
+	whyWatched    = "srt's own file (such as a settings file) created or changed during the run: it would change a later run's rules"
+	whyGitHost    = "git's configuration outside the repository, which the user's next git command reads in any repository"
+	whyGitk       = "gitk's start-up file, which gitk runs as a program"
+	whyGitHostWay = "a link on the way to git's configuration outside the repository, which changes what the user's next git command reads"
+)
+
+// watchPath records the watched path p (see watch). git is set for one of
+// git's files, whose directory was real when the run started: a link on
+// the way to it now, in a write root, is found; a directory gone or
+// replaced by a file, and a directory or an empty file at p, leave git
+// nothing to read.
+func (w *walker) watchPath(p, why string, git bool) {
+	dir, name := filepath.Dir(p), filepath.Base(p)
+	fd, err := openRoot(dir)
+	if err != nil {
+		// (A link in place of the directory itself is ENOTDIR.)
+		le := nofollow.FirstLink(dir)
+		switch {
+		case git && le != nil && w.end && w.inRoots(le.Link):
+			w.linkOnTheWay(le.Link)
+		case le == nil && (errors.Is(err, unix.ENOENT) || git && errors.Is(err, unix.ENOTDIR)):
+			// Its directory is not there.
+		case le != nil:
+			w.note("%v", le)
+		default:
+			w.note("%q: %v", p, err)
+		}
+		return
+	}
+	defer unix.Close(fd)
+	id, err := lstatAt(fd, name)
+	if err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			w.note("%q: %v", p, err)
+		}
+		return
+	}
+	if git && (id.isDir() || id.isReg() && id.Size == 0) {
+		// Git reads nothing from either (and stops on a directory): a
+		// placeholder of the mandatory denies looks like one.
+		return
+	}
+	var was *leaf
+	if w.ref != nil {
+		was = w.ref.Watched[p]
+	}
+	rs := &rootSnap{Path: dir}
+	l := w.leaf(fd, name, id, was, nil, rs, false)
+	w.out.Watched[p] = l
+	if w.end && (was == nil || !was.id.unchanged(id) || l.link != was.link || id.isReg() && (!l.hashed || !was.hashed || l.sum != was.sum)) {
+		w.found = append(w.found, Finding{Root: dir, Rel: name, id: id, Why: why})
+	}
+}
+
+// inRoots reports whether p lies below one of the write roots.
+func (w *walker) inRoots(p string) bool {
+	for _, r := range w.spec.Roots {
+		if r = filepath.Clean(r); p != r && strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// linkOnTheWay finds the link at p, which the run put on the way to one of
+// git's files (its directory has no link: p is the first on the way).
+func (w *walker) linkOnTheWay(p string) {
+	fd, err := openRoot(filepath.Dir(p))
+	if err != nil {
+		w.note("%q: %v", p, err)
+		return
+	}
+	defer unix.Close(fd)
+	id, err := lstatAt(fd, filepath.Base(p))
+	if err != nil {
+		w.note("%q: %v", p, err)
+		return
+	}
+	w.found = append(w.found, Finding{Root: filepath.Dir(p), Rel: filepath.Base(p), id: id, Why: whyGitHostWay})
 }
 
 // A Report is what the check after a run found.
@@ -174,9 +244,17 @@ type Report struct {
 func Check(spec Spec, start *Snapshot, lim Limits) Report {
 	w := walk(spec, start, true, start.Hooks, start.RelHooks, lim)
 	w.out.Hooks, w.out.RelHooks = w.hooks, start.RelHooks
-	// The walk's goroutines find in any order: the report has one.
-	sort.Slice(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
-	return Report{Found: w.found, End: w.out, Unchecked: w.notes()}
+	// The walk's goroutines find in any order: the report has one, and
+	// names each path once (a protected name that is also watched, or a
+	// link on the way to two of git's files).
+	sort.SliceStable(w.found, func(i, j int) bool { return w.found[i].Path() < w.found[j].Path() })
+	var found []Finding
+	for _, f := range w.found {
+		if len(found) == 0 || f.Path() != found[len(found)-1].Path() {
+			found = append(found, f)
+		}
+	}
+	return Report{Found: found, End: w.out, Unchecked: w.notes()}
 }
 
 // hooksDir is the real path of the directory a core.hooksPath value h

@@ -170,6 +170,9 @@ func (r *resolver) collect(steps []bwrap.Step) error {
 			return err
 		}
 	}
+	if err := r.collectGitHost(steps); err != nil {
+		return err
+	}
 	return r.collectState(steps)
 }
 

@@ -48,6 +48,7 @@ var directives = map[bwrap.Directive]directive{
 	bwrap.MaskFile:      {qualifiers: pathQualifiers},
 	bwrap.DenyWrite:     {qualifiers: pathQualifiers},
 	bwrap.MandatoryScan: {},
+	bwrap.GitHost:       {},
 	bwrap.SrtState:      {},
 	bwrap.Landlock:      {},
 	bwrap.LandlockWrite: {qualifiers: pathQualifiers},
@@ -77,6 +78,11 @@ func checkSteps(steps []bwrap.Step) error {
 		}
 		if s.Directive == bwrap.SrtState {
 			if err := checkState(s.Operand); err != nil {
+				return stepError(s, err)
+			}
+		}
+		if s.Directive == bwrap.GitHost {
+			if err := checkGitHost(s.Operand); err != nil {
 				return stepError(s, err)
 			}
 		}

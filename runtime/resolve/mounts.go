@@ -37,6 +37,10 @@ func (r *resolver) emitFilesystem() {
 	for _, m := range r.masks {
 		protected = append(protected, m.dest)
 	}
+	// The directories on the way to git's files outside the repository
+	// cannot be moved either: a file git reads there is watched, absent
+	// or not, and a link put in place of a directory would move it.
+	protected = append(protected, r.res.GitWatch...)
 	pins := r.pins(protected)
 	rootWritable := false
 	for _, w := range r.writeRoots {
@@ -442,7 +446,7 @@ func (r *resolver) pinFrom(pin, p string) {
 	if _, ok := r.from["p"+pin]; ok {
 		return
 	}
-	for _, k := range []string{"d", "x", "m"} {
+	for _, k := range []string{"d", "x", "m", "g"} {
 		if l, ok := r.from[k+p]; ok {
 			r.from["p"+pin] = l
 			return

@@ -53,6 +53,11 @@ type Host struct {
 	// (nothing in it is secret by the rule); a *StopError stops the
 	// resolution.
 	MaskedCopy func(operand, path string) (string, error)
+	// GitHost are git's files outside the repository on this host
+	// (gitconfig.ReadOutside: absolute, as git spells them): those a write
+	// root covers are protected, whatever the plan says, unless the
+	// file-system policy is disabled (see collectGitHost).
+	GitHost []string
 	// State are the host paths of srt's own files, by kind
 	// (policy.SrtState): read-only in the sandbox, or hidden, whatever the
 	// plan says; Resolve applies every kind it knows, with or without the
@@ -121,6 +126,12 @@ type Result struct {
 	// place the command can write: the caller checks after the run that
 	// none was created.
 	Watch []string
+	// GitWatch are git's files outside the repository (Host.GitHost) that
+	// the command could change, existing or not, and each symbolic link
+	// on the way to one, as their real directories joined with their
+	// names: the caller checks after the run that none is new or changed,
+	// and that no link was put on the way to one.
+	GitWatch []string
 	// WriteRoots are the host directories (and files) the command can
 	// write that outlive the run: the real paths bound writable, but for
 	// the run's own TMPDIR, which is removed with it.
@@ -226,7 +237,8 @@ type resolver struct {
 
 	// cur is the line of the step being resolved; from maps a kind and a
 	// path ("w/path": write root, "d": read deny, "a": read allow, "m":
-	// mask, "x": write deny, "p": pin) to the line of the step behind it.
+	// mask, "x": write deny, "p": pin, "g": git's file outside the
+	// repository, watched) to the line of the step behind it.
 	cur      int
 	from     map[string]int
 	rootLine int // the line of --ro-bind / / (or --bind / /)

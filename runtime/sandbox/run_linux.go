@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/credentials"
+	"srt.dev/runtime/gitconfig"
 	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/private"
@@ -345,10 +347,25 @@ func (r *run) host(env []string) resolve.Host {
 	if n, err := strconv.Atoi(envValue(o.Env, "GIT_CONFIG_COUNT")); err == nil {
 		h.GitConfigCount = n
 	}
+	h.GitHost = gitHostFiles(o.Home, o.Env)
 	if o.LinuxPlan != nil {
 		h.Plan = o.LinuxPlan.Name
 	}
 	return h
+}
+
+// gitHostFiles are git's files outside the repository
+// (gitconfig.ReadOutside) as srt's environment names them and as the
+// command's does (env), each once: the user's next git command runs in
+// one of them.
+func gitHostFiles(home string, env []string) []string {
+	out := gitconfig.ReadOutside(home, os.Getenv).Files
+	for _, f := range gitconfig.ReadOutside(home, func(k string) string { return envValue(env, k) }).Files {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // commandLine is bubblewrap's command line for the resolved plan, with

@@ -276,8 +276,8 @@ func (r *run) register() (launch func(), reaped func(clean bool), err error) {
 	}
 	storeDir := ""
 	var check *quarantine.Spec
-	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled || len(r.res.Watch) > 0 {
-		check = &quarantine.Spec{Watch: r.res.Watch, Home: r.o.Home, GitConfig: true}
+	if fs := r.p.Filesystem; fs.MandatoryScan != nil && !fs.Disabled || len(r.res.Watch) > 0 || len(r.res.GitWatch) > 0 {
+		check = &quarantine.Spec{Watch: r.res.Watch, GitWatch: r.res.GitWatch, Home: r.o.Home, GitConfig: true}
 		if fs.MandatoryScan != nil && !fs.Disabled {
 			check.Roots, check.GitConfig = r.res.WriteRoots, fs.MandatoryScan.GitConfig
 		}

@@ -1,0 +1,91 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The user's git configuration outside any repository: a command that
+// writes it has the user's next git command, in any repository, run a
+// program (core.fsmonitor here). Each attack ends with the host's real
+// git in the project, as the user would run it.
+
+// plantConfig is a command script that appends a core.fsmonitor naming
+// the payload to the file f (a shell word: "$HOME/…" expands in the
+// sandbox), making its directories.
+func plantConfig(f string) string {
+	return `set -- ` + f + ` && mkdir -p "$(dirname "$1")" && printf '[core]\n\tfsmonitor = %s\n' "$P" >> "$1"`
+}
+
+// gitConfigAttack is an attack on the user's git configuration: settings
+// whose allowWrite is writes (JSON list items), setup making the user's
+// files, and the command's script. The script first leaves a mark in the
+// project: a run that did not start the command proves nothing.
+func gitConfigAttack(name, writes string, setup func(w *world), script string) attack {
+	return attack{
+		name: "user git config: " + name,
+		setup: func(w *world) {
+			w.write("s.json", strings.Replace(writeProject, `"."`, writes, 1))
+			if setup != nil {
+				setup(w)
+			}
+			gitRepo(w, w.proj)
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `touch "$HOME/proj/ran"; `+script)
+			w.hostGit(w.proj)
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(filepath.Join(w.proj, "ran")); err != nil {
+				return "the command did not run"
+			}
+			return w.pwned()
+		},
+	}
+}
+
+// userConfig writes the user's own configuration at rel below the home.
+func userConfig(rel string) func(w *world) {
+	return func(w *world) { w.write(filepath.Join(w.home, rel), "[user]\n\tname = t\n") }
+}
+
+var userGitConfigAttacks = []attack{
+	gitConfigAttack("~/.config/git/config rewritten", `"~"`, userConfig(".config/git/config"),
+		plantConfig(`"$HOME/.config/git/config"`)),
+	gitConfigAttack("~/.config/git/config created", `"~"`, nil,
+		plantConfig(`"$HOME/.config/git/config"`)),
+	// ~/.config is writable on its own: the command makes ~/.config/git a
+	// link to a directory it wrote.
+	gitConfigAttack("~/.config/git made a link", `".", "~/.config"`, userConfig(".config/other/settings"),
+		plantConfig(`"$HOME/proj/evil/config"`)+` && ln -s "$HOME/proj/evil" "$HOME/.config/git"`),
+	// The user keeps the file in a dotfiles repository, linked into
+	// place; the command replaces the link.
+	gitConfigAttack("a linked ~/.config/git/config replaced", `"~"`, func(w *world) {
+		userConfig("dotfiles/git/config")(w)
+		os.MkdirAll(filepath.Join(w.home, ".config/git"), 0o755)
+		os.Symlink("../../dotfiles/git/config", filepath.Join(w.home, ".config/git/config"))
+		w.chown()
+	}, `rm -f "$HOME/.config/git/config" && `+plantConfig(`"$HOME/.config/git/config"`)),
+	gitConfigAttack("$XDG_CONFIG_HOME/git/config created", `".", "~/xdg"`, func(w *world) {
+		w.setenv = append(w.setenv, "XDG_CONFIG_HOME="+filepath.Join(w.home, "xdg"))
+		userConfig("xdg/other/settings")(w)
+	}, plantConfig(`"$XDG_CONFIG_HOME/git/config"`)),
+	gitConfigAttack("$GIT_CONFIG_GLOBAL in a write root", `".", "~/cfg"`, func(w *world) {
+		w.setenv = append(w.setenv, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "cfg/global.gitconfig"))
+		userConfig("cfg/global.gitconfig")(w)
+	}, plantConfig(`"$GIT_CONFIG_GLOBAL"`)),
+	gitConfigAttack("$GIT_CONFIG_GLOBAL created in a write root", `".", "~/cfg"`, func(w *world) {
+		w.setenv = append(w.setenv, "GIT_CONFIG_GLOBAL="+filepath.Join(w.home, "cfg/global.gitconfig"))
+		userConfig("cfg/other")(w)
+	}, plantConfig(`"$GIT_CONFIG_GLOBAL"`)),
+	// The user's configuration includes a file in a write root.
+	gitConfigAttack("a file ~/.gitconfig includes", `".", "~/cfg"`, func(w *world) {
+		w.write(filepath.Join(w.home, ".gitconfig"), "[include]\n\tpath = ~/cfg/local.gitconfig\n")
+		userConfig("cfg/other")(w)
+	}, plantConfig(`"$HOME/cfg/local.gitconfig"`)),
+}
+
+func init() { attacks = append(attacks, userGitConfigAttacks...) }
