@@ -108,6 +108,11 @@ func fixedProbes(h seatbelt.Host) []string {
 	for _, m := range mandatoryProbes {
 		out = append(out, h.Cwd+"/"+m)
 	}
+	// Git's files outside the repository, the directories above them,
+	// and names beside them.
+	for _, m := range []string{".gitconfig", ".gitk", ".config", ".config/git", ".config/git/config", ".config/git/gitk", ".config/git/ignore", ".config/other"} {
+		out = append(out, h.Home+"/"+m)
+	}
 	return out
 }
 

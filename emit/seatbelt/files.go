@@ -361,6 +361,23 @@ func mandatory(sc *policy.MandatoryScan) []entry {
 	return out
 }
 
+// gitHost are git's configuration outside the repository and gitk's
+// start-up file in the home directory (policy.GitHostHome), denied with
+// the mandatory denies, created later too. The profile reads no
+// environment: $XDG_CONFIG_HOME, $GIT_CONFIG_GLOBAL and the files they
+// include are not among them.
+func gitHost(sc *policy.MandatoryScan) []entry {
+	if sc == nil {
+		return nil
+	}
+	var out []entry
+	for _, p := range policy.GitHostHome() {
+		root, rest := splitPath(p)
+		out = append(out, entry{root: root, lit: rest, origin: policy.Mandatory})
+	}
+	return out
+}
+
 // write writes the file-write section: the write roots, the denies inside
 // them (literal denies folded into group regexes where many share a
 // shape), and the rules that keep those from being moved.
@@ -396,7 +413,16 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 		fl = append(fl, m.denyF(e))
 	}
 	m.rule("deny file-write*", fl)
-	fl = m.moveBlock(rest)
+	home := gitHost(fs.MandatoryScan)
+	if len(home) > 0 {
+		m.add("; Git's configuration outside the repository, whatever the settings say")
+		fl = nil
+		for _, e := range home {
+			fl = append(fl, m.denyF(e))
+		}
+		m.rule("deny file-write*", fl)
+	}
+	fl = m.moveBlock(append(rest, home...))
 	for _, g := range groups {
 		fl = append(fl, m.groupRegex(g, false)...)
 		fl = append(fl, m.groupRegex(g, true)...)

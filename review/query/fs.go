@@ -68,6 +68,25 @@ func writeDenied(pl platform, l []policy.PathRule, p string) (Decision, bool) {
 	return Decision{Rule: d.Origin, Why: why}, true
 }
 
+// gitHostRules are git's configuration outside the repository and gitk's
+// start-up file in the home directory (policy.GitHostHome), as write
+// denies: Linux and macOS protect them whatever the settings say, unless
+// the file-system policy is disabled. The files the environment names
+// ($XDG_CONFIG_HOME, $GIT_CONFIG_GLOBAL) and those they include are host
+// facts the evaluator does not know.
+func (e *Evaluator) gitHostRules() []policy.PathRule {
+	return e.derived("gitHostRules", func() []policy.PathRule {
+		if e.p.Filesystem.MandatoryScan == nil || e.p.Filesystem.Disabled {
+			return nil
+		}
+		var out []policy.PathRule
+		for _, p := range policy.GitHostHome() {
+			out = append(out, policy.PathRule{Path: p, Origin: policy.Mandatory})
+		}
+		return out
+	})
+}
+
 // noWriteRootWhy is the answer's why where no write root grants a path.
 const noWriteRootWhy = "nothing is writable unless allowWrite grants it"
 

@@ -208,6 +208,9 @@ func (l linux) write(p string) Decision {
 	if hiding := l.hiddenFromWrite(l, p); hiding != nil {
 		return Decision{Rule: hiding.Origin, Why: "hidden by a read deny: writes land in an empty tmpfs (or /dev/null) and never reach the host"}
 	}
+	if _, ok := firstCovering(l, l.gitHostRules(), p); ok {
+		return Decision{Rule: policy.Mandatory, Why: linuxGitHostWhy}
+	}
 	why := rootWhy(root)
 	switch {
 	case root.Pattern:
@@ -223,6 +226,13 @@ func (l linux) write(p string) Decision {
 	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
 }
+
+// linuxGitHostWhy says how Linux protects git's files outside the
+// repository (runtime/resolve/githost.go, the check after the run).
+const linuxGitHostWhy = "git's configuration outside the repository (or gitk's start-up file), whatever the settings say: " +
+	"bound read-only where it exists when srt starts; made or changed during the run anyway, or reached through a link put on the way, " +
+	"it is moved to the quarantine when the run ends; so are $XDG_CONFIG_HOME/git/config, $GIT_CONFIG_GLOBAL, $GIT_CONFIG_SYSTEM " +
+	"and every file these include, as srt's environment names them"
 
 // bwrapDevices are the names below /dev that bubblewrap's --dev provides.
 var bwrapDevices = map[string]bool{

@@ -13,6 +13,7 @@ import (
 	"srt.dev/emit/bwrap"
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/gitconfig"
 	"srt.dev/runtime/resolve"
 )
 
@@ -23,7 +24,7 @@ func liveTree(t *testing.T, uid int) (home, cwd string) {
 	root := t.TempDir()
 	home = filepath.Join(root, "home")
 	cwd = filepath.Join(home, "proj")
-	for _, d := range []string{".ssh", "cache", "other", "proj/.git/hooks", "proj/src", "proj/secrets", "proj/sub", "proj/a/b/c", "proj/node_modules/m"} {
+	for _, d := range []string{".ssh", "cache", "other", "proj/.git/hooks", "proj/src", "proj/secrets", "proj/sub", "proj/a/b/c", "proj/node_modules/m", ".config/git"} {
 		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ var liveFiles = []string{
 	".ssh/id_rsa", "outside.txt", "cred.json", "cache/f", "other/o.txt",
 	"proj/src/main.go", "proj/.env", "proj/sub/.env", "proj/secrets/key", "proj/README.md",
 	"proj/a/b/.bashrc", "proj/a/b/c/.profile", "proj/.git/config", "proj/.git/HEAD",
-	"proj/node_modules/m/.bashrc",
+	"proj/node_modules/m/.bashrc", ".gitconfig", ".config/git/config",
 }
 
 // liveCreate are files that do not exist; writing one creates it.
@@ -179,7 +180,8 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 	os.MkdirAll(bwrap.TmpDir, 0o755)
 	tmp := t.TempDir()
 	os.Chown(tmp, uid, uid)
-	res, err := resolve.Resolve(bwrap.Emit(src.Policy).Steps, resolve.Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskedCopy: maskedCopy, TmpDir: tmp})
+	res, err := resolve.Resolve(bwrap.Emit(src.Policy).Steps, resolve.Host{Home: home, Cwd: cwd, EmptyDir: empty, SeccompFD: 3, MaskedCopy: maskedCopy, TmpDir: tmp,
+		GitHost: gitconfig.ReadOutside(home, nil).Files})
 	if err != nil {
 		t.Fatal(err)
 	}

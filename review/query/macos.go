@@ -456,6 +456,9 @@ func (m macOS) write(p string) Decision {
 	if d, ok := writeDenied(m, fs.DenyWrite, p); ok {
 		return d
 	}
+	if _, ok := firstCovering(m, m.gitHostRules(), p); ok {
+		return Decision{Rule: policy.Mandatory, Why: macGitHostWhy}
+	}
 	if d, ok := m.mandatoryBelow(p); ok {
 		return d
 	}
@@ -483,6 +486,12 @@ func (m macOS) write(p string) Decision {
 	}
 	return Decision{Allow: true, Rule: root.Origin, Why: why}
 }
+
+// macGitHostWhy says how macOS protects git's files outside the repository
+// (emit/seatbelt's mandatory entries).
+const macGitHostWhy = "git's configuration outside the repository (or gitk's start-up file) in the home directory, whatever the settings say: " +
+	"the profile denies writing it, created later too, and removing or renaming the directories above it; " +
+	"the files $XDG_CONFIG_HOME, $GIT_CONFIG_GLOBAL and $GIT_CONFIG_SYSTEM name, and what these include, are not covered on macOS"
 
 // macDeepProtectedDir reports whether p is itself a mandatory directory
 // (.vscode, .idea, .git/hooks, .claude/commands, .claude/agents) deeper

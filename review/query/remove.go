@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -259,10 +260,11 @@ type pinned struct {
 
 // writeDenyBases are the base directories of the write denies on macOS:
 // each caller denyWrite entry's (its path, or a pattern's directory before
-// its first wildcard), and the mandatory names' in the working directory.
+// its first wildcard), git's files outside the repository in the home
+// directory, and the mandatory names' in the working directory.
 func (e *Evaluator) writeDenyBases() []pinned {
 	var out []pinned
-	for _, d := range e.p.Filesystem.DenyWrite {
+	for _, d := range append(slices.Clone(e.p.Filesystem.DenyWrite), e.gitHostRules()...) {
 		for _, x := range e.macEntries(d, false) {
 			out = append(out, pinned{macBase(x), d.Origin})
 		}

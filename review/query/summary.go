@@ -72,6 +72,15 @@ func (e *Evaluator) Summary(targets []Target) []Line {
 				add("write", string(policy.Cwd)+"/ shell, git, editor and agent configuration", Decision{Rule: policy.Mandatory, Why: why})
 			}
 		}
+		if len(e.gitHostRules()) > 0 {
+			subject := "git's configuration outside the repository"
+			switch pl.(type) {
+			case linux:
+				add("write", subject, Decision{Rule: policy.Mandatory, Why: linuxGitHostWhy})
+			case macOS:
+				add("write", subject, Decision{Rule: policy.Mandatory, Why: macGitHostWhy})
+			}
+		}
 		if t != policy.TargetWindows { // the Windows plan has no runtime
 			add("write", "srt's own files", Decision{Rule: policy.Mandatory, Why: stateWhy()})
 		}
