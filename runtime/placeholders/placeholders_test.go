@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 		var check *quarantine.Spec
 		root, store, checked := strings.Cut(os.Getenv("SRT_PLACEHOLDER_CHECK"), ",")
 		if checked {
-			check = &quarantine.Spec{Roots: []string{root}, GitConfig: true}
+			check = &quarantine.Spec{Roots: []string{root}, GitConfig: true, GitWatch: []string{filepath.Join(root, "cfg/git/config")}}
 		}
 		run, err := r.RegisterChecked(strings.Split(os.Getenv("SRT_PLACEHOLDER_PATHS"), ","), check, store)
 		if err != nil {
@@ -37,6 +37,8 @@ func TestMain(m *testing.M) {
 			}
 			os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755)
 			os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("#!/bin/sh\n"), 0o755)
+			os.MkdirAll(filepath.Join(root, "cfg/git"), 0o755)
+			os.WriteFile(filepath.Join(root, "cfg/git/config"), []byte("[core]\n\tpager = x\n"), 0o644)
 		}
 		os.Stdout.WriteString("registered\n")
 		time.Sleep(time.Minute)
@@ -162,8 +164,9 @@ func TestSweepAfterKill(t *testing.T) {
 }
 
 // TestSweepChecksKilledRun: a run killed after its command wrote a hook
-// owes its check; a sweep without checks leaves it whole and says so, one
-// with checks moves the hook to the quarantine.
+// and git's configuration outside the repository owes its check; a sweep
+// without checks leaves it whole and says so, one with checks moves both
+// to the quarantine.
 func TestSweepChecksKilledRun(t *testing.T) {
 	r := registry(t)
 	root := t.TempDir()
@@ -184,6 +187,7 @@ func TestSweepChecksKilledRun(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	hook := filepath.Join(root, ".git/hooks/pre-commit")
+	config := filepath.Join(root, "cfg/git/config") // git's, outside the repository
 	if pending, err := r.Sweep(false); !pending || err != nil {
 		t.Fatalf("Sweep(false) = %v, %v; want the check pending", pending, err)
 	}
@@ -193,12 +197,12 @@ func TestSweepChecksKilledRun(t *testing.T) {
 	if pending, err := r.Sweep(true); pending || err != nil {
 		t.Fatalf("Sweep(true) = %v, %v", pending, err)
 	}
-	if exists(hook) {
-		t.Fatal("the hook the killed run wrote is still there")
+	if exists(hook) || exists(config) {
+		t.Fatal("the hook or the git configuration the killed run wrote is still there")
 	}
 	s, _ := quarantine.Open(store)
-	if items, _ := s.List(); len(items) != 1 || items[0].Path != hook {
-		t.Fatalf("quarantine holds %v; want the hook", items)
+	if items, _ := s.List(); len(items) != 2 || items[0].Path != hook && items[1].Path != hook || items[0].Path != config && items[1].Path != config {
+		t.Fatalf("quarantine holds %v; want the hook and the git configuration", items)
 	}
 	if entries, _ := os.ReadDir(r.Dir); len(entries) != 2 || entries[0].Name() != "check.lock" || entries[1].Name() != "registry.lock" {
 		t.Errorf("registry left: %v (want only check.lock and registry.lock)", entries)
