@@ -25,7 +25,7 @@ func TestProxyEnvNode(t *testing.T) {
 func TestRedacted(t *testing.T) {
 	const token = "0123456789abcdef0123456789abcdef"
 	argv := []string{"bwrap"}
-	for _, kv := range proxyEnv(token, "key", "/usr/bin/srt", 3128, 1080) {
+	for _, kv := range proxyEnv(token, "key", "/usr/bin/srt", "localhost", 3128, 1080) {
 		k, v, _ := strings.Cut(kv, "=")
 		argv = append(argv, "--setenv", k, v)
 	}
