@@ -96,7 +96,7 @@ func Init(args []string) error {
 	if opts.WatchWrites {
 		// On this thread, which starts the command, from here on: the
 		// terminal above is opened for writing before it.
-		if watch, err = installWatch(); err != nil {
+		if watch, err = InstallWatch(); err != nil {
 			return err
 		}
 		sent = append(slices.Clip(fds), watch)

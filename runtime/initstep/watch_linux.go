@@ -158,12 +158,12 @@ func WatchProgram() ([]unix.SockFilter, error) {
 	return out, nil
 }
 
-// installWatch installs the filter on the calling thread (and so on the
+// InstallWatch installs the filter on the calling thread (and so on the
 // processes it starts) and returns the descriptor srt receives its
 // notifications on. The sandbox's processes have no_new_privs already
 // (bubblewrap sets it); it is set again, as the kernel requires it of an
 // unprivileged filter.
-func installWatch() (int, error) {
+func InstallWatch() (int, error) {
 	prog, err := WatchProgram()
 	if err != nil {
 		return -1, err

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == InitArg || os.Args[1] == LimitArg) {
 		os.Exit(initstep.Main(os.Args[1:]))
 	}
+	if spec := os.Getenv(watchBenchEnv); spec != "" {
+		watchBenchChild(spec)
+	}
 	if len(os.Args) > 1 && os.Args[1] == ReapArg {
 		// The reaper a run starts (without this the binary would run the
 		// tests again, and each of their runs another reaper).
