@@ -28,7 +28,7 @@ func Main(args []string) int {
 	if args[0] == InitArg {
 		err := Init(args[1:])
 		fmt.Fprintf(os.Stderr, "srt: sandbox init: %v\n", err)
-		return 126
+		return ExitCannotRun
 	}
 	err := LimitExec(args[1:])
 	fmt.Fprintf(os.Stderr, "srt: %v\n", err)
@@ -168,7 +168,7 @@ func Init(args []string) error {
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(os.Stderr, "srt: %v\n", err)
-			os.Exit(127)
+			os.Exit(ExitNotFound)
 		}
 		return err
 	}
@@ -417,10 +417,10 @@ func LimitExec(args []string) error {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "srt: %v\n", err)
-		os.Exit(127)
+		os.Exit(ExitNotFound)
 	}
 	err = syscall.Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "srt: %s: %v\n", argv[0], err)
-	os.Exit(126)
+	os.Exit(ExitCannotRun)
 	return err
 }

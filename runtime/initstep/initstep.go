@@ -71,13 +71,25 @@ const (
 	WatchArg = "--watch-writes"
 )
 
-// ExitCode is a command's status, or 128+N for a signal N.
+// The statuses the init step ends with in the command's place, as a
+// shell does (docs/srt.md#exit-status).
+const (
+	// ExitCannotRun: the command was found but could not be run, or the
+	// init step failed before it could start it.
+	ExitCannotRun = 126
+	// ExitNotFound: there is no such command.
+	ExitNotFound = 127
+	// ExitSignal+N: signal N killed the command.
+	ExitSignal = 128
+)
+
+// ExitCode is a command's status, or ExitSignal+N for a signal N.
 func ExitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return 1
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+		return ExitSignal + int(ws.Signal())
 	}
 	return ps.ExitCode()
 }

@@ -429,7 +429,7 @@ func (lp *limitsPlan) hits(cpuStopped bool, exitCode int) []LimitHit {
 			switch {
 			case cpuStopped:
 				h.What = "the sandbox used that much CPU time, and srt stopped it"
-			case exitCode == 128+int(syscall.SIGXCPU):
+			case exitCode == initstep.ExitSignal+int(syscall.SIGXCPU):
 				h.What = "the command used that much CPU time, and the kernel stopped it (SIGXCPU)"
 			}
 		}

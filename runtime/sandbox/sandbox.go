@@ -152,8 +152,8 @@ type LinuxPlan struct {
 
 // Result is how the command ended.
 type Result struct {
-	// ExitCode is the command's exit status, or 128+N when a signal N
-	// killed it.
+	// ExitCode is the command's exit status, or initstep.ExitSignal+N
+	// (128+N) when a signal N killed it.
 	ExitCode int
 	// Argv is the bubblewrap command line (set for DryRun, and always).
 	// It holds the run's proxy password: a log shows Redacted instead.
@@ -211,6 +211,16 @@ func (r *Result) Redacted() []string {
 		out[i] = a
 	}
 	return out
+}
+
+// Status is the exit status the run ends with: ExitUnchecked when the
+// check after the run could not vouch for everything (Unchecked),
+// whatever the command's status; else ExitCode.
+func (r *Result) Status() int {
+	if len(r.Unchecked) > 0 {
+		return ExitUnchecked
+	}
+	return r.ExitCode
 }
 
 // ExitUnchecked is srt's exit status when the check after the run could
