@@ -83,10 +83,12 @@ const commandOptions = `  -c CMD                run CMD with /bin/sh -c
   -h, --help            this help
 `
 
-const exitStatus = `Exit status: the command's; 128+N when signal N killed it; 1 when srt
-itself fails (invalid settings, no bubblewrap, ...); 125 when the check
-after the run could not vouch for everything the command could write, or
-an earlier run left the tree so (run srt quarantine check).
+const exitStatus = `Exit status: the command's; 128+N when signal N killed it; 127 when there
+is no such command, 126 when it cannot be run; 1 when srt itself fails
+(invalid settings, no bubblewrap, ...) or its command line is wrong; 125
+when the check after the run could not vouch for everything the command
+could write, or an earlier run left the tree so (run srt quarantine
+check).
 `
 
 const runUsage = `Usage: srt run --plan DIR [--dry-run] [options] [--] command [args...]
@@ -219,48 +221,11 @@ func parse(args []string, plan bool) (*options, error, bool) {
 // own in one place and one style (report).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code, err := runCmd(args, stdin, stdout, stderr)
-	return report(stderr, code, err)
-}
-
-// A failure is an error of srt itself: report prints "Error: " and its
-// message, then each line of more, and srt exits with code (1 when 0).
-type failure struct {
-	msg  string
-	more []string
-	code int
-}
-
-func (f *failure) Error() string { return f.msg }
-
-// fail makes a failure.
-func fail(format string, args ...any) *failure { return &failure{msg: fmt.Sprintf(format, args...)} }
-
-// also adds lines said after the message.
-func (f *failure) also(lines ...string) *failure {
-	f.more = append(f.more, lines...)
-	return f
-}
-
-// report prints err, if any, and returns the exit status: code when
-// there is no error, else the failure's (1 by default).
-func report(stderr io.Writer, code int, err error) int {
-	if err == nil {
-		return code
+	prefix := errorPrefix
+	if len(args) > 0 && args[0] == "proxy" {
+		prefix = proxyPrefix
 	}
-	f, ok := err.(*failure)
-	if !ok {
-		f = &failure{msg: err.Error()}
-	}
-	if f.msg != "" {
-		fmt.Fprintf(stderr, "Error: %s\n", f.msg)
-	}
-	for _, l := range f.more {
-		fmt.Fprintln(stderr, l)
-	}
-	if f.code == 0 {
-		return 1
-	}
-	return f.code
+	return report(stderr, prefix, code, err)
 }
 
 // runCmd parses the command line and runs what it asks for: a
@@ -279,11 +244,11 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 			}
 			return 0, fail("srt doctor takes no arguments (got %q)", args[1]).also(strings.TrimSuffix(doctorUsage, "\n"))
 		case "quarantine":
-			return quarantineCmd(args[1:], stdout, stderr), nil
+			return quarantineCmd(args[1:], stdout, stderr)
 		case "trust":
-			return trustCmd(args[1:], stdout, stderr), nil
+			return trustCmd(args[1:], stdout)
 		case "proxy":
-			return proxyCmd(args[1:], stdout, stderr), nil
+			return proxyCmd(args[1:], stdout, stderr)
 		case "run":
 			plan, args = true, args[1:]
 		}
@@ -517,10 +482,6 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 			log.Debug(v.Line)
 		}
 	}
-	var ue *sandbox.UncheckedError
-	if errors.As(err, &ue) {
-		return 0, &failure{msg: ue.Error(), code: sandbox.ExitUnchecked}
-	}
 	if err != nil {
 		return 0, err
 	}
@@ -539,18 +500,13 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 			fmt.Fprintln(stderr, block)
 		}
 	}
-	code := res.ExitCode
-	if len(res.Unchecked) > 0 {
-		code = sandbox.ExitUnchecked // srt said why
-	}
+	code := res.Status() // with Unchecked, srt said why
 	aerr := m.AuditErr()
 	if audit != nil && aerr == nil {
 		aerr = audit.event("exit", &code)
 	}
 	if aerr != nil {
-		f := fail("the audit log %s is incomplete: %v", o.auditLog, aerr)
-		f.code = max(code, 1)
-		return 0, f
+		return 0, fail("the audit log %s is incomplete: %v", o.auditLog, aerr).withStatus(max(code, exitFailure))
 	}
 	select {
 	case <-controlFailed:
@@ -712,16 +668,15 @@ srtc compile trusts what it writes, when run outside a sandbox.
 `
 
 // trustCmd is srt trust DIR...
-func trustCmd(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		if len(args) == 0 {
-			fmt.Fprint(stderr, trustUsage)
-			return 2
-		}
-		fmt.Fprint(stdout, trustUsage)
-		return 0
+func trustCmd(args []string, stdout io.Writer) (int, error) {
+	if len(args) == 0 {
+		return 0, fail("srt trust needs the plan directories to trust").also(strings.TrimSuffix(trustUsage, "\n"))
 	}
-	code := 0
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, trustUsage)
+		return 0, nil
+	}
+	var errs []error
 	for _, dir := range args {
 		m, _, err := artifact.Read(os.DirFS(dir), dir)
 		if err == nil {
@@ -729,11 +684,10 @@ func trustCmd(args []string, stdout, stderr io.Writer) int {
 			err = trust.Trust(m.Digest, abs, "srt trust")
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %s: %v\n", dir, err)
-			code = 1
+			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
 			continue
 		}
 		fmt.Fprintf(stdout, "srt: trusted the plan in %s (plan.json sha256 %s): srt run --plan runs it on this machine\n", dir, m.Digest)
 	}
-	return code
+	return 0, errors.Join(errs...)
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"srt.dev/internal/buildversion"
@@ -44,9 +43,5 @@ func helperRole(args []string) (code int, ok bool) {
 	default:
 		return 0, false
 	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "srt: %v\n", err)
-		return 1, true
-	}
-	return 0, true
+	return report(os.Stderr, rolePrefix, 0, err), true
 }

@@ -166,12 +166,12 @@ func proxyListener(o *proxyOptions, stderr io.Writer) (net.Listener, error) {
 	}
 	host, _, err := net.SplitHostPort(o.listen)
 	if err != nil {
-		return nil, fmt.Errorf("--listen %q: %w", o.listen, err)
+		return nil, proxyUsageError(fmt.Errorf("--listen %q: %w", o.listen, err))
 	}
 	a, err := netip.ParseAddr(host)
 	loopback := host == "localhost" || err == nil && a.IsLoopback()
 	if !loopback && !o.listenAny {
-		return nil, usageError{fmt.Errorf("--listen %q is not a loopback address: anyone who can reach it could use the proxy; add --listen-any-interface if that is meant", o.listen)}
+		return nil, proxyUsageError(fmt.Errorf("--listen %q is not a loopback address: anyone who can reach it could use the proxy; add --listen-any-interface if that is meant", o.listen))
 	}
 	l, err := net.Listen("tcp", o.listen)
 	if err != nil {
@@ -179,43 +179,37 @@ func proxyListener(o *proxyOptions, stderr io.Writer) (net.Listener, error) {
 	}
 	if !loopback {
 		_, port, _ := net.SplitHostPort(l.Addr().String())
-		fmt.Fprintf(stderr, "srt-proxy: warning: listening on %s, which is not loopback: anyone who can reach it can use this proxy\n", net.JoinHostPort(host, port))
+		fmt.Fprintf(stderr, "%swarning: listening on %s, which is not loopback: anyone who can reach it can use this proxy\n", proxyPrefix, net.JoinHostPort(host, port))
 	}
 	return l, nil
 }
 
-type usageError struct{ error }
+// proxyUsageError is an error in srt proxy's command line.
+func proxyUsageError(err error) error {
+	return (&failure{err: fmt.Errorf("%w (see srt proxy --help)", err)}).withStatus(exitProxyUsage)
+}
 
 // proxyCmd runs srt proxy.
-func proxyCmd(args []string, stdout, stderr io.Writer) int {
+func proxyCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	// --version prints the version and does nothing else, whatever the
 	// other arguments are (docs/srt-proxy.md).
 	for _, a := range args {
 		if a == "--version" {
 			fmt.Fprintln(stdout, "srt-proxy "+buildversion.Version(version))
-			return 0
+			return 0, nil
 		}
 	}
 	for _, a := range args {
 		if a == "-h" || a == "--help" {
 			fmt.Fprint(stdout, proxyUsage)
-			return 0
+			return 0, nil
 		}
 	}
 	o, err := parseProxy(args, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "srt proxy: %v (see srt proxy --help)\n", err)
-		return 2
+		return 0, proxyUsageError(err)
 	}
-	if err := serveProxy(o, stderr); err != nil {
-		fmt.Fprintf(stderr, "srt-proxy: %v\n", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return 2
-		}
-		return 1
-	}
-	return 0
+	return 0, serveProxy(o, stderr)
 }
 
 // serveProxy runs the proxy until the lifeline closes, a signal comes, or
@@ -286,6 +280,8 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- (&proxy.HTTP{Egress: e, Grace: proxyGrace}).Serve(ctx, l) }()
+	// This line, like the rss lines, keeps the form docs/srt-proxy.md
+	// gives it: a decider reads the address from it.
 	fmt.Fprintf(stderr, "srt-proxy: listening on %s\n", l.Addr())
 	select {
 	case <-lifeline:

@@ -261,7 +261,7 @@ func TestProxyDeciderBroken(t *testing.T) {
 	if !strings.Contains(out, "503 Service Unavailable") || !strings.Contains(out, "X-Deny-Reason: decider_unavailable") {
 		t.Errorf("with a broken decider = %q", out)
 	}
-	if code := p.wait(t); code != 1 || !regexp.MustCompile(`srt-proxy: decider: .*null`).MatchString(p.stderr.String()) {
+	if code := p.wait(t); code != 1 || !regexp.MustCompile(`srt proxy: decider: .*null`).MatchString(p.stderr.String()) {
 		t.Errorf("exit = %d; stderr:\n%s", code, p.stderr)
 	}
 }

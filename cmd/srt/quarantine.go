@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,32 +13,31 @@ import (
 	"srt.dev/runtime/sandbox"
 )
 
+// quarantineUsage is srt quarantine's command line.
+const quarantineUsage = "Usage: srt quarantine list | release ID... | drop ID... | check"
+
 // quarantineCmd is srt quarantine list|release ID...|drop ID...|check
-func quarantineCmd(args []string, stdout, stderr io.Writer) int {
+func quarantineCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	noArgs := len(args) == 1 && (args[0] == "list" || args[0] == "check")
 	withIDs := len(args) > 1 && (args[0] == "release" || args[0] == "drop")
 	if !noArgs && !withIDs {
-		fmt.Fprintln(stderr, "Usage: srt quarantine list | release ID... | drop ID... | check")
-		return 2
+		return 0, fail("srt quarantine takes list, release ID..., drop ID... or check (got %q)", strings.Join(args, " ")).also(quarantineUsage)
 	}
 	if args[0] == "check" {
-		return quarantineCheck(stdout, stderr)
+		return 0, quarantineCheck(stdout, stderr)
 	}
 	dir, err := quarantine.DefaultDir()
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return 0, err
 	}
 	store, err := quarantine.Open(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return 0, err
 	}
 	if args[0] == "list" {
 		items, err := store.List()
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
-			return 1
+			return 0, err
 		}
 		// Paths are quoted: the names were chosen by a sandboxed command.
 		for _, it := range items {
@@ -50,9 +50,9 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) int {
 			}
 			fmt.Fprintf(stdout, "%s  %s  %q\n    %s\n    %s\n", it.ID, it.Time.Local().Format("2006-01-02 15:04:05"), it.Path, it.Why, content)
 		}
-		return 0
+		return 0, nil
 	}
-	code := 0
+	var errs []error
 	for _, id := range args[1:] {
 		op, verb := store.Release, "released to"
 		if args[0] == "drop" {
@@ -60,39 +60,37 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		it, err := op(id)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %s: %v\n", id, err)
-			code = 1
+			errs = append(errs, fmt.Errorf("%s: %w", id, err))
 			continue
 		}
 		fmt.Fprintf(stdout, "%s %s %q\n", id, verb, it.Path)
 	}
-	return code
+	return 0, errors.Join(errs...)
 }
 
 // quarantineCheck is srt quarantine check: it does the checks killed runs
 // still owe, then checks again, without limits, every tree a run left
 // unchecked, moving what it finds; a tree it can now vouch for is
-// released for runs again. It exits with sandbox.ExitUnchecked while a
-// tree stays unchecked.
-func quarantineCheck(stdout, stderr io.Writer) int {
+// released for runs again. It fails with exitUnchecked while a tree stays
+// unchecked.
+func quarantineCheck(stdout, stderr io.Writer) error {
 	reg, err := placeholders.Default()
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return err
 	}
 	if _, err := reg.Sweep(true); err != nil {
 		fmt.Fprintf(stderr, "srt: warning: the checks of killed runs: %v\n", err)
 	}
 	trees, err := reg.UncheckedTrees()
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
-		return 1
+		return err
 	}
 	if len(trees) == 0 {
 		fmt.Fprintln(stdout, "srt: no tree is left unchecked: the check after every run vouched for what its command could write")
-		return 0
+		return nil
 	}
-	code := 0
+	var errs []error
+	unchecked := false
 	for _, u := range trees {
 		roots := quoteAll(u.Check.Roots)
 		fmt.Fprintf(stdout, "srt: checking %s, left unchecked by the run of %s\n", roots, u.Time.Local().Format("2006-01-02 15:04:05"))
@@ -106,18 +104,20 @@ func quarantineCheck(stdout, stderr io.Writer) int {
 		}
 		switch {
 		case err != nil:
-			fmt.Fprintf(stderr, "Error: %s: %v\n", roots, err)
-			code = sandbox.ExitUnchecked
+			errs = append(errs, fmt.Errorf("%s: %w", roots, err))
 		case !out.Complete():
 			fmt.Fprint(stderr, sandbox.UncheckedMessage(u.Check.Roots, out.Unchecked))
-			code = sandbox.ExitUnchecked
+			unchecked = true
 		case len(out.Items) == 0:
 			fmt.Fprintf(stdout, "srt: %s checked: no protected name was planted; runs may start there again\n", roots)
 		default:
 			fmt.Fprintf(stdout, "srt: %s checked: %d moved to the quarantine; runs may start there again\n", roots, len(out.Items))
 		}
 	}
-	return code
+	if len(errs) == 0 && !unchecked {
+		return nil
+	}
+	return (&failure{err: errors.Join(errs...)}).withStatus(exitUnchecked)
 }
 
 // maxListed is the most moved names srt quarantine check prints per tree.

@@ -3,13 +3,12 @@
 package main
 
 import (
-	"fmt"
+	"errors"
 	"io"
 )
 
 // quarantineCmd: only Linux quarantines protected names; the macOS
 // profile refuses their creation.
-func quarantineCmd(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "Error: srt quarantine exists on Linux only")
-	return 1
+func quarantineCmd(args []string, stdout, stderr io.Writer) (int, error) {
+	return 0, errors.New("srt quarantine exists on Linux only")
 }
