@@ -431,7 +431,8 @@ func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox
 }
 
 // execute runs argv under p with the options that concern the run: the
-// control descriptor, the audit log, the violations block, a dry run.
+// control descriptor, the audit log (which the Manager writes), the
+// violations block, a dry run.
 func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) (int, error) {
 	log := so.Log
 	var control *os.File
@@ -442,18 +443,13 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	mo := sandbox.ManagerOptions{Log: log}
-	var audit *auditLog
 	if o.auditLog != "" {
 		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return 0, fail("--audit-log: %v", err)
 		}
 		defer f.Close()
-		audit = &auditLog{w: f, run: newRunRecord(p, argv)}
-		mo.Audit = audit
-		if err := audit.event("start", nil); err != nil {
-			return 0, fail("--audit-log %s: %v. Refusing to run the command without the audit log it asks for.", o.auditLog, err)
-		}
+		mo.Audit = f
 	}
 	m, err := sandbox.NewManager(p, mo)
 	if err != nil {
@@ -501,12 +497,8 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	code := res.Status() // with Unchecked, srt said why
-	aerr := m.AuditErr()
-	if audit != nil && aerr == nil {
-		aerr = audit.event("exit", &code)
-	}
-	if aerr != nil {
-		return 0, fail("the audit log %s is incomplete: %v", o.auditLog, aerr).withStatus(max(code, exitFailure))
+	if err := m.AuditErr(); err != nil {
+		return 0, fail("the audit log %s is incomplete: %v", o.auditLog, err).withStatus(max(code, exitFailure))
 	}
 	select {
 	case <-controlFailed:

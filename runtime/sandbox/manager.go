@@ -37,9 +37,12 @@ type ManagerOptions struct {
 	// Ask is called for destinations no rule decides; nil refuses them.
 	// It is never called under strictAllowlist.
 	Ask Ask
-	// Audit receives every network decision, allowed or refused, and
-	// each write the second layer refused that a run reports (Linux), as
-	// one JSON object per line (violations.Record).
+	// Audit receives the audit log, one JSON object per line
+	// (violations.AuditLog): the start and exit of every run
+	// (violations.RunRecord; see Run) and, between them, every network
+	// decision, allowed or refused, and each write the sandbox refused
+	// that a run reports (Linux) (violations.Record). Once a write to it
+	// has failed (AuditErr), no run starts.
 	Audit io.Writer
 	// OnViolation is called for each refusal recorded (after
 	// ignoreViolations); it must not block.

@@ -4,8 +4,10 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -381,5 +383,64 @@ func TestAskEndsWithTheRun(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the ask callback still waits after its run ended")
+	}
+}
+
+// TestAuditRunRecords: a Manager with an audit log writes a start and an
+// exit record for every run, around the run's decisions; the exit record
+// has the status the run ended with. A dry run writes nothing, and no
+// run starts once the log cannot be written.
+func TestAuditRunRecords(t *testing.T) {
+	testenv.Require(t, "bwrap", "curl")
+	var audit bytes.Buffer
+	p := compile(t, `"allowedDomains": [], "deniedDomains": ["evil.test"]`)
+	m, err := NewManager(p, ManagerOptions{Audit: &audit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := Options{Stdout: io.Discard, Stderr: io.Discard, Stdin: strings.NewReader(""), Home: dir, Cwd: dir}
+	for _, status := range []int{3, 0} {
+		script := fmt.Sprintf("curl -s -o /dev/null http://evil.test/; exit %d", status)
+		if res, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, o); err != nil || res.ExitCode != status {
+			t.Fatalf("exit %d: %v %+v", status, err, res)
+		}
+	}
+	dry := o
+	dry.DryRun = true
+	if _, err := m.Run(context.Background(), []string{"true"}, dry); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(audit.String(), "\n"), "\n") {
+		var r struct {
+			violations.RunRecord
+			Host string
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		switch {
+		case r.Event == "":
+			got = append(got, "decision "+r.Host)
+		case r.PID != os.Getpid() || r.UID != os.Getuid() || r.User == "" || r.Cwd != dir || r.Settings != "settings.json" ||
+			r.SettingsSHA256 != p.SourceSHA256 || r.Program != "sh" || r.Args != 2 || r.Time.IsZero():
+			t.Errorf("run record %s", l)
+		case r.ExitStatus != nil:
+			got = append(got, fmt.Sprintf("%s %d", r.Event, *r.ExitStatus))
+		default:
+			got = append(got, r.Event)
+		}
+	}
+	if want := "start, decision evil.test, exit 3, start, decision evil.test, exit 0"; strings.Join(got, ", ") != want {
+		t.Errorf("audit log: %s\nwant %s\n%s", strings.Join(got, ", "), want, &audit)
+	}
+	broken := errors.New("disk full")
+	m, err = NewManager(p, ManagerOptions{Audit: writerFunc(func([]byte) (int, error) { return 0, broken })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Run(context.Background(), []string{"/bin/sh", "-c", "echo ran"}, o); !errors.Is(err, broken) || !errors.Is(m.AuditErr(), broken) {
+		t.Errorf("a run with an audit log it cannot write: %v, AuditErr %v; want both %v", err, m.AuditErr(), broken)
 	}
 }

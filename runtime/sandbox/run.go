@@ -48,7 +48,11 @@ import (
 // A run is prepared (prepare), started (start: the sandbox, and the
 // proxies that serve it), supervised until the sandbox ends (supervise:
 // signals, the context, the SIGTERM→SIGKILL wait), finished (finish:
-// what the run found after the command) and cleaned up.
+// what the run found after the command) and cleaned up. With an audit
+// log (ManagerOptions.Audit), a run but a dry run has a start record
+// before anything else, and an exit record with Result.Status once every
+// other record of the run is written; a run that fails has no exit
+// record, and one whose start record cannot be written does not start.
 func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no command")
@@ -61,6 +65,11 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 		return nil, err
 	}
 	defer r.end()
+	if !o.DryRun {
+		if err := r.auditStart(); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
@@ -92,6 +101,7 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 	if werr != nil && !errors.As(werr, &ee) {
 		return out, werr
 	}
+	r.auditExit(out.Status())
 	return out, nil
 }
 
@@ -118,6 +128,8 @@ type run struct {
 	// rec keeps what the proxies refused this run, and which allow
 	// rules let a connection through.
 	rec runRecord
+	// auditRun is the run in the audit log's start and exit records.
+	auditRun violations.RunRecord
 	// sigs are the signals for the command, from the moment a step
 	// catches them (catchSignals).
 	sigs chan os.Signal

@@ -1,11 +1,14 @@
 // Package violations keeps what the sandbox refused
 // (docs/reference.md#violations): the last 100 refusals with their command attribution and time, a
 // running total, the ignoreViolations suppression, and the
-// <sandbox_violations> block. It also writes the audit log: every decision
-// of the proxies, allowed or refused, as one JSON object per line.
+// <sandbox_violations> block. It also writes the audit log, one JSON object
+// per line: the start and exit of each run and, between them, every
+// decision of the proxies, allowed or refused, and the writes the sandbox
+// refused.
 package violations
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -243,20 +246,41 @@ func ProgramOf(text string) string {
 	return path.Base(f[0])
 }
 
-// An AuditLog writes Records as JSON lines; it is safe for concurrent
-// use. Write errors are kept and reported by Err: an audit log that
+// A RunRecord is the start or the exit of a run in the audit log: who ran
+// what under which settings, and how it ended. It records the program and
+// the number of its arguments, never the arguments: they can carry
+// secrets (a token in a header, a password in a URL), and an audit log is
+// kept, shipped and shared. The settings file's hash says exactly which
+// rules applied.
+type RunRecord struct {
+	Time           time.Time `json:"time"`
+	Event          string    `json:"event"` // start or exit
+	PID            int       `json:"pid"`   // of the process that ran it, the same in both records
+	User           string    `json:"user"`
+	UID            int       `json:"uid"`
+	Cwd            string    `json:"cwd,omitempty"`
+	Settings       string    `json:"settings"`
+	SettingsSHA256 string    `json:"settingsSha256,omitempty"`
+	Program        string    `json:"program"`
+	Args           int       `json:"args"` // after the program
+	// ExitStatus, in the exit record, is the status the run ended with.
+	ExitStatus *int `json:"exitStatus,omitempty"`
+}
+
+// An AuditLog writes the records of the audit log as JSON lines, each
+// with one Write: decisions (Record) and the start and exit of runs
+// (RunRecord). It is safe for concurrent use. Write errors are kept and
+// reported by Err, and no record is written after one: an audit log that
 // silently stops is worse than none.
 type AuditLog struct {
 	mu  sync.Mutex
-	enc *json.Encoder
+	w   io.Writer
 	err error
 }
 
 // NewAuditLog writes to w.
 func NewAuditLog(w io.Writer) *AuditLog {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &AuditLog{enc: enc}
+	return &AuditLog{w: w}
 }
 
 // Write appends r. Its Host and Path, which the command chose, are
@@ -270,10 +294,29 @@ func (a *AuditLog) Write(r Record) {
 	if r.Path != "" {
 		r.Path = untrusted.Quote(r.Path)
 	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(r)
+	a.write(b.Bytes(), err)
+}
+
+// WriteRun appends r, as json.Marshal writes it.
+func (a *AuditLog) WriteRun(r RunRecord) {
+	b, err := json.Marshal(r)
+	a.write(append(b, '\n'), err)
+}
+
+// write appends the line b, unless encoding it failed (err) or an earlier
+// write did.
+func (a *AuditLog) write(b []byte, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.err == nil {
-		a.err = a.enc.Encode(r)
+	if a.err != nil {
+		return
+	}
+	if a.err = err; err == nil {
+		_, a.err = a.w.Write(b)
 	}
 }
 

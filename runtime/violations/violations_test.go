@@ -121,6 +121,45 @@ func TestAuditLog(t *testing.T) {
 	}
 }
 
+// TestAuditLogLines pins the lines of both kinds of record, each one
+// Write: a decision as srt shows it (no HTML escapes), a run record as
+// json.Marshal writes it; after a failed write, nothing more is written.
+func TestAuditLogLines(t *testing.T) {
+	var writes []string
+	fail := false
+	a := NewAuditLog(writerFunc(func(b []byte) (int, error) {
+		if fail {
+			return 0, errors.New("disk full")
+		}
+		writes = append(writes, string(b))
+		return len(b), nil
+	}))
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	status := 3
+	a.WriteRun(RunRecord{Time: at, Event: "start", PID: 7, User: "me", UID: 1000, Cwd: "/p&q", Settings: "s.json", SettingsSHA256: "ab", Program: "sh", Args: 2})
+	a.Write(Record{Time: at, Proxy: "http", Host: "a.test", Port: 80, Reason: "x <y>", Rule: "a.test", Stage: "policy", Program: "sh", CommandHash: "cd"})
+	a.WriteRun(RunRecord{Time: at, Event: "exit", PID: 7, User: "me", UID: 1000, Cwd: "/p&q", Settings: "s.json", SettingsSHA256: "ab", Program: "sh", Args: 2, ExitStatus: &status})
+	want := []string{
+		`{"time":"2026-01-02T03:04:05Z","event":"start","pid":7,"user":"me","uid":1000,"cwd":"/p\u0026q","settings":"s.json","settingsSha256":"ab","program":"sh","args":2}` + "\n",
+		`{"time":"2026-01-02T03:04:05Z","proxy":"http","host":"a.test","port":80,"allow":false,"reason":"x <y>","rule":"a.test","stage":"policy","program":"sh","commandHash":"cd"}` + "\n",
+		`{"time":"2026-01-02T03:04:05Z","event":"exit","pid":7,"user":"me","uid":1000,"cwd":"/p\u0026q","settings":"s.json","settingsSha256":"ab","program":"sh","args":2,"exitStatus":3}` + "\n",
+	}
+	if strings.Join(writes, "|") != strings.Join(want, "|") {
+		t.Errorf("writes:\n%q\nwant:\n%q", writes, want)
+	}
+	fail = true
+	a.WriteRun(RunRecord{Event: "start"})
+	fail = false
+	a.Write(Record{Proxy: "http"})
+	if len(writes) != 3 || a.Err() == nil {
+		t.Errorf("after a failed write: %d writes, Err %v; want 3 and the error", len(writes), a.Err())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 // TestAuditLogQuotesWhatTheCommandChose: a host or a path that is not a
 // plain word is written Go-quoted, so that the file, shown as it is,
 // carries no control, override or byte that is not UTF-8 of the
