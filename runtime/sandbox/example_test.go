@@ -31,7 +31,7 @@ func Example() {
 		Ask: func(ctx context.Context, host string, port int) (bool, string, error) {
 			return host == "pypi.org" && port == 443, "only pypi.org may be added", nil
 		},
-		Audit: os.Stderr, // every decision, as JSON lines
+		Audit: os.Stderr, // each run's start and exit, every decision, as JSON lines
 	})
 	if err != nil {
 		log.Fatal(err)
