@@ -425,6 +425,11 @@ func TestRunPlanAndDoctor(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(plan, n)), 0o755)
 		os.WriteFile(filepath.Join(plan, n), files[n], 0o644)
 	}
+	// Written here by the test, not by srtc compile: trusted as a
+	// reviewer would.
+	if code, _, errOut := srt(t, dir, "", "trust", plan); code != 0 {
+		t.Fatalf("srt trust: %d %s", code, errOut)
+	}
 	code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "/bin/sh", "-c", "cat secret.env || echo hidden")
 	if code != 0 || out != "hidden\n" {
 		t.Errorf("run --plan: %d %q %s", code, out, errOut)
