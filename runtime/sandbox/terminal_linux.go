@@ -12,7 +12,6 @@ package sandbox
 // (TIOCSTI); job control, ^C and window sizes work as on any terminal.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"srt.dev/internal/pollread"
 	"srt.dev/runtime/initstep"
 )
 
@@ -38,8 +38,8 @@ type hostTerminal struct {
 	raw   bool
 
 	master   *os.File
-	masterFD int      // master's descriptor (master.Fd would make it blocking)
-	stop     *os.File // written to end the input relay
+	masterFD int              // master's descriptor (master.Fd would make it blocking)
+	input    *pollread.Reader // what is typed, until finish stops it
 	wg       sync.WaitGroup
 	output   chan struct{} // closed when the master side has nothing more
 	once     sync.Once
@@ -158,53 +158,21 @@ func (t *hostTerminal) attach(fd int) error {
 		io.Copy(t.out, t.master) // ends with EIO once no one inside holds the terminal
 	}()
 	if t.in != nil {
-		r, w, err := os.Pipe()
+		// What is typed goes to the sandbox's terminal. The outer
+		// terminal's file description is shared with the user's shell,
+		// whose blocking mode must not change: it is read through poll.
+		in, err := pollread.New(int(t.in.Fd()))
 		if err != nil {
 			return err
 		}
-		t.stop = w
+		t.input = in
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			defer r.Close()
-			t.relayInput(int(r.Fd()))
+			io.Copy(t.master, in)
 		}()
 	}
 	return nil
-}
-
-// relayInput copies what is typed to the sandbox's terminal until stop
-// is readable. It polls rather than reading in the poller: the outer
-// terminal's file description is shared with the user's shell, whose
-// blocking mode must not change.
-func (t *hostTerminal) relayInput(stop int) {
-	in := int(t.in.Fd())
-	buf := make([]byte, 4096)
-	for {
-		pfd := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}
-		if _, err := unix.Poll(pfd, -1); err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return
-		}
-		if pfd[1].Revents != 0 {
-			return
-		}
-		if pfd[0].Revents&(unix.POLLIN|unix.POLLHUP|unix.POLLERR) == 0 {
-			continue
-		}
-		n, err := unix.Read(in, buf)
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			continue
-		}
-		if n <= 0 || err != nil {
-			return // the outer terminal hung up
-		}
-		if _, err := t.master.Write(buf[:n]); err != nil {
-			return
-		}
-	}
 }
 
 // resize copies the outer terminal's window size to the sandbox's; the
@@ -254,10 +222,10 @@ func (t *hostTerminal) finish() {
 			t.master.SetReadDeadline(time.Now().Add(2 * time.Second))
 			<-t.output
 		}
-		if t.stop != nil {
-			t.stop.Write([]byte{0})
+		if t.input != nil {
+			t.input.Stop()
 			t.wg.Wait()
-			t.stop.Close()
+			t.input.Close()
 		}
 		if t.master != nil {
 			t.master.Close()
