@@ -445,22 +445,19 @@ func (r *Registry) TreeCache() string { return filepath.Join(filepath.Dir(r.Dir)
 func (run *Run) Record() string { return run.path }
 
 // WaitEnded waits until no process holds the lock of the record at path
-// (its run has ended), for at most 5 seconds. A record already removed has
-// ended.
+// (its run has ended), for at most 5 seconds, asking every few
+// milliseconds: a blocking flock could not be given up at the limit. A
+// record already removed has ended.
 func (r *Registry) WaitEnded(path string) {
 	f, err := os.Open(path)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	done := make(chan struct{})
-	go func() {
-		unix.Flock(int(f.Fd()), unix.LOCK_SH)
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); !errors.Is(err, unix.EWOULDBLOCK) {
+			return
+		}
 	}
 }
 

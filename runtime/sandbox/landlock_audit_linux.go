@@ -329,12 +329,14 @@ func (r *run) expectLandlock(pid <-chan int) {
 	}
 }
 
-// closeLandlockAudit stops the reader of a run that ends early.
+// closeLandlockAudit stops the reader of a run that ends early; one whose
+// command never started waits for the reader to be opened, as a command
+// that starts does, and stops it.
 func (r *run) closeLandlockAudit() {
 	if r.ll != nil {
 		r.ll.close()
 	} else if r.llOpened != nil {
-		go func() { (<-r.llOpened).close() }()
+		(<-r.llOpened).close()
 	}
 }
 

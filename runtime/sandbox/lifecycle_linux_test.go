@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -176,4 +177,51 @@ func TestRunEndsDespiteAsk(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the run waits for an ask callback that ignores its context")
 	}
+}
+
+// TestRunJoinsItsGoroutines: when Run returns, every goroutine the run
+// started has returned (the ask callback's aside: a callback that does
+// not heed its context is the caller's), whether the command ran, was
+// not found, or the run was a dry run; none waits for the reaper, which
+// outlives srt by design.
+func TestRunJoinsItsGoroutines(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	m, err := NewManager(compileFull(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		argv []string
+		dry  bool
+	}{
+		{"ran", []string{"/bin/sh", "-c", "echo x > f; exit 3"}, false},
+		{"not found", []string{"no-such-program"}, false},
+		{"dry run", []string{"true"}, true},
+	} {
+		dir := t.TempDir()
+		if _, err := m.Run(context.Background(), tc.argv, Options{Home: dir, Cwd: dir, Stdout: io.Discard, Stderr: io.Discard,
+			Stdin: strings.NewReader(""), DryRun: tc.dry}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		buf := make([]byte, 1<<20)
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if inRuntime(g) || strings.Contains(g, "os/exec.(*Cmd).Wait") {
+				t.Errorf("%s: a goroutine of the run outlives it:\n%s", tc.name, g)
+			}
+		}
+	}
+}
+
+// inRuntime reports whether the stack of a goroutine has a frame of the
+// runtime's code (srt.dev/runtime/..., in a file that is not a test).
+func inRuntime(stack string) bool {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines[:len(lines)-1] {
+		file := regexp.MustCompile(`\.go:\d+`).Split(strings.TrimSpace(lines[i+1]), 2)[0]
+		if strings.HasPrefix(l, "srt.dev/runtime/") && !strings.HasSuffix(file, "_test") {
+			return true
+		}
+	}
+	return false
 }

@@ -378,12 +378,13 @@ func cgField(dir, file, name string) (int64, bool) {
 	return 0, false
 }
 
-// watchCPU stops the sandbox (stop) once the run's cgroup has used limit
-// of CPU time, checking every 100 ms until done is closed; hit is closed
-// when it did.
-func (c *cgroupSet) watchCPU(limit time.Duration, stop func(), done <-chan struct{}) (hit <-chan struct{}) {
-	h := make(chan struct{})
+// watchCPU stops the sandbox (kill) once the run's cgroup has used limit
+// of CPU time, checking every 100 ms until stop is called, which returns
+// once the watch has; hit is closed when it stopped the sandbox.
+func (c *cgroupSet) watchCPU(limit time.Duration, kill func()) (hit <-chan struct{}, stop func()) {
+	h, done, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(ended)
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -393,13 +394,16 @@ func (c *cgroupSet) watchCPU(limit time.Duration, stop func(), done <-chan struc
 			case <-t.C:
 				if used, ok := c.cpuUsage(); ok && used >= limit {
 					close(h)
-					stop()
+					kill()
 					return
 				}
 			}
 		}
 	}()
-	return h
+	return h, func() {
+		close(done)
+		<-ended
+	}
 }
 
 // hits says which limits the sandbox reached, from what the cgroups

@@ -134,6 +134,7 @@ func (r *run) prepare() error {
 		initProg <- prog
 	}()
 	r.init = sync.OnceValue(func() string { return <-initProg })
+	r.atEnd(func() { r.init() }) // a run that does not start waits for it too
 	if err := r.begin(); err != nil {
 		return err
 	}

@@ -56,14 +56,21 @@ func (c *childFileSet) closeChildEnds() {
 // childFiles prepares fd 3 (the seccomp program, nil for none), fd 4 (the
 // hand-off socket), fd 5 (initProg, the init step's program) and fd 6
 // (bubblewrap's --info-fd).
-// closeAll closes what the set holds; on failure nothing is left open.
+// closeAll closes what the set holds and waits for the writer of the
+// program; on failure nothing is left open or running.
 func childFiles(prog []byte, initProg string) (_ *childFileSet, _ func(), err error) {
 	set := &childFileSet{}
+	var written chan struct{}
 	closeAll := func() {
 		for _, f := range append(set.child, set.hostEnd, set.info) {
 			if f != nil {
 				f.Close()
 			}
+		}
+		if written != nil {
+			// The read end is closed: a write that waits for a reader
+			// ends.
+			<-written
 		}
 	}
 	defer func() {
@@ -77,7 +84,12 @@ func childFiles(prog []byte, initProg string) (_ *childFileSet, _ func(), err er
 		return nil, nil, err
 	}
 	set.child = append(set.child, r)
-	go func() { w.Write(prog); w.Close() }()
+	written = make(chan struct{})
+	go func() {
+		defer close(written)
+		w.Write(prog)
+		w.Close()
+	}()
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, nil, err
@@ -221,16 +233,12 @@ func startReaper(self string, reg *placeholders.Registry, record string) (stop f
 	// A shell waits (it starts in a fraction of the time srt does); srt is
 	// run only when there is something to do. Only srt holds the pipe's
 	// other end (close-on-exec): no process of the sandbox can say "clean".
-	cmd := exec.Command("/bin/sh", "-c", `while read -r l; do [ "$l" = clean ] && exit 0; done; exec "$0" `+ReapArg+` "$1" "$2" "$3"`, self, reg.Dir, record, reg.TmpDir)
-	cmd.Stdin = r
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		r.Close()
+	err = startDetached(`exec <&3 3<&-; while read -r l; do [ "$l" = clean ] && exit 0; done; exec "$0" `+ReapArg+` "$1" "$2" "$3"`, r, self, reg.Dir, record, reg.TmpDir)
+	r.Close()
+	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	r.Close()
-	go cmd.Wait()
 	return func(clean bool) {
 		if clean {
 			w.Write([]byte("clean\n"))
@@ -242,13 +250,24 @@ func startReaper(self string, reg *placeholders.Registry, record string) (stop f
 // startChecker starts a reaper that sweeps the registry now, doing the
 // checks killed runs owe (see Registry.Sweep), in a session of its own.
 func startChecker(self string, reg *placeholders.Registry, debug func(string)) {
-	cmd := exec.Command(self, ReapArg, reg.Dir, "", reg.TmpDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startDetached(`exec "$0" `+ReapArg+` "$1" "" "$2"`, nil, self, reg.Dir, reg.TmpDir); err != nil {
 		debug("no checker: " + err.Error())
-		return
 	}
-	go cmd.Wait()
+}
+
+// startDetached runs script with /bin/sh, with args as $0, $1, ..., and
+// with fd as its descriptor 3 (nil for none), in the background of a
+// shell in a session of its own, which ends at once: the script's process
+// is no child of this one, nothing here waits for it, and it outlives
+// this process, as the reaper must. Its standard input is /dev/null, its
+// output goes nowhere.
+func startDetached(script string, fd *os.File, args ...string) error {
+	cmd := exec.Command("/bin/sh", append([]string{"-c", "{ " + script + "; } &"}, args...)...)
+	if fd != nil {
+		cmd.ExtraFiles = []*os.File{fd}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return cmd.Run()
 }
 
 // Reap is the reaper (see ReapArg).

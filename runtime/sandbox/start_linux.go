@@ -99,17 +99,26 @@ func (r *run) start(ctx context.Context) error {
 func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) {
 	o := r.o
 	// The sandbox's first process (our init role, PID 1 inside) as the
-	// host sees it: signals for the command go to it, and it forwards them.
-	initPID, cgPID, llPID := make(chan int, 1), make(chan int, 1), make(chan int, 1)
+	// host sees it, once bubblewrap names it: signals for the command go
+	// to it, and it forwards them. The run's end stops its reader (what
+	// bubblewrap says comes as it starts) and waits for it.
+	init := &target{}
+	cgPID, llPID := make(chan int, 1), make(chan int, 1)
+	infoRead := make(chan struct{})
 	go func() {
+		defer close(infoRead)
 		var info struct {
 			ChildPID int `json:"child-pid"`
 		}
 		json.NewDecoder(files.info).Decode(&info)
-		initPID <- info.ChildPID
+		init.set(info.ChildPID)
 		cgPID <- info.ChildPID
 		llPID <- info.ChildPID
 	}()
+	r.atEnd(func() {
+		files.info.Close()
+		<-infoRead
+	})
 	// The sandbox enters its cgroups before the command starts, and the
 	// threads that may make its second layer are listed.
 	ready := func() error {
@@ -144,10 +153,6 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 	r.atEnd(func() { r.ww.stop() })
 	r.herr = herr
 
-	// Signals for the command go to the sandbox's first process (our init
-	// role, PID 1 inside), which forwards them, once bubblewrap names it.
-	init := &target{}
-	go func() { init.set(<-initPID) }()
 	r.stopResize = r.tty.followSize()
 	r.signal = init.signal
 	r.kill = func() {
@@ -377,18 +382,15 @@ func (r *run) watchCPU(cg *cgroupSet, started bool, kill func()) (hit func() boo
 	if limit == 0 || !cg.has("cpu") || !started {
 		return func() bool { return false }, func() {}
 	}
-	done := make(chan struct{})
-	h := cg.watchCPU(time.Duration(limit)*time.Second, kill, done)
+	h, stop := cg.watchCPU(time.Duration(limit)*time.Second, kill)
 	return func() bool {
-			select {
-			case <-h:
-				return true
-			default:
-				return false
-			}
-		}, func() {
-			close(done)
+		select {
+		case <-h:
+			return true
+		default:
+			return false
 		}
+	}, stop
 }
 
 // reportLimits says which resource limits the sandbox reached: on the
