@@ -13,11 +13,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/internal/pollread"
 	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/sandbox"
@@ -435,12 +437,13 @@ func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox
 // violations block, a dry run.
 func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) (int, error) {
 	log := so.Log
-	var control *os.File
+	var control *pollread.Reader
 	var err error
 	if o.controlFD != 0 {
 		if control, err = openControl(o.controlFD); err != nil {
 			return 0, fail("--control-fd %d: %v. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd %d -c CMD %d< FILE). Refusing to run the command without the control channel it asks for.", o.controlFD, err, o.controlFD, o.controlFD)
 		}
+		defer control.Close()
 	}
 	mo := sandbox.ManagerOptions{Log: log}
 	if o.auditLog != "" {
@@ -458,12 +461,16 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	controlFailed := make(chan struct{})
+	var controlRead sync.WaitGroup
 	if control != nil {
 		// Lines are read once the sandbox is up; earlier ones wait in
 		// the descriptor (docs/reference.md#live-updates), so none is lost.
+		// Reading stops when the run ends, whatever the writer does.
 		c := &controller{m: m, start: p, fd: o.controlFD, stderr: stderr, log: log}
 		so.Started = func() {
+			controlRead.Add(1)
 			go func() {
+				defer controlRead.Done()
 				if c.read(control) != nil {
 					close(controlFailed)
 					cancel()
@@ -472,6 +479,10 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		}
 	}
 	res, err := m.Run(ctx, argv, so)
+	if control != nil {
+		control.Stop()
+		controlRead.Wait()
+	}
 	if res != nil && log != nil {
 		log.Debug("bwrap", "argv", strings.Join(res.Redacted(), " "))
 		for _, v := range res.Violations {

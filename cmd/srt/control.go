@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/pollread"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema/builtin"
 )
@@ -36,13 +37,18 @@ type controller struct {
 	log    *slog.Logger
 }
 
-// read applies each line until the end of input. It fails only when the
-// descriptor fails before any line arrived: the command then runs without
-// the channel it was promised, and srt stops it.
+// read applies each line until the end of input, or until the reading
+// is stopped (pollread.ErrStopped: the run has ended; a line not yet
+// whole is dropped). It fails only when the descriptor fails before any
+// line arrived: the command then runs without the channel it was
+// promised, and srt stops it.
 func (c *controller) read(f io.Reader) error {
 	r := bufio.NewReaderSize(f, 64<<10)
 	for n := 1; ; n++ {
 		line, tooLong, err := readLine(r, builtin.MaxFileSize)
+		if errors.Is(err, pollread.ErrStopped) {
+			return nil
+		}
 		if len(line) > 0 || tooLong {
 			c.apply(n, line, tooLong)
 		}

@@ -15,10 +15,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"srt.dev/runtime/sandbox"
 )
@@ -138,6 +141,30 @@ while read x; do curl -s --noproxy "" -o /dev/null -w "%{http_code}\n" http://12
 	}
 	if strings.Contains(stderr, "SECRET-MARKER") || strings.Contains(stderr, "line 3") || strings.Contains(stderr, "line 4") {
 		t.Errorf("stderr echoes a line or reports a blank one:\n%s", stderr)
+	}
+}
+
+// TestControlReadEndsWithTheRun: when srt's run ends, the reading of
+// --control-fd has ended too, while the writer still holds its end and
+// has written half a line, which is dropped unsaid.
+func TestControlReadEndsWithTheRun(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	var p [2]int
+	if err := unix.Pipe(p[:]); err != nil { // inherited, as srt sees it: no close-on-exec
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	unix.Write(p[1], []byte(`{"network": {`))
+	fd := strconv.Itoa(p[0])
+	code, _, errOut := srt(t, dir, "", "--control-fd", fd, "-c", "sleep 0.2")
+	if code != 0 || strings.Contains(errOut, "control fd") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "(*controller).read") {
+		t.Errorf("the reader of --control-fd outlives the run:\n%s", stacks)
 	}
 }
 

@@ -4,10 +4,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/internal/pollread"
 )
 
 // openControl checks that fd is a descriptor srt inherited, open and
@@ -16,8 +16,10 @@ import (
 // nor the command inherits it. An inherited descriptor is one without
 // close-on-exec: it survived srt's exec. Go opens every descriptor of its
 // own close-on-exec (the runtime's cgroup files and poller among them),
-// so a number the caller left closed is refused, never read from.
-func openControl(fd int) (*os.File, error) {
+// so a number the caller left closed is refused, never read from. It is
+// read through pollread, whose reading srt stops when the run ends, the
+// writer done or not.
+func openControl(fd int) (*pollread.Reader, error) {
 	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
 	if err != nil || flags&unix.FD_CLOEXEC != 0 {
 		return nil, fmt.Errorf("descriptor %d is not open", fd)
@@ -29,5 +31,5 @@ func openControl(fd int) (*os.File, error) {
 		return nil, fmt.Errorf("descriptor %d cannot be read (%v)", fd, err)
 	}
 	unix.CloseOnExec(fd)
-	return os.NewFile(uintptr(fd), "control-fd-"+strconv.Itoa(fd)), nil
+	return pollread.New(fd)
 }

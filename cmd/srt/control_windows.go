@@ -2,10 +2,11 @@ package main
 
 import (
 	"errors"
-	"os"
+
+	"srt.dev/internal/pollread"
 )
 
 // openControl: srt does not run commands on Windows yet.
-func openControl(int) (*os.File, error) {
+func openControl(int) (*pollread.Reader, error) {
 	return nil, errors.New("not supported on Windows")
 }
