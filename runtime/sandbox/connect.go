@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
+
+	"srt.dev/internal/pollread"
 )
 
 // ConnectArg, as argv[1], runs this binary as an SSH ProxyCommand inside
@@ -20,8 +22,11 @@ import (
 // SSH works without socat or nc.
 const ConnectArg = "__srt_connect__"
 
-// Connect is the ProxyCommand; it returns when the tunnel closes.
-func Connect(args []string, stdin io.Reader, stdout io.Writer) error {
+// Connect is the ProxyCommand; it returns when the far side has closed
+// the tunnel, once it has stopped copying stdin into it. stdin is read
+// through pollread: the copy stops without waiting for its writer, whose
+// pipe's blocking mode stays as it is.
+func Connect(args []string, stdin *os.File, stdout io.Writer) error {
 	if len(args) != 2 {
 		return errors.New("usage: srt " + ConnectArg + " HOST PORT")
 	}
@@ -55,14 +60,24 @@ func Connect(args []string, stdin io.Reader, stdout io.Writer) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("the sandbox's proxy refused %s: %s", target, strings.TrimPrefix(resp.Status, fmt.Sprint(resp.StatusCode)+" "))
 	}
-	done := make(chan struct{})
+	in, err := pollread.FromFile(stdin)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	copied := make(chan struct{})
 	go func() {
-		io.Copy(c, stdin)
+		defer close(copied)
+		io.Copy(c, in)
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.CloseWrite()
 		}
-		close(done)
 	}()
 	_, err = io.Copy(stdout, br)
+	// The far side is done: what stdin still has goes nowhere, and a
+	// write into the tunnel must not wait for it.
+	in.Stop()
+	c.Close()
+	<-copied
 	return err
 }
