@@ -18,6 +18,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/internal/buildversion"
+	"srt.dev/internal/pollread"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/proxy/decider"
 )
@@ -213,7 +214,8 @@ func proxyCmd(args []string, stdout, stderr io.Writer) (int, error) {
 }
 
 // serveProxy runs the proxy until the lifeline closes, a signal comes, or
-// the decider goes (an error).
+// the decider goes (an error). It returns once every goroutine it started
+// has (the decider link's own aside).
 func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	var log *slog.Logger
 	if o.debug {
@@ -221,18 +223,16 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	}
 	// The lifeline and signals count from the start: a parent that goes
 	// before the decider's hello must not leave the proxy waiting.
-	lifeline := make(chan struct{})
-	if o.lifelineFD >= 0 {
-		go func() {
-			io.Copy(io.Discard, os.NewFile(uintptr(o.lifelineFD), "lifeline-fd"))
-			close(lifeline)
-		}()
+	lifeline, stopLifeline, err := watchLifeline(o.lifelineFD)
+	if err != nil {
+		return err
 	}
+	defer stopLifeline()
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	defer signal.Stop(sig)
 	if o.rssEvery > 0 {
-		go reportRSS(o.rssEvery, stderr)
+		defer reportRSS(o.rssEvery, stderr)()
 	}
 	term, err := proxyTerminator(o)
 	if err != nil {
@@ -247,16 +247,21 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer closeConn()
 	type opened struct {
 		link  *decider.Link
 		hello decider.Hello
 		err   error
 	}
 	hi := make(chan opened, 1)
+	helloRead := make(chan struct{})
 	go func() {
+		defer close(helloRead)
 		link, hello, err := decider.Open(in, out)
 		hi <- opened{link, hello, err}
+	}()
+	defer func() {
+		closeConn() // ends a wait for the hello
+		<-helloRead
 	}()
 	var link *decider.Link
 	var hello decider.Hello
@@ -276,8 +281,8 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	served := make(chan error, 1)
 	go func() { served <- (&proxy.HTTP{Egress: e, Grace: proxyGrace}).Serve(ctx, l) }()
 	// This line, like the rss lines, keeps the form docs/srt-proxy.md
@@ -285,19 +290,44 @@ func serveProxy(o *proxyOptions, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "srt-proxy: listening on %s\n", l.Addr())
 	select {
 	case <-lifeline:
-		return nil
 	case <-sig:
-		return nil
 	case err := <-served:
 		return err
 	case <-link.Done():
 		// The requests that were waiting are being answered 503: the
 		// proxy stops accepting, and closes each connection once its
 		// answer is written (or after proxyGrace).
-		cancel()
+		cancel(nil)
 		<-served
 		return fmt.Errorf("decider: %v; exiting", link.Err())
 	}
+	// The parent is gone, or asks the proxy to stop: every connection
+	// closes at once.
+	cancel(proxy.ErrNoGrace)
+	<-served
+	return nil
+}
+
+// watchLifeline closes lifeline when descriptor fd (-1: none) reaches its
+// end; stop ends the watch and returns once it has.
+func watchLifeline(fd int) (lifeline <-chan struct{}, stop func(), err error) {
+	ended := make(chan struct{})
+	if fd < 0 {
+		return ended, func() {}, nil
+	}
+	r, err := pollread.New(fd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--lifeline-fd %d: %w", fd, err)
+	}
+	go func() {
+		defer close(ended)
+		io.Copy(io.Discard, r)
+	}()
+	return ended, func() {
+		r.Stop()
+		<-ended
+		r.Close()
+	}, nil
 }
 
 // proxyTerminator is the TLS terminator of the CA given on --ca-fd; nil
@@ -320,11 +350,19 @@ func proxyTerminator(o *proxyOptions) (*proxy.Terminator, error) {
 }
 
 // deciderConn is the link to the decider: the socket of --decider-fd, or
-// the descriptors --decider-in and --decider-out; closeConn closes what
-// it opened.
+// the descriptors --decider-in and --decider-out; closeConn ends what is
+// read from it, and closes what it opened.
 func deciderConn(o *proxyOptions) (in io.Reader, out io.Writer, closeConn func(), err error) {
 	if o.deciderFD < 0 {
-		return os.NewFile(uintptr(o.deciderIn), "decider-in"), os.NewFile(uintptr(o.deciderOut), "decider-out"), func() {}, nil
+		// Read through pollread, which closeConn stops: an inherited
+		// pipe is read blocking, which nothing could end. Its own pipe
+		// stays open until the process ends: the link's reader may
+		// still be in a read.
+		r, err := pollread.New(o.deciderIn)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--decider-in %d: %w", o.deciderIn, err)
+		}
+		return r, os.NewFile(uintptr(o.deciderOut), "decider-out"), r.Stop, nil
 	}
 	f := os.NewFile(uintptr(o.deciderFD), "decider-fd")
 	c, err := net.FileConn(f)
@@ -358,18 +396,34 @@ func proxyEgress(o *proxyOptions, hello decider.Hello, link *decider.Link, term 
 // requests in progress be answered before it exits.
 const proxyGrace = 2 * time.Second
 
-// reportRSS prints the resident set size every period (Linux).
-func reportRSS(every time.Duration, stderr io.Writer) {
-	for range time.Tick(every) {
-		b, err := os.ReadFile("/proc/self/statm")
-		if err != nil {
-			return
+// reportRSS prints the resident set size every period (Linux), until
+// stop is called, which returns once it has stopped.
+func reportRSS(every time.Duration, stderr io.Writer) (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			b, err := os.ReadFile("/proc/self/statm")
+			if err != nil {
+				return
+			}
+			f := strings.Fields(string(b))
+			if len(f) < 2 {
+				return
+			}
+			pages, _ := strconv.ParseInt(f[1], 10, 64)
+			fmt.Fprintf(stderr, "srt-proxy rss %d\n", pages*int64(os.Getpagesize()))
 		}
-		f := strings.Fields(string(b))
-		if len(f) < 2 {
-			return
-		}
-		pages, _ := strconv.ParseInt(f[1], 10, 64)
-		fmt.Fprintf(stderr, "srt-proxy rss %d\n", pages*int64(os.Getpagesize()))
+	}()
+	return func() {
+		close(done)
+		<-ended
 	}
 }

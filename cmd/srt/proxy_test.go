@@ -19,11 +19,15 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"srt.dev/internal/buildversion"
 	"srt.dev/internal/testenv"
@@ -422,5 +426,88 @@ func TestProxyLifelineBeforeHello(t *testing.T) {
 	p.lifeline.Close()
 	if code := p.wait(t); code != 0 {
 		t.Errorf("exit = %d; stderr:\n%s", code, p.stderr)
+	}
+}
+
+// lockedBuffer is a buffer that goroutines may write at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestProxyJoinsItsGoroutines: srt proxy, run in process, returns when
+// its lifeline closes only once the goroutines it started have: the
+// lifeline's reader, the rss reporter, the reader of the decider's hello
+// (before the hello, blocked on an inherited pipe), the server. The
+// decider link's own reader and writers are not counted.
+func TestProxyJoinsItsGoroutines(t *testing.T) {
+	t.Setenv("SRT_PROXY_REPORT_RSS_MS", "5")
+	pipe := func() (r, w *os.File) {
+		var p [2]int
+		if err := unix.Pipe(p[:]); err != nil { // blocking, as a pipe a process inherits
+			t.Fatal(err)
+		}
+		r, w = os.NewFile(uintptr(p[0]), "r"), os.NewFile(uintptr(p[1]), "w")
+		t.Cleanup(func() { r.Close(); w.Close() })
+		return r, w
+	}
+	fd := func(f *os.File) string { return strconv.Itoa(int(f.Fd())) }
+	for _, hello := range []bool{false, true} {
+		lifeR, lifeW := pipe()
+		inR, inW := pipe()   // the decider's frames
+		outR, outW := pipe() // the proxy's
+		// srt proxy makes an *os.File of --decider-out, whose finalizer
+		// closes the descriptor: it gets a copy of its own.
+		outFD, err := unix.Dup(int(outW.Fd()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outW.Close()
+		var stderr lockedBuffer
+		done := make(chan int, 1)
+		args := []string{"proxy", "--listen", "127.0.0.1:0", "--decider-in", fd(inR), "--decider-out", strconv.Itoa(outFD), "--lifeline-fd", fd(lifeR)}
+		go func() { done <- run(args, nil, io.Discard, &stderr) }()
+		if b, err := decider.ReadFrame(outR, decider.MaxFrame); err != nil || string(b) != `{"t":"hello","proto":1}` {
+			t.Fatalf("proxy hello = %q, %v", b, err)
+		}
+		if hello {
+			decider.WriteFrame(inW, []byte(`{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`))
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(stderr.String(), "listening on"); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("srt proxy did not listen: %s", stderr.String())
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond) // an rss line or more
+		lifeW.Close()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("hello %v: exit %d\n%s", hello, code, stderr.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("hello %v: srt proxy did not end with its lifeline", hello)
+		}
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		// Frames, not the "created by" lines: the link's reader is
+		// created by decider.Open.
+		for _, f := range []string{"srt.serveProxy", "watchLifeline", "reportRSS", "decider.Open(", "(*HTTP).Serve("} {
+			if strings.Contains(stacks, f) {
+				t.Errorf("hello %v: a goroutine in %s outlives srt proxy:\n%s", hello, f, stacks)
+			}
+		}
 	}
 }

@@ -263,9 +263,23 @@ type HTTP struct {
 	*Egress
 	// Grace is how long Serve, once its context has ended, lets the
 	// requests in progress finish before it closes their connections;
-	// 0 closes every connection at once. Tunnels are closed at the end
-	// of it either way.
+	// 0 closes every connection at once, and so does a context that
+	// ended with the cause ErrNoGrace. Tunnels are closed at the end of
+	// it either way.
 	Grace time.Duration
+}
+
+// ErrNoGrace, as the cause a Serve's context ends with
+// (context.WithCancelCause), has Serve close every connection at once,
+// whatever its Grace.
+var ErrNoGrace = errors.New("the proxy stops at once")
+
+// grace is the Grace of a Serve whose context has ended.
+func (p *HTTP) grace(ctx context.Context) time.Duration {
+	if errors.Is(context.Cause(ctx), ErrNoGrace) {
+		return 0
+	}
+	return p.Grace
 }
 
 // Serve accepts connections on l and serves them until ctx ends; then it
@@ -279,7 +293,7 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 	set := newConnSet(ctx)
 	if p.Filter != nil {
 		err := acceptLoop(ctx, l, set, false, func(ctx context.Context, c net.Conn) { p.filteredConn(ctx, set, c, c, nil, nil) })
-		set.shutdown(p.Grace)
+		set.shutdown(p.grace(ctx))
 		return err
 	}
 	// hijacked are the connections taken over by a handler, counted the
@@ -355,7 +369,7 @@ func (p *HTTP) Serve(ctx context.Context, l net.Listener) error {
 	if ctx.Err() != nil {
 		err = nil
 	}
-	set.shutdown(p.Grace)
+	set.shutdown(p.grace(ctx))
 	srv.Close()
 	return err
 }

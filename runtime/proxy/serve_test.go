@@ -316,7 +316,8 @@ func TestServeAcceptErrors(t *testing.T) {
 }
 
 // TestServeGrace: with Grace, a request in progress when the context
-// ends is answered before its connection closes; without, it is cut.
+// ends is answered before its connection closes; without, or when the
+// context ends with ErrNoGrace, it is cut.
 func TestServeGrace(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(300 * time.Millisecond)
@@ -326,12 +327,16 @@ func TestServeGrace(t *testing.T) {
 	target := strings.TrimPrefix(srv.URL, "http://")
 	allowed, _ := policy.ParseHostList([]string{"127.0.0.1"})
 	rules := &netpolicy.Rules{Allowed: allowed}
-	for _, grace := range []time.Duration{0, 5 * time.Second} {
+	for _, tc := range []struct {
+		grace time.Duration
+		cause error
+	}{{0, nil}, {5 * time.Second, nil}, {5 * time.Second, ErrNoGrace}} {
+		grace, answered := tc.grace, tc.grace > 0 && tc.cause == nil
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancelCause(context.Background())
 		served := make(chan error, 1)
 		go func() {
 			served <- (&HTTP{Egress: &Egress{Rules: func() *netpolicy.Rules { return rules }}, Grace: grace}).Serve(ctx, l)
@@ -348,7 +353,7 @@ func TestServeGrace(t *testing.T) {
 		fmt.Fprintf(c, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
 		time.Sleep(100 * time.Millisecond)
 		start := time.Now()
-		cancel()
+		cancel(tc.cause)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		var body []byte
@@ -360,10 +365,10 @@ func TestServeGrace(t *testing.T) {
 			t.Errorf("grace %v: an idle connection stayed open", grace)
 		}
 		switch {
-		case grace > 0 && (err != nil || string(body) != "late answer"):
+		case answered && (err != nil || string(body) != "late answer"):
 			t.Errorf("grace %v: %q %v, want the answer", grace, body, err)
-		case grace == 0 && err == nil:
-			t.Errorf("grace 0: %q, want the connection closed", body)
+		case !answered && err == nil:
+			t.Errorf("grace %v, cause %v: %q, want the connection closed", grace, tc.cause, body)
 		}
 		if err := <-served; err != nil {
 			t.Errorf("Serve: %v", err)
