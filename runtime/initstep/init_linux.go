@@ -175,8 +175,16 @@ func Init(args []string) error {
 	if slave != nil {
 		slave.Close()
 	}
-	go forwardSignals(sigs, cmd.Process.Pid, master)
+	// The signals stay caught until the exit: one that comes after the
+	// command has ended must not end this process with another status.
+	done, forwarded := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(forwarded)
+		forwardSignals(sigs, done, cmd.Process.Pid, master)
+	}()
 	cmd.Wait()
+	close(done)
+	<-forwarded
 	os.Exit(ExitCode(cmd.ProcessState))
 	return nil
 }
@@ -297,9 +305,15 @@ func openInnerTerminal() (master, slave *os.File, err error) {
 // forwardSignals delivers each signal to the command's process group (a
 // shell and the program it waits for both see ^C, as on a terminal) and,
 // on a terminal, to its foreground job when that is another group (the
-// job an interactive shell runs).
-func forwardSignals(sigs <-chan os.Signal, pgid int, master *os.File) {
-	for s := range sigs {
+// job an interactive shell runs), until done is closed.
+func forwardSignals(sigs <-chan os.Signal, done <-chan struct{}, pgid int, master *os.File) {
+	for {
+		var s os.Signal
+		select {
+		case s = <-sigs:
+		case <-done:
+			return
+		}
 		sig := s.(syscall.Signal)
 		unix.Kill(-pgid, sig)
 		if master != nil {

@@ -23,7 +23,10 @@
 // A run's proxies end with it: when Run returns, their listeners, every
 // connection they accepted (tunnels included) and every connection they
 // opened upstream are closed, and their goroutines have returned, so a
-// program may run any number of sandboxes one after another.
+// program may run any number of sandboxes one after another. So has every
+// other goroutine the run started, but the Ask callback's, whose run
+// does not wait for a callback that does not heed its context; the
+// reaper, a process that must outlive this one, is no child of it.
 //
 // When one of the command's standard streams is a terminal, the init step
 // opens a pseudo-terminal inside the sandbox for it and hands the master
