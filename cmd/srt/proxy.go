@@ -18,6 +18,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/compiler/policy/netpolicy"
 	"srt.dev/internal/buildversion"
+	"srt.dev/internal/periodic"
 	"srt.dev/internal/pollread"
 	"srt.dev/runtime/proxy"
 	"srt.dev/runtime/proxy/decider"
@@ -399,31 +400,17 @@ const proxyGrace = 2 * time.Second
 // reportRSS prints the resident set size every period (Linux), until
 // stop is called, which returns once it has stopped.
 func reportRSS(every time.Duration, stderr io.Writer) (stop func()) {
-	done, ended := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ended)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			b, err := os.ReadFile("/proc/self/statm")
-			if err != nil {
-				return
-			}
-			f := strings.Fields(string(b))
-			if len(f) < 2 {
-				return
-			}
-			pages, _ := strconv.ParseInt(f[1], 10, 64)
-			fmt.Fprintf(stderr, "srt-proxy rss %d\n", pages*int64(os.Getpagesize()))
+	return periodic.Every(every, func() bool {
+		b, err := os.ReadFile("/proc/self/statm")
+		if err != nil {
+			return false
 		}
-	}()
-	return func() {
-		close(done)
-		<-ended
-	}
+		f := strings.Fields(string(b))
+		if len(f) < 2 {
+			return false
+		}
+		pages, _ := strconv.ParseInt(f[1], 10, 64)
+		fmt.Fprintf(stderr, "srt-proxy rss %d\n", pages*int64(os.Getpagesize()))
+		return true
+	})
 }

@@ -38,6 +38,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/periodic"
 	"srt.dev/runtime/initstep"
 	"srt.dev/runtime/placeholders"
 	"srt.dev/runtime/resolve"
@@ -382,28 +383,15 @@ func cgField(dir, file, name string) (int64, bool) {
 // of CPU time, checking every 100 ms until stop is called, which returns
 // once the watch has; hit is closed when it stopped the sandbox.
 func (c *cgroupSet) watchCPU(limit time.Duration, kill func()) (hit <-chan struct{}, stop func()) {
-	h, done, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ended)
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if used, ok := c.cpuUsage(); ok && used >= limit {
-					close(h)
-					kill()
-					return
-				}
-			}
+	h := make(chan struct{})
+	return h, periodic.Every(100*time.Millisecond, func() bool {
+		if used, ok := c.cpuUsage(); ok && used >= limit {
+			close(h)
+			kill()
+			return false
 		}
-	}()
-	return h, func() {
-		close(done)
-		<-ended
-	}
+		return true
+	})
 }
 
 // hits says which limits the sandbox reached, from what the cgroups
