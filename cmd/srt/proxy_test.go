@@ -429,24 +429,6 @@ func TestProxyLifelineBeforeHello(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a buffer that goroutines may write at once.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestProxyJoinsItsGoroutines: srt proxy, run in process, returns when
 // its lifeline closes only once the goroutines it started have: the
 // lifeline's reader, the rss reporter, the reader of the decider's hello
@@ -475,7 +457,7 @@ func TestProxyJoinsItsGoroutines(t *testing.T) {
 			t.Fatal(err)
 		}
 		outW.Close()
-		var stderr lockedBuffer
+		var stderr testenv.SyncBuffer
 		done := make(chan int, 1)
 		args := []string{"proxy", "--listen", "127.0.0.1:0", "--decider-in", fd(inR), "--decider-out", strconv.Itoa(outFD), "--lifeline-fd", fd(lifeR)}
 		go func() { done <- run(args, nil, io.Discard, &stderr) }()

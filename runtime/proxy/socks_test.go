@@ -12,10 +12,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	xproxy "golang.org/x/net/proxy"
+
+	"srt.dev/internal/testenv"
 )
 
 func (tb *testbed) socks(t *testing.T) string {
@@ -138,7 +139,7 @@ func TestSOCKSFixtures(t *testing.T) {
 // rule and the settings file.
 func TestSOCKSRefusalExplainedInDebugLog(t *testing.T) {
 	tb := newTestbed(t, []string{"127.0.0.1:PORT", "vm.test"}, []string{"evil.test"}, nil)
-	var log syncBuffer
+	var log testenv.SyncBuffer
 	tb.egress.Log = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	addr := tb.socks(t)
 	greet := []byte{0x05, 0x01, 0x02}
@@ -152,23 +153,6 @@ func TestSOCKSRefusalExplainedInDebugLog(t *testing.T) {
 			t.Errorf("debug log lacks %q:\n%s", want, log.String())
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // socksConnect opens a SOCKS5 tunnel to target (an IPv4 literal and a

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"srt.dev/internal/testenv"
 )
 
 // shownSafely reports whether text is printable UTF-8 without a control
@@ -64,7 +66,7 @@ func TestOddHostsRefusedAndQuoted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tb := newTestbed(t, []string{"127.0.0.1:PORT", "vm.test"}, []string{"evil.test"}, nil)
-			var log syncBuffer
+			var log testenv.SyncBuffer
 			tb.egress.Log = slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			if got := tt.send(tb); !strings.HasPrefix(got, tt.want) {
 				t.Errorf("the client got %q, want a refusal %q", got, tt.want)

@@ -305,7 +305,7 @@ func TestExternalProxyPorts(t *testing.T) {
 	other := startOrigin(t, "tcp4", "127.0.0.1:0")
 	port := func(addr string) string { _, p, _ := net.SplitHostPort(addr); return p }
 
-	var debug syncBuf
+	var debug testenv.SyncBuffer
 	m, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": [], "httpProxyPort": `+port(httpProxy.addr)+`, "socksProxyPort": `+port(sl.Addr().String())), ManagerOptions{Getenv: func(string) string { return "" }})
 	if err != nil {
 		t.Fatal(err)
@@ -355,23 +355,4 @@ curl -s --noproxy "" -x "$FTP_PROXY" -o /dev/null http://`+target.addr+`/; echo 
 	if got := lines(res.Violations); len(got) != 1 || !strings.Contains(got[0], target.addr) {
 		t.Errorf("srt's SOCKS proxy must still refuse: %q", got)
 	}
-}
-
-// syncBuf is a bytes buffer for a logger that writes from several
-// goroutines.
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
