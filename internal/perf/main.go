@@ -177,7 +177,11 @@ func size(n, files int, bwrap, bin, work, keep string) error {
 		}
 		return time.Since(start), nil
 	}
-	if out, err := exec.Command(filepath.Join(bin, "srtc"), "compile", "-o", plan, settings).CombinedOutput(); err != nil {
+	// Compiled as the user whose runs use it: srtc compile trusts the plan
+	// in that user's state, where srt run --plan looks.
+	compile := exec.Command(filepath.Join(bin, "srtc"), "compile", "-o", plan, settings)
+	compile.Env = env
+	if out, err := compile.CombinedOutput(); err != nil {
 		return fmt.Errorf("srtc compile: %v\n%s", err, out)
 	}
 	// Warm: the policy cache, the tree cache, the page cache.
