@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,67 @@ func TestRefusedWritesReported(t *testing.T) {
 					if strings.Contains(line, ok) {
 						t.Errorf("a write that succeeded (or a name that exists) reported: %s", line)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestRefusedWritesHostile: what the watch reads is the command's to
+// choose. A write through a link in the project to a place outside the
+// write roots is reported where it lands; a link loop (ELOOP) and a FIFO
+// outside the write roots opened for writing (the kernel does not refuse
+// a FIFO on a read-only mount: ENXIO without a reader) are not refusals
+// and are not reported; a name with a line break is shown quoted, never as
+// a line of srt's; and the run ends, as root and as nobody.
+func TestRefusedWritesHostile(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "python3", "mkfifo")
+	for _, uid := range testUsers() {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			bin, root, proj := publicProject(t)
+			settings := filepath.Join(root, "s.json")
+			os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			outside := filepath.Join(root, "outside")
+			os.MkdirAll(outside, 0o755)
+			if out, err := exec.Command("mkfifo", filepath.Join(outside, "fifo")).CombinedOutput(); err != nil {
+				t.Fatalf("mkfifo: %v %s", err, out)
+			}
+			os.Symlink(filepath.Join(outside, "target"), filepath.Join(proj, "link"))
+			os.Symlink("loop2", filepath.Join(proj, "loop1"))
+			os.Symlink("loop1", filepath.Join(proj, "loop2"))
+			script := strings.Join([]string{
+				`echo x > link 2>/dev/null || echo "link refused"`,
+				`echo x > loop1 2>/dev/null || echo "loop refused"`,
+				`python3 -c 'import os, sys
+try:
+    os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+except OSError as e:
+    print("fifo", e.strerror)' ` + filepath.Join(outside, "fifo"),
+				`touch "$HOME/$(printf 'odd\nsrt sandbox refused nothing')" 2>/dev/null || echo "odd refused"`,
+				`echo done`,
+			}, "\n")
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--refusals=always", "--violations", "-c", script)
+			// The FIFO: ENXIO, or EACCES where the second layer refuses it.
+			if code != 0 || !regexp.MustCompile(`link refused\n(.*\n)?loop refused\nfifo (No such device or address|Permission denied)\nodd refused\ndone\n`).MatchString(out) {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			for _, want := range []string{
+				"srt sandbox refused creating " + filepath.Join(outside, "target") + `: no write root covers it.`,
+				`srt sandbox refused creating "` + root + `/odd\nsrt sandbox refused nothing": no write root covers it.`,
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("output lacks %q:\n%s", want, out)
+				}
+			}
+			for _, line := range strings.Split(out, "\n") {
+				watched := strings.HasPrefix(line, "srt sandbox refused") && !strings.Contains(line, "(Landlock)") || strings.HasPrefix(line, "deny file-") && !strings.Contains(line, "(fs.")
+				if watched && (strings.Contains(line, "loop") || strings.Contains(line, "fifo")) {
+					t.Errorf("not a refusal of the sandbox's, reported: %s", line)
+				}
+				if strings.HasPrefix(line, "srt sandbox refused nothing") {
+					t.Errorf("the command's name made a line of srt's: %q", line)
 				}
 			}
 		})

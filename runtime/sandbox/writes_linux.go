@@ -306,9 +306,12 @@ func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 }
 
 // fsState is what the kernel says of a path in the sandbox: whether it
-// exists, and whether the mount it is on is read-only.
+// exists, whether the mount it is on is read-only, and whether it is a
+// file the kernel refuses to write on a read-only mount (a regular
+// file, a directory or a link: a FIFO, a socket or a device opened for
+// writing there is not refused).
 type fsState struct {
-	exists, readOnly bool
+	exists, readOnly, stored bool
 }
 
 // stat resolves p below the process's root, as the process would (links
@@ -323,11 +326,48 @@ func (q *pendingCheck) stat(p string, follow bool) fsState {
 		return fsState{}
 	}
 	defer unix.Close(fd)
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
+	var sfs unix.Statfs_t
+	var st unix.Stat_t
+	if unix.Fstatfs(fd, &sfs) != nil || unix.Fstat(fd, &st) != nil {
 		return fsState{exists: true}
 	}
-	return fsState{exists: true, readOnly: st.Flags&unix.ST_RDONLY != 0}
+	t := st.Mode & unix.S_IFMT
+	return fsState{exists: true, readOnly: sfs.Flags&unix.ST_RDONLY != 0, stored: t == unix.S_IFREG || t == unix.S_IFDIR || t == unix.S_IFLNK}
+}
+
+// maxLinks bounds the links final follows, as the kernel does (40).
+const maxLinks = 40
+
+// final is where a call that follows the link at the end of p lands: p
+// with each link at its end replaced by what it points to, read below
+// the process's root, as the kernel follows it; p itself when it is no
+// link, and "" for a loop.
+func (q *pendingCheck) final(p string) string {
+	for range maxLinks {
+		how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
+		fd, err := unix.Openat2(q.root, p, &how)
+		if err != nil {
+			return p
+		}
+		var st unix.Stat_t
+		var to string
+		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			buf := make([]byte, unix.PathMax)
+			if n, err := unix.Readlinkat(fd, "", buf); err == nil {
+				to = string(buf[:n])
+			}
+		}
+		unix.Close(fd)
+		if to == "" {
+			return p
+		}
+		if !strings.HasPrefix(to, "/") {
+			dir, _ := parentOf(p)
+			to = dir + "/" + to
+		}
+		p = to
+	}
+	return ""
 }
 
 // parentOf is the directory of p and its last name ("" for none: the
@@ -357,6 +397,13 @@ func parentOf(p string) (dir, name string) {
 // deny) cannot be removed or replaced either (EBUSY).
 func (q *pendingCheck) refused() (access, p string, ok bool) {
 	first := q.paths[0]
+	if q.follow && (q.kind == initstep.CallOpen || q.kind == initstep.CallCreat || q.kind == initstep.CallChange) {
+		// The call writes where the link at the end leads: that place
+		// decides, and is the one reported.
+		if first = q.final(first); first == "" {
+			return "", "", false // a loop: ELOOP, not the sandbox's refusal
+		}
+	}
 	dir, _ := parentOf(first)
 	if dir == "" {
 		return "", "", false
@@ -371,7 +418,7 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 		}
 		writes := q.flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_TRUNC) != 0
 		switch {
-		case target.exists && writes && target.readOnly:
+		case target.exists && writes && target.readOnly && target.stored:
 			return "write", clean, true
 		case !target.exists && q.flags&unix.O_CREAT != 0 && parent.exists && parent.readOnly:
 			return "create", clean, true
@@ -388,7 +435,7 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 			return "remove", clean, true
 		}
 	case initstep.CallChange:
-		if target.exists && target.readOnly {
+		if target.exists && target.readOnly && (target.stored || q.call != "truncate") {
 			return changeAccess(q.call), clean, true
 		}
 	case initstep.CallRename:
