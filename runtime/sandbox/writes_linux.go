@@ -326,9 +326,17 @@ func (q *pendingCheck) stat(p string, follow bool) fsState {
 		return fsState{}
 	}
 	defer unix.Close(fd)
-	var sfs unix.Statfs_t
 	var st unix.Stat_t
-	if unix.Fstatfs(fd, &sfs) != nil || unix.Fstat(fd, &st) != nil {
+	if unix.Fstat(fd, &st) != nil {
+		return fsState{exists: true}
+	}
+	return stateOf(fd, &st)
+}
+
+// stateOf is the fsState of the open descriptor fd, whose fstat is st.
+func stateOf(fd int, st *unix.Stat_t) fsState {
+	var sfs unix.Statfs_t
+	if unix.Fstatfs(fd, &sfs) != nil {
 		return fsState{exists: true}
 	}
 	t := st.Mode & unix.S_IFMT
@@ -340,34 +348,40 @@ const maxLinks = 40
 
 // final is where a call that follows the link at the end of p lands: p
 // with each link at its end replaced by what it points to, read below
-// the process's root, as the kernel follows it; p itself when it is no
-// link, and "" for a loop.
-func (q *pendingCheck) final(p string) string {
+// the process's root, as the kernel follows it, with what the kernel
+// says of that place (the stat of p, followed, in one walk); p itself
+// when it is no link, and "" for a loop.
+func (q *pendingCheck) final(p string) (string, fsState) {
 	for range maxLinks {
 		how := unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_IN_ROOT | unix.RESOLVE_NO_MAGICLINKS}
 		fd, err := unix.Openat2(q.root, p, &how)
 		if err != nil {
-			return p
+			return p, fsState{}
 		}
 		var st unix.Stat_t
-		var to string
-		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			buf := make([]byte, unix.PathMax)
-			if n, err := unix.Readlinkat(fd, "", buf); err == nil {
-				to = string(buf[:n])
-			}
+		if unix.Fstat(fd, &st) != nil {
+			unix.Close(fd)
+			return p, fsState{exists: true}
 		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			state := stateOf(fd, &st)
+			unix.Close(fd)
+			return p, state
+		}
+		buf := make([]byte, unix.PathMax)
+		n, err := unix.Readlinkat(fd, "", buf)
 		unix.Close(fd)
-		if to == "" {
-			return p
+		if err != nil {
+			return p, fsState{exists: true}
 		}
+		to := string(buf[:n])
 		if !strings.HasPrefix(to, "/") {
 			dir, _ := parentOf(p)
 			to = dir + "/" + to
 		}
 		p = to
 	}
-	return ""
+	return "", fsState{}
 }
 
 // parentOf is the directory of p and its last name ("" for none: the
@@ -397,18 +411,20 @@ func parentOf(p string) (dir, name string) {
 // deny) cannot be removed or replaced either (EBUSY).
 func (q *pendingCheck) refused() (access, p string, ok bool) {
 	first := q.paths[0]
+	var target fsState
 	if q.follow && (q.kind == initstep.CallOpen || q.kind == initstep.CallCreat || q.kind == initstep.CallChange) {
 		// The call writes where the link at the end leads: that place
 		// decides, and is the one reported.
-		if first = q.final(first); first == "" {
+		if first, target = q.final(first); first == "" {
 			return "", "", false // a loop: ELOOP, not the sandbox's refusal
 		}
+	} else {
+		target = q.stat(first, q.follow)
 	}
 	dir, _ := parentOf(first)
 	if dir == "" {
 		return "", "", false
 	}
-	target := q.stat(first, q.follow)
 	parent := q.stat(dir, true)
 	clean := path.Clean(first)
 	switch q.kind {
