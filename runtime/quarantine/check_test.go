@@ -172,6 +172,33 @@ func TestCheckBareInRepository(t *testing.T) {
 	}
 }
 
+// TestCheckCommondirShape: a HEAD the project already had and a
+// commondir written during the run make a git directory of the project;
+// the check moves the commondir, and with it that shape, so it judges
+// what the move leaves: the object store is entered (a .git planted
+// there is found) and every name below hooks is protected, samples too.
+// A commondir the directory had at the start keeps the object store
+// git's data.
+func TestCheckCommondirShape(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(root, "objects/pack/p.pack"), "")
+	write(t, filepath.Join(root, "kept/HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(root, "kept/commondir"), "../..\n")
+	got, _, notes := run(t, Spec{Roots: []string{root}, GitConfig: true}, func() {
+		write(t, filepath.Join(root, "commondir"), "/x")
+		write(t, filepath.Join(root, "objects/.git"), "gitdir: /x")
+		write(t, filepath.Join(root, "objects/.vscode/tasks.json"), "{}")
+		write(t, filepath.Join(root, "hooks/.vscode/x.sample"), "{}")
+		write(t, filepath.Join(root, "kept/objects/.git"), "gitdir: /x")
+		write(t, filepath.Join(root, "kept/hooks/x.sample"), "sample")
+	})
+	want := []string{"commondir", "hooks/.vscode/x.sample", "objects/.git", "objects/.vscode/tasks.json"}
+	if !same(got, want) || len(notes) != 0 {
+		t.Fatalf("Check = %q, notes %q\nwant %q", got, notes, want)
+	}
+}
+
 // TestCheckLinks: links are never followed: not in the tree (a link to a
 // directory outside the roots, a loop), not to a hooks directory named
 // through "..", and a protected name that is a link is found as a link.

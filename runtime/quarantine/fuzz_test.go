@@ -46,6 +46,9 @@ func buildTree(root, outside string, ops []byte) {
 		if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
 			continue // replaced by a link meanwhile: outside the command's reach
 		}
+		if fi, err := os.Lstat(parent); err != nil || !fi.IsDir() {
+			continue // replaced by a FIFO or a file meanwhile
+		}
 		name := fuzzNames[int(ops[i+1])%len(fuzzNames)]
 		p := filepath.Join(parent, name)
 		switch ops[i] % 8 {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -302,14 +303,19 @@ func (w *walker) budget(n int) error {
 }
 
 // childCtx is the context of the subdirectory name of a directory in
-// context c (parentName its own name, git whether it is a git directory).
-func childCtx(c dirCtx, git bool, parentName, name string) dirCtx {
+// context c (parentName its own name, git whether it is a git directory,
+// kept whether it stays one after the check's move). Until the move, git
+// reads its hooks directory and not its object store; after it, both are
+// directories like any other: in one that does not stay a git directory,
+// every name below hooks is protected, samples too, and the object store
+// is entered.
+func childCtx(c dirCtx, git, kept bool, parentName, name string) dirCtx {
 	switch {
 	case c.tree != "":
 		return dirCtx{tree: c.tree, hooks: c.hooks}
 	case git && name == "hooks":
-		return dirCtx{tree: "a git hook", hooks: true}
-	case git && name == objectsName:
+		return dirCtx{tree: "a git hook", hooks: kept}
+	case kept && name == objectsName:
 		return dirCtx{skip: true} // git's object store: data only
 	case name == ".git":
 		return dirCtx{git: true}
@@ -379,6 +385,27 @@ func gitShaped(has map[string]uint8) bool {
 	_, r := has[refsName]
 	_, c := has[commondirName]
 	return o && r || c
+}
+
+// keepsShape reports whether the directory fd, a git directory by the
+// names in has at the end of the run, stays one after the check moves
+// what it finds there: a commondir not in ref (what the start recorded;
+// nil: a directory made during the run) as it is now is a finding, and
+// the shape it gave goes with it.
+func keepsShape(fd int, has map[string]uint8, ref *node) bool {
+	if _, ok := has[commondirName]; !ok {
+		return gitShaped(has)
+	}
+	var old *leaf
+	if ref != nil {
+		old = ref.leaves[commondirName]
+	}
+	if id, err := lstatAt(fd, commondirName); err != nil || old == nil || !old.id.unchanged(id) {
+		kept := maps.Clone(has)
+		delete(kept, commondirName)
+		return gitShaped(kept)
+	}
+	return gitShaped(has)
 }
 
 // entryType is the type of an entry as its directory reported it, or as
@@ -476,6 +503,10 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 		// the run away, and git no longer sees one.
 		git = !w.unshape(fd, rs, p, ref)
 	}
+	kept := git
+	if w.end && git && !c.git {
+		kept = keepsShape(fd, has, ref)
+	}
 	// Subdirectories are walked here, or by another goroutine when one
 	// is free (a walk is system calls: one per directory at least).
 	type sub struct {
@@ -489,7 +520,7 @@ func (w *walker) dir(fd int, p string, id ident, ref *node, refRoot, rs *rootSna
 	for _, e := range ents {
 		typ := entryType(fd, e)
 		if typ == unix.DT_DIR {
-			cc := childCtx(c, git, name, e.name)
+			cc := childCtx(c, git, kept, name, e.name)
 			var refChild *node
 			if ref != nil {
 				refChild = ref.dirs[e.name]
