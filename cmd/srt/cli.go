@@ -586,10 +586,11 @@ func doctor(stdout io.Writer) int {
 }
 
 // dryRun prints the bubblewrap command line one word a line, each with the
-// line of linux/bwrap.args it came from, or what else added it.
+// line of linux/bwrap.args it came from, or what else added it; the
+// proxies' password is redacted (Result.Redacted).
 func dryRun(w io.Writer, res *sandbox.Result, command int) {
 	name := "bwrap.args"
-	for i, a := range res.Argv {
+	for i, a := range res.Redacted() {
 		from := "srt"
 		switch {
 		case i >= len(res.Argv)-command:

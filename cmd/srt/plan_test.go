@@ -19,6 +19,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/trust"
 	"srt.dev/schema"
 )
@@ -184,6 +185,10 @@ func TestPlanArgsAsEdited(t *testing.T) {
 	want := regexp.MustCompile(`(?m)^--setenv +# bwrap.args:` + itoa(n) + `\nPLAN_EDITED +# .*:` + itoa(n) + `\n"yes, reviewed" +# .*:` + itoa(n) + `\n`)
 	if code != 0 || !want.MatchString(out) || !strings.Contains(out, "\ntrue ") {
 		t.Errorf("dry run: %d\n%s", code, out)
+	}
+	// The proxies' password is not printed (a review pastes this).
+	if pw := regexp.MustCompile(`://[^:/@\s]+:([^@\s]+)@`).FindStringSubmatch(out); pw == nil || pw[1] != sandbox.Redaction {
+		t.Errorf("dry run shows the proxy URL's password as %q, want %q:\n%s", pw, sandbox.Redaction, out)
 	}
 }
 
