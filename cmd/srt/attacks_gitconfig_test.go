@@ -3,9 +3,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"testing"
+	"time"
 )
 
 // The user's git configuration outside any repository: a command that
@@ -89,3 +94,42 @@ var userGitConfigAttacks = []attack{
 }
 
 func init() { attacks = append(attacks, userGitConfigAttacks...) }
+
+// TestGitConfigPlaceholderReadable: run in the home, where ~/.gitconfig
+// does not exist, srt keeps the command from making it with a mount point
+// that git reads as an empty file: git works in the sandbox and, while the
+// run lasts, on the host; the mount point is gone afterwards.
+func TestGitConfigPlaceholderReadable(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
+	if err := os.WriteFile(filepath.Join(dir, ".srt-settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hostGit := make(chan string, 1)
+	go func() {
+		started := filepath.Join(dir, "started")
+		for range 200 {
+			if _, err := os.Stat(started); err == nil {
+				cmd := exec.Command("git", "config", "--list")
+				cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM=1")
+				cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_CONFIG_GLOBAL=") })
+				out, err := cmd.CombinedOutput()
+				hostGit <- fmt.Sprintf("%v %s", err, out)
+				return
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		hostGit <- "the command never started"
+	}()
+	code, out, errOut := srt(t, dir, "", "-c", `git config --list; echo "in=$?"; touch started; sleep 1`)
+	if code != 0 || !strings.Contains(out, "in=0") {
+		t.Errorf("git in the sandbox, run in the home: %d %q %s", code, out, errOut)
+	}
+	if got := <-hostGit; got != "<nil> " {
+		t.Errorf("git on the host while the run lasts: %s", got)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".gitconfig")); !os.IsNotExist(err) {
+		t.Errorf("after the run, ~/.gitconfig: %v (want it absent)", err)
+	}
+}

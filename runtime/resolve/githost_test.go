@@ -157,3 +157,40 @@ func replaceOperand(steps []bwrap.Step, i int, operand string) []bwrap.Step {
 	out[i].Operand = operand
 	return out
 }
+
+// TestGitHostPlaceholderIsAFile: in a working directory that is the home,
+// an absent ~/.gitconfig is kept from being made with an empty file, which
+// git on the host and in the sandbox reads (a directory there makes every
+// git command fail while the run lasts); the other absent protected names
+// get the empty directory; each source is bound read-only at itself.
+func TestGitHostPlaceholderIsAFile(t *testing.T) {
+	home := t.TempDir()
+	src := t.TempDir()
+	emptyDir, emptyFile := filepath.Join(src, "dir"), filepath.Join(src, "file")
+	if err := os.Mkdir(emptyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(emptyFile, nil, 0o400); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
+	gitconfig := filepath.Join(home, ".gitconfig")
+	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: home, TmpDir: t.TempDir(), EmptyDir: emptyDir, EmptyFile: emptyFile, SeccompFD: 3, GitHost: []string{gitconfig}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(res.Args, " ")
+	for _, want := range []string{
+		"--ro-bind " + emptyFile + " " + gitconfig,
+		"--ro-bind " + emptyDir + " " + filepath.Join(home, ".bashrc"),
+		"--ro-bind " + emptyFile + " " + emptyFile,
+		"--ro-bind " + emptyDir + " " + emptyDir,
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q:\n%s", want, args)
+		}
+	}
+	if !slices.Contains(res.Placeholders, gitconfig) {
+		t.Errorf("~/.gitconfig is not among the placeholders: %q", res.Placeholders)
+	}
+}

@@ -115,9 +115,14 @@ func (r *resolver) emitFilesystem() {
 			}
 		}
 	}
+	// The runtime's own placeholder sources, which no command may fill.
 	if r.usedEmpty {
-		r.cur = 0 // the runtime's own placeholder source
+		r.cur = 0
 		r.add("--ro-bind", r.h.EmptyDir, r.h.EmptyDir)
+	}
+	if r.usedFile {
+		r.cur = 0
+		r.add("--ro-bind", r.h.EmptyFile, r.h.EmptyFile)
 	}
 }
 
@@ -349,10 +354,17 @@ func (r *resolver) denyWriteMounts() []mount {
 		// (as a file or a directory) and is what tools that walk the tree
 		// pass over: git adds no empty directory, where a /dev/null
 		// character device makes "git add -A" fail.
+		// One of git's own files (~/.gitconfig when the working
+		// directory is the home) gets an empty file: git reads it, on the
+		// host and in the sandbox, while the run lasts.
 		src := "/dev/null"
-		if r.h.EmptyDir == "" {
+		switch {
+		case r.h.EmptyFile != "" && slices.Contains(r.h.GitHost, first):
+			src = r.h.EmptyFile
+			r.usedFile = true
+		case r.h.EmptyDir == "":
 			r.note("%s: no empty directory to protect %s with; protecting it with /dev/null", d, first)
-		} else {
+		default:
 			src = r.h.EmptyDir
 			r.usedEmpty = true
 		}

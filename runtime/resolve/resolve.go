@@ -33,6 +33,11 @@ type Host struct {
 	// writable by anyone else, used as the source of placeholder
 	// directories. Needed only when a placeholder directory is.
 	EmptyDir string
+	// EmptyFile is an empty regular file, kept as EmptyDir is: the source
+	// of the placeholders of git's own files (GitHost), which git on the
+	// host and in the sandbox reads while the run lasts and could not
+	// read as a directory. "" protects those with EmptyDir too.
+	EmptyFile string
 	// SeccompFD is the descriptor bubblewrap reads the seccomp program
 	// from; a plan with @seccomp and no descriptor is an error.
 	SeccompFD int
@@ -233,6 +238,7 @@ type resolver struct {
 	masks      []mount    // credential file masks: copy -> real file
 	scanDenies []string
 	usedEmpty  bool
+	usedFile   bool
 	tmp        *mount // the run's TMPDIR: host directory -> its place inside
 
 	// cur is the line of the step being resolved; from maps a kind and a

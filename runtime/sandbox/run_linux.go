@@ -83,7 +83,7 @@ func (r *run) discard() {
 		r.record.Release()
 	}
 	if r.empty != "" {
-		os.Remove(r.empty)
+		os.RemoveAll(r.empty)
 	}
 	removeTmp(r.tmp)
 	for _, d := range []string{r.tlsDir, r.maskDir} {
@@ -216,6 +216,14 @@ func (r *run) begin() error {
 		r.discard()
 		return err
 	}
+	// The placeholders' sources (resolve.Host.EmptyDir, EmptyFile).
+	if err = os.Mkdir(filepath.Join(r.empty, "dir"), 0o700); err == nil {
+		err = os.WriteFile(filepath.Join(r.empty, "file"), nil, 0o400)
+	}
+	if err != nil {
+		r.discard()
+		return err
+	}
 	return nil
 }
 
@@ -328,7 +336,7 @@ func (r *run) trustBundle(env *[]string, steps *[]bwrap.Step) error {
 func (r *run) host(env []string) resolve.Host {
 	o := r.o
 	h := resolve.Host{
-		Home: o.Home, Cwd: o.Cwd, EmptyDir: r.empty, SeccompFD: initstep.FDSeccomp, BindFD: initstep.FDBind, TmpDir: r.tmp, State: r.state(),
+		Home: o.Home, Cwd: o.Cwd, EmptyDir: filepath.Join(r.empty, "dir"), EmptyFile: filepath.Join(r.empty, "file"), SeccompFD: initstep.FDSeccomp, BindFD: initstep.FDBind, TmpDir: r.tmp, State: r.state(),
 		Root:      os.Geteuid() == 0, // bubblewrap runs as this process does
 		ProxyEnv:  externalEnv(env, r.p.Network, HTTPPort, SOCKSPort),
 		MaskValue: r.masks.Value,

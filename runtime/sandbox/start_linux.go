@@ -272,7 +272,7 @@ func (r *run) register() (launch func(), reaped func(clean bool), err error) {
 	if len(r.res.Placeholders) > 0 {
 		scratch = append(scratch, r.empty)
 	} else {
-		os.Remove(r.empty)
+		os.RemoveAll(r.empty) // srt's own: the sandbox has not started
 	}
 	for _, d := range []string{r.tmp, r.tlsDir, r.maskDir} {
 		if d != "" {
