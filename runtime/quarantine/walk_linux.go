@@ -17,6 +17,7 @@ import (
 
 	"srt.dev/runtime/gitconfig"
 	"srt.dev/runtime/nofollow"
+	"srt.dev/runtime/realpath"
 )
 
 // localFS reports whether the directory fd is on a file system that
@@ -266,26 +267,7 @@ func hooksDir(home, top, h string) string {
 	if d == "" {
 		return ""
 	}
-	return resolveMissing(d)
-}
-
-// resolveMissing resolves the deepest existing ancestor of p through
-// links, as the kernel would ("a/link/../b" is resolved at the link,
-// never folded as text), and joins the rest as written.
-func resolveMissing(p string) string {
-	parts := strings.Split(p, "/")
-	for i := len(parts); i > 0; i-- {
-		head := strings.Join(parts[:i], "/")
-		if head == "" {
-			head = "/"
-		}
-		real, err := filepath.EvalSymlinks(head)
-		if err != nil {
-			continue
-		}
-		return filepath.Join(append([]string{real}, parts[i:]...)...)
-	}
-	return filepath.Clean(p)
+	return realpath.Of(d)
 }
 
 // An Outcome is a check after a run with what it moved.

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/realpath"
 )
 
 // bwrapArity is how many words follow each bubblewrap option, as
@@ -126,7 +127,7 @@ func (r *resolver) agree(steps []bwrap.Step) error {
 		dest := filepath.Clean(m.dest)
 		landing := dest
 		if r.tmp == nil || !within(dest, r.tmp.dest) {
-			landing = resolveMissing(dest)
+			landing = realpath.Of(dest)
 		}
 		for _, p := range []string{dest, landing} {
 			if !below(p, l.Write) {
@@ -151,7 +152,7 @@ func (r *resolver) hostOf(src string) (string, bool) {
 			}
 		}
 	}
-	p := resolveMissing(src)
+	p := realpath.Of(src)
 	if real, err := filepath.EvalSymlinks(src); err == nil {
 		p = real
 	}

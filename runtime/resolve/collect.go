@@ -17,6 +17,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/nofollow"
+	"srt.dev/runtime/realpath"
 )
 
 // targets returns the host paths a path step names: the path itself, and
@@ -197,7 +198,7 @@ func (r *resolver) collectState(steps []bwrap.Step) error {
 				continue
 			}
 			if _, err := os.Lstat(p); err != nil {
-				if r.writable(filepath.Dir(resolveMissing(p))) {
+				if r.writable(filepath.Dir(realpath.Of(p))) {
 					r.res.Watch = append(r.res.Watch, p)
 				}
 				continue
@@ -447,7 +448,7 @@ func (r *resolver) addDenyWrite(p string) error {
 			return fmt.Errorf("resolve: %s is write-protected, but %s on its way is a symlink in a writable directory, which the sandboxed command could replace; list the real path, or remove the link", p, prefix)
 		}
 	}
-	real := resolveMissing(p)
+	real := realpath.Of(p)
 	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
 		return nil
 	}
@@ -461,26 +462,6 @@ func (r *resolver) addDenyWrite(p string) error {
 	return nil
 }
 
-// resolveMissing resolves the deepest existing ancestor of p through
-// symlinks and re-joins the missing tail.
-func resolveMissing(p string) string {
-	tail := ""
-	for cur := p; ; {
-		if _, err := os.Lstat(cur); err == nil {
-			real, err := filepath.EvalSymlinks(cur)
-			if err != nil {
-				return filepath.Join(cur, tail) // a broken link: protect it as named
-			}
-			return filepath.Join(real, tail)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		tail = filepath.Join(filepath.Base(cur), tail)
-		cur = parent
-	}
-}
 
 // writable reports whether p is at or below one of the write roots.
 func (r *resolver) writable(p string) bool {

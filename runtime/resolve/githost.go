@@ -9,11 +9,8 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/realpath"
 )
-
-// maxLinks is the most symbolic links followed on the way to one of git's
-// files, as the kernel follows at most 40: git fails on more.
-const maxLinks = 40
 
 // collectGitHost protects git's files outside the repository (Host.GitHost)
 // that a write root covers, whether the plan has its @git-host-files step
@@ -35,7 +32,7 @@ func (r *resolver) collectGitHost(steps []bwrap.Step) error {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("resolve: git's file %q is not an absolute path", p)
 		}
-		real, links := followLinks(filepath.Clean(p))
+		real, links := realpath.Resolve(filepath.Clean(p))
 		for _, l := range links {
 			if r.reaches(l) {
 				r.watchGit(l)
@@ -90,46 +87,6 @@ func (r *resolver) reaches(p string) bool {
 		return false
 	}
 	return r.writable(e)
-}
-
-// followLinks resolves the absolute path p as the kernel does, one name at
-// a time, and returns its real path (the part that does not exist kept as
-// written) and the symbolic links met on the way, each as its real
-// directory joined with its name: a command that replaced one would
-// change which file p is.
-func followLinks(p string) (real string, links []string) {
-	todo := strings.Split(p, "/")
-	cur := "/"
-	for len(todo) > 0 {
-		name := todo[0]
-		todo = todo[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
-			cur = filepath.Dir(cur)
-			continue
-		}
-		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
-		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			if err != nil {
-				return filepath.Join(append([]string{next}, todo...)...), links
-			}
-			cur = next
-			continue
-		}
-		links = append(links, next)
-		target, err := os.Readlink(next)
-		if err != nil || len(links) > maxLinks {
-			return filepath.Join(append([]string{next}, todo...)...), links
-		}
-		if filepath.IsAbs(target) {
-			cur = "/"
-		}
-		todo = append(strings.Split(target, "/"), todo...)
-	}
-	return cur, links
 }
 
 // checkGitHost refuses a @git-host-files step that names a file this

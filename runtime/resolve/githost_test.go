@@ -11,43 +11,6 @@ import (
 	"srt.dev/emit/bwrap"
 )
 
-// TestFollowLinks: a path resolved one name at a time, with every link
-// met on the way as its real directory and its name.
-func TestFollowLinks(t *testing.T) {
-	d := t.TempDir()
-	for _, dir := range []string{"dotfiles/git", "home/.config"} {
-		os.MkdirAll(filepath.Join(d, dir), 0o755)
-	}
-	os.WriteFile(filepath.Join(d, "dotfiles/git/config"), nil, 0o644)
-	os.Symlink("../../dotfiles/git/config", filepath.Join(d, "dotfiles/git/linked")) // relative, inside
-	os.Symlink(filepath.Join(d, "dotfiles/git"), filepath.Join(d, "home/.config/git"))
-	os.Symlink("cfg", filepath.Join(d, "home/.cfg")) // dangling
-	os.Symlink("loop", filepath.Join(d, "home/loop"))
-	for _, c := range []struct {
-		p, real string
-		links   []string
-	}{
-		{"home/.config/git/config", "dotfiles/git/config", []string{"home/.config/git"}},
-		{"home/.config/git/absent/x", "dotfiles/git/absent/x", []string{"home/.config/git"}},
-		{"home/.config/git/linked", "dotfiles/git/config", []string{"home/.config/git", "dotfiles/git/linked"}},
-		{"home/.config/git/../git/config", "dotfiles/git/config", []string{"home/.config/git"}},
-		{"home/.cfg/git/config", "home/cfg/git/config", []string{"home/.cfg"}},
-		{"home/none/config", "home/none/config", nil},
-	} {
-		real, links := followLinks(filepath.Join(d, c.p))
-		var want []string
-		for _, l := range c.links {
-			want = append(want, filepath.Join(d, l))
-		}
-		if real != filepath.Join(d, c.real) || !slices.Equal(links, want) {
-			t.Errorf("followLinks(%s) = %s, %q; want %s, %q", c.p, real, links, c.real, c.links)
-		}
-	}
-	if _, links := followLinks(filepath.Join(d, "home/loop/x")); len(links) != maxLinks+1 {
-		t.Errorf("followLinks of a loop met %d links, want %d", len(links), maxLinks+1)
-	}
-}
-
 // TestGitHost: git's files outside the repository that a write root
 // covers are bound read-only where they exist and watched, existing or
 // not, with the links on the way; the directories on the way are pinned;

@@ -8,10 +8,10 @@ package sandbox
 import (
 	"errors"
 	"os"
-	"path/filepath"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/quarantine"
+	"srt.dev/runtime/realpath"
 	"srt.dev/runtime/trust"
 )
 
@@ -34,28 +34,11 @@ func darwinState(in map[policy.StateKind][]string) map[policy.StateKind][]string
 	}
 	for k, v := range out {
 		for i, p := range v {
-			v[i] = resolvedPath(p)
+			v[i] = realpath.Of(p)
 		}
 		out[k] = v
 	}
 	return out
-}
-
-// resolvedPath resolves the deepest existing ancestor of p through links
-// and joins the rest as written.
-func resolvedPath(p string) string {
-	tail := ""
-	for cur := filepath.Clean(p); ; {
-		if real, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(real, tail)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		tail = filepath.Join(filepath.Base(cur), tail)
-		cur = parent
-	}
 }
 
 // errLinuxOnly: the helper roles below belong to the Linux runtime.
