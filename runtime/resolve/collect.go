@@ -462,7 +462,6 @@ func (r *resolver) addDenyWrite(p string) error {
 	return nil
 }
 
-
 // writable reports whether p is at or below one of the write roots.
 func (r *resolver) writable(p string) bool {
 	for _, w := range r.writeRoots {
