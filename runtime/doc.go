@@ -1,5 +1,6 @@
 // Package runtime is the only part of srt that touches the host. Its
-// packages, in the order a run uses them:
+// packages, in the order a run uses them (docs/pipeline.md follows a
+// settings file through them):
 //
 //   - trust records which compiled plans (srtc compile's directories) the
 //     user trusts on this machine: srt run --plan runs no other;
