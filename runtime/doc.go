@@ -15,7 +15,9 @@
 //     outside any repository (which resolve protects), core.hooksPath, and
 //     after a run whether a configuration the command wrote runs anything;
 //   - nofollow opens host paths without following a symbolic link on the
-//     way, for every tree a sandboxed command could write;
+//     way, for every tree a sandboxed command could write; realpath is the
+//     one reading of where a host path leads through its links, shared by
+//     what is protected before a run and what is checked after it;
 //   - placeholders records the mount points made for absent protected
 //     names and removes them once no run relies on them, also after srt was
 //     killed;
