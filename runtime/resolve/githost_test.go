@@ -1,7 +1,6 @@
 package resolve
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/internal/testenv"
 )
 
 // TestFollowLinks: a path resolved one name at a time, with every link
@@ -16,13 +16,13 @@ import (
 func TestFollowLinks(t *testing.T) {
 	d := t.TempDir()
 	for _, dir := range []string{"dotfiles/git", "home/.config"} {
-		os.MkdirAll(filepath.Join(d, dir), 0o755)
+		testenv.MkdirAll(t, filepath.Join(d, dir), 0o755)
 	}
-	os.WriteFile(filepath.Join(d, "dotfiles/git/config"), nil, 0o644)
-	os.Symlink("../../dotfiles/git/config", filepath.Join(d, "dotfiles/git/linked")) // relative, inside
-	os.Symlink(filepath.Join(d, "dotfiles/git"), filepath.Join(d, "home/.config/git"))
-	os.Symlink("cfg", filepath.Join(d, "home/.cfg")) // dangling
-	os.Symlink("loop", filepath.Join(d, "home/loop"))
+	testenv.WriteFile(t, filepath.Join(d, "dotfiles/git/config"), nil, 0o644)
+	testenv.Symlink(t, "../../dotfiles/git/config", filepath.Join(d, "dotfiles/git/linked")) // relative, inside
+	testenv.Symlink(t, filepath.Join(d, "dotfiles/git"), filepath.Join(d, "home/.config/git"))
+	testenv.Symlink(t, "cfg", filepath.Join(d, "home/.cfg")) // dangling
+	testenv.Symlink(t, "loop", filepath.Join(d, "home/loop"))
 	for _, c := range []struct {
 		p, real string
 		links   []string
@@ -56,11 +56,11 @@ func TestFollowLinks(t *testing.T) {
 func TestGitHost(t *testing.T) {
 	home, cwd := project(t)
 	for _, f := range []string{".gitconfig", "dotfiles/git/config", "outside/gitconfig"} {
-		os.MkdirAll(filepath.Join(home, filepath.Dir(f)), 0o755)
-		os.WriteFile(filepath.Join(home, f), []byte("[user]\n"), 0o644)
+		testenv.MkdirAll(t, filepath.Join(home, filepath.Dir(f)), 0o755)
+		testenv.WriteFile(t, filepath.Join(home, f), []byte("[user]\n"), 0o644)
 	}
-	os.MkdirAll(filepath.Join(home, ".config/git"), 0o755)
-	os.Symlink("../../dotfiles/git/config", filepath.Join(home, ".config/git/linked"))
+	testenv.MkdirAll(t, filepath.Join(home, ".config/git"), 0o755)
+	testenv.Symlink(t, "../../dotfiles/git/config", filepath.Join(home, ".config/git/linked"))
 	h := func(rel string) string { return filepath.Join(home, rel) }
 	gitHost := []string{h(".gitconfig"), h(".config/git/config"), h(".config/git/linked"), h(".gitk"), h("outside/gitconfig"), h("new/dir/config"), "/dev/null", "/tmp/claude/x"}
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [".", "~/.gitconfig", "~/.config", "~/dotfiles", "~/.gitk", "~/new", "~/other"], "denyWrite": []}}`
@@ -120,7 +120,7 @@ func TestGitHost(t *testing.T) {
 // same way.
 func TestGitHostStep(t *testing.T) {
 	home, cwd := project(t)
-	os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644)
+	testenv.WriteFile(t, filepath.Join(home, ".gitconfig"), nil, 0o644)
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["~"], "denyWrite": []}}`
 	steps := plan(t, settings)
 	i := slices.IndexFunc(steps, func(s bwrap.Step) bool { return s.Directive == bwrap.GitHost })
