@@ -58,7 +58,9 @@ func check(t *testing.T, dir string, files artifact.Files, rewrite bool) {
 	have := existing(t, dir)
 	if rewrite {
 		for _, n := range have {
-			os.Remove(filepath.Join(dir, filepath.FromSlash(n)))
+			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(n))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, n := range files.Names() {
 			path := filepath.Join(dir, filepath.FromSlash(n))
@@ -71,13 +73,16 @@ func check(t *testing.T, dir string, files artifact.Files, rewrite bool) {
 		}
 		return
 	}
-	if diff := cmp.Diff(files.Names(), have); diff != "" {
-		t.Errorf("artifact files (-compiled +golden):\n%s", diff)
+	for _, n := range have {
+		if _, ok := files[n]; !ok {
+			t.Errorf("%s: the compiler no longer writes %s (go test ./golden/... -update removes it)", dir, n)
+		}
 	}
 	for _, n := range files.Names() {
 		want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
 		if err != nil {
-			continue // reported above
+			t.Errorf("%s: no expected %s (go test ./golden/... -update writes it): %v", dir, n, err)
+			continue
 		}
 		if got := files[n]; !bytes.Equal(got, want) {
 			if strings.HasSuffix(n, ".bpf") {
@@ -96,7 +101,10 @@ func existing(t *testing.T, dir string) []string {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
 		if rel != "settings.json" {
 			names = append(names, filepath.ToSlash(rel))
 		}

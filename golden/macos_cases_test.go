@@ -272,7 +272,7 @@ func TestMacOSSpecCases(t *testing.T) {
 		t.Run(id, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", c.dir, "macos", "profile.sb"))
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("%v (go test ./golden/... -update writes the profile)", err)
 			}
 			p := string(b)
 			at := 0

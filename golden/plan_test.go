@@ -17,7 +17,13 @@ import (
 // steps the compiler emitted, so that srt run --plan (which reads the file)
 // and srt -s (which compiles) resolve the same steps.
 func TestPlanReadsBack(t *testing.T) {
-	cases, _ := filepath.Glob("testdata/*/settings.json")
+	cases, err := filepath.Glob("testdata/*/settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden cases in testdata")
+	}
 	for _, settings := range cases {
 		dir := filepath.Dir(settings)
 		t.Run(filepath.Base(dir), func(t *testing.T) {

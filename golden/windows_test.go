@@ -40,7 +40,9 @@ func TestGoldenWindows(t *testing.T) {
 		if err := os.WriteFile(sharedFile, shared, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	} else if want, err := os.ReadFile(sharedFile); err != nil || !bytes.Equal(want, shared) {
+	} else if want, err := os.ReadFile(sharedFile); err != nil {
+		t.Errorf("no expected %s (go test ./golden/... -update writes it): %v", sharedFile, err)
+	} else if !bytes.Equal(want, shared) {
 		t.Errorf("%s differs from the install phase of %s (-golden +compiled):\n%s", sharedFile, installDefaults, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(shared), "\n")))
 	}
 	for _, settings := range cases {

@@ -51,7 +51,7 @@ var planEdits = []planEdit{
 	}},
 	{"a bind added", func(w *world, lines []string) ([]string, int, string, []string) {
 		dir := filepath.Join(w.base, "other")
-		os.MkdirAll(dir, 0o755)
+		testenv.MkdirAll(w.t, dir, 0o755)
 		out, n := replaceLine(w, lines, "--ro-bind / /", "--ro-bind / /\n--bind "+dir+" "+dir)
 		return out, n + 1, filepath.Join(dir, "x"), []string{`"--bind ` + dir + " " + dir + `" binds ` + dir + " writable, and " + dir + " is outside the second layer's (Landlock's) write roots: "}
 	}},
@@ -194,7 +194,10 @@ func TestLandlockDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
-	real, _ := filepath.EvalSymlinks(dir)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
 		`--landlock=abstract-unix-socket,signal +# bwrap.args:` + itoa(landlock),
 		`--landlock-write=` + regexp.QuoteMeta(real) + ` +# bwrap.args:` + itoa(cwd),

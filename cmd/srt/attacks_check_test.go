@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"srt.dev/internal/testenv"
 )
 
 // userHooksPathAttack: the user's ~/.gitconfig keeps hooks in each
@@ -38,7 +40,7 @@ var tunnelsAttack = attack{
 		// existed before the run: a walk that could not open one of its
 		// unchanged ancestors would not reach its hooks.
 		deep := filepath.Join(w.proj, "deep/a/b/c")
-		os.MkdirAll(deep, 0o755)
+		testenv.MkdirAll(w.t, deep, 0o755)
 		w.chown()
 		gitRepo(w, deep)
 		w.write(filepath.Join(w.base, "conns.py"), `import socket, time
@@ -59,7 +61,7 @@ print(len(socks), "connections", flush=True)
 		}
 		script := `python3 "$BASE/conns.py" && cp "$P" deep/a/b/c/.git/hooks/pre-commit && chmod +x deep/a/b/c/.git/hooks/pre-commit`
 		out := w.sh(fmt.Sprintf(`ulimit -n 256; %q --settings s.json -c %q; echo "exit $?"`, w.bin, script))
-		os.WriteFile(filepath.Join(w.base, "out"), []byte(out), 0o644)
+		testenv.WriteFile(w.t, filepath.Join(w.base, "out"), []byte(out), 0o644)
 		w.hostGit(filepath.Join(w.proj, "deep/a/b/c"))
 	},
 	judge: func(w *world) string {

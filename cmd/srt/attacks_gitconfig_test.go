@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"srt.dev/internal/testenv"
 )
 
 // The user's git configuration outside any repository: a command that
@@ -70,8 +72,8 @@ var userGitConfigAttacks = []attack{
 	// place; the command replaces the link.
 	gitConfigAttack("a linked ~/.config/git/config replaced", `"~"`, func(w *world) {
 		userConfig("dotfiles/git/config")(w)
-		os.MkdirAll(filepath.Join(w.home, ".config/git"), 0o755)
-		os.Symlink("../../dotfiles/git/config", filepath.Join(w.home, ".config/git/config"))
+		testenv.MkdirAll(w.t, filepath.Join(w.home, ".config/git"), 0o755)
+		testenv.Symlink(w.t, "../../dotfiles/git/config", filepath.Join(w.home, ".config/git/config"))
 		w.chown()
 	}, `rm -f "$HOME/.config/git/config" && `+plantConfig(`"$HOME/.config/git/config"`)),
 	gitConfigAttack("$XDG_CONFIG_HOME/git/config created", `".", "~/xdg"`, func(w *world) {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"srt.dev/internal/testenv"
 )
 
 // reachScript tries every way a process reaches another's descriptors
@@ -109,7 +111,7 @@ var reachAttack = attack{
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		os.MkdirAll(w.run, 0o700)
+		testenv.MkdirAll(w.t, w.run, 0o700)
 		w.chown()
 		cmd := w.command(ctx, "/bin/sh", "-c", script)
 		cmd.Env = append(cmd.Env, "SRT="+w.bin)

@@ -48,15 +48,15 @@ func newWorldIn(t *testing.T, parent, bin string, uid int) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
-	os.Chmod(base, 0o755)
+	testenv.Chmod(t, base, 0o755)
 	w := &world{t: t, uid: uid, bin: bin, base: base, home: filepath.Join(base, "home")}
 	w.proj = filepath.Join(w.home, "proj")
 	w.mark = filepath.Join(base, "mark")
 	w.payload = filepath.Join(base, "payload")
 	w.escaped = filepath.Join(base, "escaped")
 	w.run = filepath.Join(w.home, ".run")
-	os.MkdirAll(w.proj, 0o755)
-	os.WriteFile(w.payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+w.mark+"\n"), 0o755)
+	testenv.MkdirAll(t, w.proj, 0o755)
+	testenv.WriteFile(t, w.payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+w.mark+"\n"), 0o755)
 	w.chown()
 	return w
 }
@@ -75,7 +75,7 @@ func (w *world) write(rel, text string) string {
 	if filepath.IsAbs(rel) {
 		p = rel
 	}
-	os.MkdirAll(filepath.Dir(p), 0o755)
+	testenv.MkdirAll(w.t, filepath.Dir(p), 0o755)
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		w.t.Fatal(err)
 	}
@@ -110,9 +110,9 @@ func (w *world) command(ctx context.Context, name string, args ...string) *exec.
 // within a minute.
 func (w *world) srt(args ...string) (code int, stdout, stderr string) {
 	w.t.Helper()
-	os.MkdirAll(w.run, 0o700)
+	testenv.MkdirAll(w.t, w.run, 0o700)
 	w.chown()
-	os.Lchown(w.run, w.uid, w.uid)
+	testenv.Lchown(w.t, w.run, w.uid, w.uid)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := w.command(ctx, w.bin, args...)
@@ -154,7 +154,7 @@ func (w *world) hostGit(dir string) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		cmd := w.command(ctx, "/bin/sh", "-c", script)
 		cmd.Dir = dir
-		cmd.Run()
+		cmd.Run() // it may fail in what the attack left: the test judges what it ran, not how it ended
 		cancel()
 	}
 }
@@ -334,7 +334,7 @@ var attacks = []attack{
 				w.t.Fatal(err)
 			}
 			w.bin = w.write(filepath.Join(w.home, "bin", "srt"), string(data))
-			os.Chmod(w.bin, 0o755)
+			testenv.Chmod(w.t, w.bin, 0o755)
 		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp ~/bin/srt ~/bin/srt-init`)
@@ -476,7 +476,7 @@ var attacks = []attack{
 				return
 			}
 			errOut := w.inSandbox(true, "s.json", `d="$(printf 'x\033[2J\nsrt: all clear')" && mkdir -p "$d" && echo evil > "$d/.bashrc"`)
-			os.WriteFile(filepath.Join(w.base, "stderr"), []byte(errOut), 0o644)
+			testenv.WriteFile(w.t, filepath.Join(w.base, "stderr"), []byte(errOut), 0o644)
 		},
 		judge: func(w *world) string {
 			b, _ := os.ReadFile(filepath.Join(w.base, "stderr"))
@@ -553,7 +553,7 @@ func TestSecondTimestamps(t *testing.T) {
 		}
 	}
 	defer exec.Command("umount", mnt).Run()
-	os.Chmod(mnt, 0o755)
+	testenv.Chmod(t, mnt, 0o755)
 	bin := testenv.PublicCopy(t, "srt")
 	for _, uid := range []int{0, 65534} {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
@@ -565,8 +565,8 @@ func TestSecondTimestamps(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { os.RemoveAll(run) })
-			os.Chown(run, uid, uid)
-			os.Chmod(run, 0o700)
+			testenv.Chown(t, run, uid, uid)
+			testenv.Chmod(t, run, 0o700)
 			w.run = run
 			w.write("s.json", writeProject)
 			probe := w.write("probe", "")

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/sandbox"
 )
 
@@ -66,7 +67,7 @@ func TestControlFD(t *testing.T) {
 	requireSandbox(t)
 	port := backendPort(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -174,8 +175,11 @@ func TestControlFDEarlyLine(t *testing.T) {
 	requireSandbox(t)
 	port := backendPort(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
-	r, w, _ := os.Pipe()
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	io.WriteString(w, allowLine(port)+"\n")
 	w.Close() // and then the writer is gone: end of input is not an error
 	script := `for i in $(seq 300); do c=$(curl -s --noproxy "" -o /dev/null -w "%{http_code}" http://127.0.0.1:` + port + `/); [ "$c" = 200 ] && break; sleep 0.03; done; echo $c`
@@ -193,12 +197,15 @@ func TestControlFDEarlyLine(t *testing.T) {
 func TestControlFDUnusable(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
-	r, w, _ := os.Pipe()
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(noNetwork), 0o644)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer r.Close()
 	cmd, _, _, errb := srtWithControl(t, dir, w, "-c", "touch ran")
 	w.Close()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "Error: --control-fd 9: descriptor 9 is open for writing only. The option reads settings") {
 		t.Errorf("%v %s", err, errb)
@@ -258,7 +265,7 @@ func TestViolationsAndAuditLog(t *testing.T) {
 	requireSandbox(t)
 	port := backendPort(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": ["evil.test"], "deniedDomainReasons": {"evil.test": "exfiltration <risk>"}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": ["evil.test"], "deniedDomainReasons": {"evil.test": "exfiltration <risk>"}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	script := `curl -s --noproxy "" -o /dev/null http://127.0.0.1:` + port + `/; curl -s -o /dev/null http://evil.test/; curl -s -o /dev/null -p https://other.test/; exit 4`
 	code, _, errOut := srt(t, dir, "", "--settings", "s.json", "--violations", "--audit-log", "audit.jsonl", "-c", script)
 	wantBlock := "<sandbox_violations>\ndeny network-outbound evil.test:80 (exfiltration risk)\ndeny network-outbound other.test:443 (host is not on the allow list)\n</sandbox_violations>\n"
@@ -336,7 +343,7 @@ func TestControlLineWeaker(t *testing.T) {
 func TestInheritedDescriptors(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./secret.env"], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["./secret.env"], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	secret, err := os.Open(filepath.Join(dir, "secret.env"))
 	if err != nil {
 		t.Fatal(err)
@@ -361,7 +368,7 @@ func TestStateProtected(t *testing.T) {
 	dir := project(t)
 	cache := os.Getenv("XDG_CACHE_HOME") // set by TestMain, under /tmp
 	for _, fs := range []string{`"denyRead": [], "allowWrite": ["/tmp", "."], "denyWrite": []`, `"denyRead": [], "allowWrite": [], "denyWrite": [], "disabled": true`} {
-		os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+fs+`}}`), 0o644)
+		testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+fs+`}}`), 0o644)
 		script := `ls "$XDG_CACHE_HOME"/srt/policies-v*/ | grep -q json && echo "cache readable"
 for f in "$XDG_CACHE_HOME"/srt/policies-v*/*.json; do echo '{}' > "$f" 2>/dev/null && echo "rewrote $f"; done
 touch "$XDG_CACHE_HOME"/srt/new 2>/dev/null && echo "created in the cache"

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/sandbox"
 )
 
@@ -74,7 +75,7 @@ func TestExitStatus(t *testing.T) {
 	for _, e := range examples {
 		t.Run(e.cmd, func(t *testing.T) {
 			dir, home, state := t.TempDir(), t.TempDir(), t.TempDir()
-			os.WriteFile(filepath.Join(dir, "w.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, filepath.Join(dir, "w.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "/bin/sh", "-c", e.cmd)

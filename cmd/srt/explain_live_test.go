@@ -38,7 +38,7 @@ func TestExplainNetworkLive(t *testing.T) {
 	port, _ := strconv.Atoi(u.Port())
 	dir := project(t)
 	hosts := filepath.Join(dir, "hosts")
-	os.WriteFile(hosts, []byte("127.0.0.1 localhost\n127.0.0.1 vm.test\n"), 0o644)
+	testenv.WriteFile(t, hosts, []byte("127.0.0.1 localhost\n127.0.0.1 vm.test\n"), 0o644)
 	p := u.Port()
 	for _, tt := range []struct {
 		allowed, denied string
@@ -60,7 +60,7 @@ func TestExplainNetworkLive(t *testing.T) {
 	} {
 		settings := filepath.Join(dir, "s.json")
 		text := `{"network": {"allowedDomains": ` + tt.allowed + `, "deniedDomains": ` + tt.denied + `}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`
-		os.WriteFile(settings, []byte(text), 0o644)
+		testenv.WriteFile(t, settings, []byte(text), 0o644)
 		pol, diags, err := compiler.CompileFile("s.json", []byte(text), schema.Options{OS: schema.OSPosix})
 		if err != nil || diags != nil {
 			t.Fatal(err, diags)
@@ -71,7 +71,10 @@ func TestExplainNetworkLive(t *testing.T) {
 		for _, h := range tt.ask {
 			fmt.Fprintf(&script, "echo \"%s $(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%%{http_code}' http://%s:%s/)\"\n", h, h, p)
 		}
-		self, _ := os.Executable()
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --settings "$3" -c "$4"`, "sh", hosts, self, settings, script.String())
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestInitStepProgram: srt starts srt-init beside it as the sandbox's
@@ -17,7 +19,7 @@ func TestInitStepProgram(t *testing.T) {
 	requireSandbox(t)
 	bin := srtBinDir(t)
 	other := t.TempDir()
-	os.Chmod(other, 0o755)
+	testenv.Chmod(t, other, 0o755)
 	data, err := os.ReadFile(filepath.Join(bin, "srt"))
 	if err != nil {
 		t.Fatal(err)
@@ -27,9 +29,9 @@ func TestInitStepProgram(t *testing.T) {
 	}
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
-	os.MkdirAll(proj, 0o755)
+	testenv.MkdirAll(t, proj, 0o755)
 	settings := filepath.Join(proj, "s.json")
-	os.WriteFile(settings, []byte(writeProject), 0o644)
+	testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 	env := homeEnv(home)
 	run := func(srt string, args ...string) string {
 		t.Helper()
@@ -50,7 +52,7 @@ func TestInitStepProgram(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.initFile != "" {
-				os.WriteFile(filepath.Join(tc.dir, "srt-init"), []byte(tc.initFile), 0o755)
+				testenv.WriteFile(t, filepath.Join(tc.dir, "srt-init"), []byte(tc.initFile), 0o755)
 				defer os.Remove(filepath.Join(tc.dir, "srt-init"))
 			}
 			srt := filepath.Join(tc.dir, "srt")
@@ -89,11 +91,11 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 	}
 	bin := srtBinDir(t)
 	home := t.TempDir()
-	os.Chmod(home, 0o755)
+	testenv.Chmod(t, home, 0o755)
 	proj := filepath.Join(home, "proj")
-	os.MkdirAll(proj, 0o755)
+	testenv.MkdirAll(t, proj, 0o755)
 	settings := filepath.Join(home, "s.json")
-	os.WriteFile(settings, []byte(writeProject), 0o644)
+	testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 	if err := os.Chown(proj, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}

@@ -140,11 +140,15 @@ func TestKernelInterfaces(t *testing.T) {
 	t.Cleanup(func() { unix.SysvShmCtl(shmID, unix.IPC_RMID, nil) })
 	hostNS := map[string]string{}
 	for _, ns := range []string{"ipc", "uts", "cgroup"} {
-		hostNS[ns], _ = os.Readlink("/proc/self/ns/" + ns)
+		link, err := os.Readlink("/proc/self/ns/" + ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostNS[ns] = link
 	}
 
 	settings := filepath.Join(root, "s.json")
-	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	env := []string{"SRT_KEY_DESC=" + desc, "SRT_SHM_KEY=" + strconv.Itoa(shmKey)}
 	probe := func(run string) []string { return []string{"env", "SRT_KERNEL_PROBE=1", "SRT_PROBE_RUN=" + run, bin} }
 
@@ -154,8 +158,8 @@ func TestKernelInterfaces(t *testing.T) {
 	for _, uid := range users {
 		func() {
 			home := filepath.Join(root, fmt.Sprintf("home%d", uid))
-			os.MkdirAll(home, 0o755)
-			os.Chown(home, uid, uid)
+			testenv.MkdirAll(t, home, 0o755)
+			testenv.Chown(t, home, uid, uid)
 			as := func(cmd *exec.Cmd) *exec.Cmd {
 				cmd.Dir = home
 				cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}, env...)

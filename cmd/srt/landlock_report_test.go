@@ -46,8 +46,8 @@ func TestLandlockRefusalsReported(t *testing.T) {
 	for _, uid := range []int{0, 65534} {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
-			os.MkdirAll(filepath.Join(root, ".ssh"), 0o700)
-			os.WriteFile(filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
+			testenv.MkdirAll(t, filepath.Join(root, ".ssh"), 0o700)
+			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
 			log := filepath.Join(root, "audit.jsonl")
 			code, out := srtAs(t, bin, uid, root, proj, "--settings", "s.json", "--violations", "--refusals", "always", "--audit-log", log, "-c", reportScript)
 			if code != 0 || !strings.Contains(out, "inside ok") {
@@ -140,8 +140,8 @@ func TestLandlockRefusalsAuditOff(t *testing.T) {
 	}
 	testenv.KernelAuditOff(t)
 	bin, root, proj := publicProject(t)
-	os.MkdirAll(filepath.Join(root, ".ssh"), 0o700)
-	os.WriteFile(filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
+	testenv.MkdirAll(t, filepath.Join(root, ".ssh"), 0o700)
+	testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(reportSettings), 0o644)
 	code, out := srtAs(t, bin, 0, root, proj, "--settings", "s.json", "--violations", "-d", "-c", reportScript)
 	if code != 0 || !strings.Contains(out, "/dev/srt-probe: Permission denied") {
 		t.Fatalf("exit %d\n%s", code, out)

@@ -108,7 +108,7 @@ func TestLandlockSecondLayer(t *testing.T) {
 				bin := testenv.PublicCopy(t, "srt")
 				outer := filepath.Join(filepath.Dir(bin), "outer")
 				proj := filepath.Join(outer, "proj")
-				os.MkdirAll(proj, 0o755)
+				testenv.MkdirAll(t, proj, 0o755)
 				filepath.Walk(filepath.Dir(bin), func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
 				var landlock []string
 				if keep {
@@ -144,7 +144,7 @@ func publicProject(t *testing.T) (bin, root, proj string) {
 	bin = testenv.PublicCopy(t, "srt")
 	root = filepath.Dir(bin)
 	proj = filepath.Join(root, "proj")
-	os.MkdirAll(proj, 0o755)
+	testenv.MkdirAll(t, proj, 0o755)
 	return bin, root, proj
 }
 
@@ -203,11 +203,11 @@ func TestLimits(t *testing.T) {
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
-			os.WriteFile(filepath.Join(proj, "bomb.py"), []byte(limitsBomb), 0o644)
-			os.WriteFile(filepath.Join(proj, "hog.py"), []byte(limitsHog), 0o644)
-			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+			testenv.WriteFile(t, filepath.Join(proj, "bomb.py"), []byte(limitsBomb), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "hog.py"), []byte(limitsHog), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
 				"limits": {"memoryMiB": 96, "processes": 40, "cpuSeconds": 60, "openFiles": 64}}`), 0o644)
-			os.WriteFile(filepath.Join(proj, "cpu.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+			testenv.WriteFile(t, filepath.Join(proj, "cpu.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
 				"limits": {"cpuSeconds": 1}}`), 0o644)
 			cgroups := uid == 0 && cgroupsHere()
 
@@ -224,7 +224,7 @@ func TestLimits(t *testing.T) {
 					default:
 					}
 					start := time.Now()
-					exec.Command("true").Run()
+					exec.Command("true").Run() // only how long it takes counts
 					w = max(w, time.Since(start))
 					time.Sleep(20 * time.Millisecond)
 				}
@@ -319,7 +319,7 @@ func TestLimitsKilled(t *testing.T) {
 		t.Skip("srt makes cgroups here only as root on cgroup v1 (docs/layers.md)")
 	}
 	bin, root, proj := publicProject(t)
-	os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
+	testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []},
 		"limits": {"memoryMiB": 256, "processes": 64, "cpuSeconds": 60}}`), 0o644)
 	cmd := exec.Command(bin, "--settings", "s.json", "-c", "echo started; exec sleep 30")
 	cmd.Dir = proj

@@ -42,9 +42,9 @@ func TestManyRunsAtOnce(t *testing.T) {
 			root := filepath.Dir(bin)
 			proj := filepath.Join(root, "proj")
 			for _, d := range []string{proj, filepath.Join(root, "tmp"), filepath.Join(root, "cache"), filepath.Join(root, "state")} {
-				os.MkdirAll(d, 0o755)
+				testenv.MkdirAll(t, d, 0o755)
 			}
-			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
 			env := []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
 				"TMPDIR=" + filepath.Join(root, "tmp"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}
@@ -117,8 +117,8 @@ func TestRegistryLockOutOfReach(t *testing.T) {
 	for _, uid := range users {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
-			os.WriteFile(filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
-			os.WriteFile(filepath.Join(proj, "open.py"), []byte(`import errno, fcntl, os, sys
+			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "open.py"), []byte(`import errno, fcntl, os, sys
 for p in sys.argv[1:]:
     for how, flags in (("read", os.O_RDONLY), ("write", os.O_WRONLY), ("read-write", os.O_RDWR)):
         try:

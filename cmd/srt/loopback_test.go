@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -32,7 +31,7 @@ func bareRepo(t *testing.T, dir string) {
 			t.Fatalf("git %q: %v\n%s", args, err, out)
 		}
 	}
-	os.WriteFile(filepath.Join(src, "f"), []byte("from the host\n"), 0o644)
+	testenv.WriteFile(t, filepath.Join(src, "f"), []byte("from the host\n"), 0o644)
 	for _, args := range [][]string{
 		{"-C", src, "add", "f"},
 		{"-C", src, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "f"},
@@ -61,7 +60,7 @@ func TestAllowedLoopback(t *testing.T) {
 	testenv.Require(t, "git", "python3")
 	www := t.TempDir()
 	bareRepo(t, www)
-	os.WriteFile(filepath.Join(www, "hello"), []byte("hello from the host\n"), 0o644)
+	testenv.WriteFile(t, filepath.Join(www, "hello"), []byte("hello from the host\n"), 0o644)
 	var seen atomic.Int64
 	files := http.FileServer(http.Dir(www))
 	srv, err := testtls.Serve(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,8 +96,8 @@ func TestAllowedLoopback(t *testing.T) {
 	for _, uid := range testUsers() {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
-			os.WriteFile(filepath.Join(root, "ca.pem"), srv.CA.PEM, 0o644)
-			os.WriteFile(filepath.Join(root, "s.json"), []byte(settings(`"localhost:`+srv.Port+`"`)), 0o644)
+			testenv.WriteFile(t, filepath.Join(root, "ca.pem"), srv.CA.PEM, 0o644)
+			testenv.WriteFile(t, filepath.Join(root, "s.json"), []byte(settings(`"localhost:`+srv.Port+`"`)), 0o644)
 			seen.Store(0)
 			otherSeen.Store(0)
 			code, out := srtAs(t, bin, uid, root, proj, "--settings", filepath.Join(root, "s.json"), "--refusals", "always", "-c", script)
@@ -141,8 +140,8 @@ func TestAllowedLoopback(t *testing.T) {
 
 			// The control: without the entry, the server is not reached,
 			// and the proxy, asked, refuses it.
-			os.RemoveAll(filepath.Join(proj, "x"))
-			os.WriteFile(filepath.Join(root, "c.json"), []byte(settings(`"example.com"`)), 0o644)
+			testenv.RemoveAll(t, filepath.Join(proj, "x"))
+			testenv.WriteFile(t, filepath.Join(root, "c.json"), []byte(settings(`"example.com"`)), 0o644)
 			seen.Store(0)
 			asked := script + "\n" + `curl -s --noproxy "" --max-time 10 https://localhost:` + srv.Port + `/hello`
 			code, out = srtAs(t, bin, uid, root, proj, "--settings", filepath.Join(root, "c.json"), "--refusals", "always", "-c", asked)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestAllowWriteMissing: an allowWrite directory that does not exist yet
@@ -19,7 +21,7 @@ func TestAllowWriteMissing(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	elsewhere := filepath.Join(t.TempDir(), "absent", "cache")
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": [".", "~/.npm", "./out/logs", "`+elsewhere+`"], "denyWrite": []}}`), 0o644)
 	code, out, errOut := srt(t, dir, "", "-s", "s.json", "-c", `mkdir -p ~/.npm/_cacache && echo cached > ~/.npm/_cacache/x && echo log > out/logs/l && echo ok; touch `+elsewhere+`/f || echo "not writable"`)
 	if code != 0 || !strings.Contains(out, "ok\n") || !strings.Contains(out, "not writable") {
@@ -52,8 +54,8 @@ func TestAllowWriteMissingThroughLink(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	target := t.TempDir()
-	os.Symlink(target, filepath.Join(dir, "link"))
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+	testenv.Symlink(t, target, filepath.Join(dir, "link"))
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": ["./link/made"], "denyWrite": []}}`), 0o644)
 	code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "true")
 	if code != 1 || !strings.Contains(errOut, filepath.Join(dir, "link")+" is a symbolic link or not a directory") || !strings.Contains(errOut, "reached through a symbolic link: "+filepath.Join(dir, "link")+" -> "+target) {
@@ -69,7 +71,7 @@ func TestAllowWriteMissingThroughLink(t *testing.T) {
 func TestCwdHidden(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": ["~"], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "true")
 	if code == 0 || !strings.Contains(errOut, "the working directory "+dir+" is hidden by filesystem.denyRead[0] (s.json:2:") || strings.Contains(errOut, "chdir") {
@@ -89,7 +91,7 @@ func TestSrtcMissing(t *testing.T) {
 	}
 	// An srtc that fails without a word.
 	silent := filepath.Join(dir, "silent")
-	os.WriteFile(silent, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	testenv.WriteFile(t, silent, []byte("#!/bin/sh\nexit 3\n"), 0o755)
 	t.Setenv("SRTC", silent)
 	code, _, errOut = srt(t, dir, "", "-c", "true")
 	if code != 1 || strings.HasSuffix(strings.TrimRight(errOut, "\n"), ":") || !strings.Contains(errOut, "running "+silent+": exit status 3") {
@@ -105,9 +107,9 @@ func TestSrtcMissing(t *testing.T) {
 func TestProjectSettingsNotice(t *testing.T) {
 	requireSandbox(t)
 	home, proj := t.TempDir(), t.TempDir()
-	os.MkdirAll(filepath.Join(proj, ".git"), 0o755)
-	os.MkdirAll(filepath.Join(proj, "sub"), 0o755)
-	os.WriteFile(filepath.Join(proj, ".srt-settings.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+	testenv.MkdirAll(t, filepath.Join(proj, ".git"), 0o755)
+	testenv.MkdirAll(t, filepath.Join(proj, "sub"), 0o755)
+	testenv.WriteFile(t, filepath.Join(proj, ".srt-settings.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	run := func(dir string, args ...string) (int, string, string) {
 		t.Helper()
@@ -136,13 +138,13 @@ func TestProjectSettingsNotice(t *testing.T) {
 		t.Errorf("in a subdirectory: %q", errOut)
 	}
 	// With ~/.srt-settings.json, the notice names it.
-	os.WriteFile(filepath.Join(home, ".srt-settings.json"), []byte(noNetwork), 0o644)
+	testenv.WriteFile(t, filepath.Join(home, ".srt-settings.json"), []byte(noNetwork), 0o644)
 	if _, _, errOut := run(proj, "true"); errOut != notice("./.srt-settings.json", filepath.Join(home, ".srt-settings.json"), "srt --settings ./.srt-settings.json true") {
 		t.Errorf("with ~/.srt-settings.json: %q", errOut)
 	}
 	// A project's file that is the one in use: nothing to say.
 	own := t.TempDir()
-	os.WriteFile(filepath.Join(own, ".srt-settings.json"), []byte(noNetwork), 0o644)
+	testenv.WriteFile(t, filepath.Join(own, ".srt-settings.json"), []byte(noNetwork), 0o644)
 	if _, _, errOut := srtHome(t, own, own, "true"); errOut != "" {
 		t.Errorf("the home directory's own file: %q", errOut)
 	}
@@ -152,7 +154,10 @@ func TestProjectSettingsNotice(t *testing.T) {
 func srtHome(t *testing.T, home, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	t.Setenv("HOME", home)
-	wd, _ := os.Getwd()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}

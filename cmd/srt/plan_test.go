@@ -19,6 +19,7 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/trust"
 	"srt.dev/schema"
@@ -37,10 +38,10 @@ func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 		t.Fatal(err)
 	}
 	plan := filepath.Join(dir, "plan")
-	os.RemoveAll(plan)
+	testenv.RemoveAll(t, plan)
 	for _, n := range files.Names() {
-		os.MkdirAll(filepath.Dir(filepath.Join(plan, n)), 0o755)
-		os.WriteFile(filepath.Join(plan, n), files[n], 0o644)
+		testenv.MkdirAll(t, filepath.Dir(filepath.Join(plan, n)), 0o755)
+		testenv.WriteFile(t, filepath.Join(plan, n), files[n], 0o644)
 	}
 	trustPlan(t, plan, files["plan.json"])
 	return plan
@@ -74,14 +75,14 @@ func editPlan(t testing.TB, plan, name string, b []byte) {
 	path := filepath.Join(plan, filepath.FromSlash(name))
 	if b == nil {
 		delete(sums, name)
-		os.Remove(path)
+		testenv.Remove(t, path)
 	} else {
 		sum := sha256.Sum256(b)
 		sums[name] = hex.EncodeToString(sum[:])
-		os.WriteFile(path, b, 0o644)
+		testenv.WriteFile(t, path, b, 0o644)
 	}
 	raw, _ = json.MarshalIndent(m, "", "  ")
-	os.WriteFile(filepath.Join(plan, "plan.json"), raw, 0o644)
+	testenv.WriteFile(t, filepath.Join(plan, "plan.json"), raw, 0o644)
 	trustPlan(t, plan, raw)
 }
 
@@ -99,7 +100,7 @@ func hostArch(t *testing.T) seccomp.Arch {
 func fakeBwrap(t *testing.T) (path, out string) {
 	out = t.TempDir()
 	path = filepath.Join(out, "bwrap")
-	os.WriteFile(path, []byte(`#!/bin/sh
+	testenv.WriteFile(t, path, []byte(`#!/bin/sh
 prev=
 for a in "$@"; do
 	if [ "$prev" = --seccomp ]; then cat /proc/$$/fd/$a > `+out+`/seccomp; fi
@@ -159,7 +160,10 @@ func TestPlanArgsAsEdited(t *testing.T) {
 	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "-c", script); code != 0 || out != "edited=\nhidden\n" {
 		t.Fatalf("as compiled: %d %q %s", code, out, errOut)
 	}
-	args, _ := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+	args, err := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var lines []string
 	for _, l := range strings.Split(string(args), "\n") {
 		if strings.HasPrefix(l, "@deny-read ${CWD}/secret.env") {
@@ -205,14 +209,20 @@ func TestPlanRefusals(t *testing.T) {
 		want string
 	}{
 		{"unknown format", func(plan string) {
-			raw, _ := os.ReadFile(filepath.Join(plan, "plan.json"))
-			os.WriteFile(filepath.Join(plan, "plan.json"), bytes.Replace(raw, []byte(`"formatVersion": `+strconv.Itoa(policy.FormatVersion)), []byte(`"formatVersion": 99`), 1), 0o644)
+			raw, err := os.ReadFile(filepath.Join(plan, "plan.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			testenv.WriteFile(t, filepath.Join(plan, "plan.json"), bytes.Replace(raw, []byte(`"formatVersion": `+strconv.Itoa(policy.FormatVersion)), []byte(`"formatVersion": 99`), 1), 0o644)
 		}, "plan format 99, and this srt reads format " + strconv.Itoa(policy.FormatVersion) + " only: compile it again"},
 		{"no program for this machine", func(plan string) {
 			editPlan(t, plan, "linux/seccomp."+string(arch)+".bpf", nil)
 		}, "the plan has none for this machine (linux/seccomp." + string(arch) + ".bpf): compile it again"},
 		{"unknown step", func(plan string) {
-			args, _ := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+			args, err := os.ReadFile(filepath.Join(plan, "linux", "bwrap.args"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			editPlan(t, plan, "linux/bwrap.args", append(args, "@kernel-mystery /x\n"...))
 		}, "unknown step @kernel-mystery: this srt does not know it"},
 		{"not a plan line", func(plan string) {
@@ -239,7 +249,7 @@ func TestConcretePlanRuns(t *testing.T) {
 		t.Errorf("on its host: %d %q %s", code, out, errOut)
 	}
 	sub := filepath.Join(dir, "sub")
-	os.Mkdir(sub, 0o755)
+	testenv.Mkdir(t, sub, 0o755)
 	if code, _, errOut := srt(t, sub, "", "run", "--plan", plan, "--", "true"); code != 1 || !strings.Contains(errOut, "is a concrete plan for the home directory "+dir+", and this run's is "+sub) {
 		t.Errorf("another home: %d %q", code, errOut)
 	}
@@ -254,13 +264,13 @@ func TestConcretePlanRuns(t *testing.T) {
 func TestSettingsAndPlanAgree(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".git", "config"), nil, 0o644)
+	testenv.MkdirAll(t, filepath.Join(dir, ".git", "hooks"), 0o755)
+	testenv.WriteFile(t, filepath.Join(dir, ".git", "config"), nil, 0o644)
 	fake, out := fakeBwrap(t)
 	settings := `{"bwrapPath": "` + fake + `", "network": {"allowedDomains": ["example.com"], "deniedDomains": []},
 		"filesystem": {"denyRead": ["~/.ssh", "./secret.env", "**/*.pem"], "allowRead": [], "allowWrite": [".", "/tmp/claude"], "denyWrite": ["./build"]},
 		"git": {"safeDirectories": ["."]}, "credentials": {"envVars": [{"name": "AWS_SECRET_ACCESS_KEY", "mode": "deny"}]}}`
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(settings), 0o644)
 	argv := func(args ...string) string {
 		t.Helper()
 		if code, _, errOut := srt(t, dir, "", args...); code != 3 {
@@ -303,13 +313,19 @@ func TestPlanTrust(t *testing.T) {
 		t.Fatalf("a trusted plan: exit %d %q\n%s", code, out, errOut)
 	}
 	// A change with its checksum recomputed, not trusted.
-	args, _ := os.ReadFile(filepath.Join(plan, "linux/bwrap.args"))
+	args, err := os.ReadFile(filepath.Join(plan, "linux/bwrap.args"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	args = append(args, "# a comment\n"...)
-	os.WriteFile(filepath.Join(plan, "linux/bwrap.args"), args, 0o644)
-	raw, _ := os.ReadFile(filepath.Join(plan, "plan.json"))
+	testenv.WriteFile(t, filepath.Join(plan, "linux/bwrap.args"), args, 0o644)
+	raw, err := os.ReadFile(filepath.Join(plan, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum := sha256.Sum256(args)
 	raw = regexp.MustCompile(`("linux/bwrap.args": ")[0-9a-f]+`).ReplaceAll(raw, []byte("${1}"+hex.EncodeToString(sum[:])))
-	os.WriteFile(filepath.Join(plan, "plan.json"), raw, 0o644)
+	testenv.WriteFile(t, filepath.Join(plan, "plan.json"), raw, 0o644)
 	code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran")
 	if code != 1 || out != "" || !strings.Contains(errOut, "is not trusted on this machine") || !strings.Contains(errOut, "srt trust "+plan) {
 		t.Fatalf("an untrusted plan: exit %d %q\n%s", code, out, errOut)

@@ -72,7 +72,10 @@ func TestProxyPythonDecider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf, _ := l.(*net.TCPListener).File()
+	lf, err := l.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
 	addr := l.Addr().String()
 	l.Close()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)

@@ -111,23 +111,38 @@ func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyR
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf, _ := l.(*net.TCPListener).File()
+	lf, err := l.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
 	l.Close()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "decider"), os.NewFile(uintptr(fds[1]), "proxy")
-	dc, _ := net.FileConn(ours)
+	dc, err := net.FileConn(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ours.Close()
-	lifeR, lifeW, _ := os.Pipe()
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := []*os.File{lf, theirs, lifeR}
 	args := []string{"proxy", "--listen-fd", "3", "--decider-fd", "4", "--lifeline-fd", "5", "--strip-response-header", "x_secret"}
 	if ca != nil {
 		caFile := filepath.Join(t.TempDir(), "ca.pem")
-		der, _ := x509.MarshalPKCS8PrivateKey(ca.Key)
-		os.WriteFile(caFile, append(ca.PEM, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})...), 0o600)
-		f, _ := os.Open(caFile)
+		der, err := x509.MarshalPKCS8PrivateKey(ca.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.WriteFile(t, caFile, append(ca.PEM, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})...), 0o600)
+		f, err := os.Open(caFile)
+		if err != nil {
+			t.Fatal(err)
+		}
 		files = append(files, f)
 		args = append(args, "--ca-fd", "6")
 	}
@@ -200,13 +215,13 @@ func TestProxyDecider(t *testing.T) {
 	defer plain.Close()
 	dir := t.TempDir()
 	upPEM := filepath.Join(dir, "upstream.pem")
-	os.WriteFile(upPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o644)
+	testenv.WriteFile(t, upPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o644)
 	ca, err := proxy.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
 	caPEM := filepath.Join(dir, "ca.pem")
-	os.WriteFile(caPEM, ca.PEM, 0o644)
+	testenv.WriteFile(t, caPEM, ca.PEM, 0o644)
 
 	p := startProxy(t, `{"t":"hello","proto":1,"allowedDomains":["127.0.0.1"]}`, ca, "SSL_CERT_FILE="+upPEM)
 	var frames []string
@@ -373,8 +388,14 @@ func TestProxyDeciderPipes(t *testing.T) {
 	testenv.Require(t, "curl")
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "up") }))
 	defer up.Close()
-	toProxyR, toProxyW, _ := os.Pipe()
-	fromProxyR, fromProxyW, _ := os.Pipe()
+	toProxyR, toProxyW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromProxyR, fromProxyW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(os.Args[0], "proxy", "--listen", "127.0.0.1:0", "--decider-in", "3", "--decider-out", "4")
 	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "SRT_PROXY_REPORT_RSS_MS=20")
 	cmd.ExtraFiles = []*os.File{toProxyR, fromProxyW}

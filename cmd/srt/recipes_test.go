@@ -107,8 +107,8 @@ func TestRecipes(t *testing.T) {
 			dir := t.TempDir()
 			home := filepath.Join(dir, "home")
 			work := filepath.Join(dir, "work")
-			os.MkdirAll(home, 0o755)
-			os.MkdirAll(work, 0o755)
+			testenv.MkdirAll(t, home, 0o755)
+			testenv.MkdirAll(t, work, 0o755)
 			// A real srt and srtc first on PATH, not this test binary in
 			// its CLI role.
 			var env []string

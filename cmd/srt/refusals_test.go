@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"srt.dev/compiler/policy/netpolicy"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/violations"
 )
 
@@ -19,8 +20,8 @@ import (
 func TestRefusalsOnTerminal(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
-	os.WriteFile(filepath.Join(dir, "v.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": []},
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
+	testenv.WriteFile(t, filepath.Join(dir, "v.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), "--settings", "v.json", "--refusals", "auto", "-c", "curl -sS -o /dev/null https://pypi.org/; echo done")
 	s.expect(`CONNECT tunnel failed, response 403`)

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -25,14 +24,17 @@ import (
 func TestRefusedWritesReported(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "go", "npm", "git")
-	goBin, _ := exec.LookPath("go")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, uid := range testUsers() {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
-			os.MkdirAll(filepath.Join(root, ".cache"), 0o755)
+			testenv.MkdirAll(t, filepath.Join(root, ".cache"), 0o755)
 			if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(root, "remote.git")).CombinedOutput(); err != nil {
 				t.Fatalf("git init --bare: %v %s", err, out)
 			}
@@ -98,16 +100,16 @@ func TestRefusedWritesHostile(t *testing.T) {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
 				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			outside := filepath.Join(root, "outside")
-			os.MkdirAll(outside, 0o755)
+			testenv.MkdirAll(t, outside, 0o755)
 			if out, err := exec.Command("mkfifo", filepath.Join(outside, "fifo")).CombinedOutput(); err != nil {
 				t.Fatalf("mkfifo: %v %s", err, out)
 			}
-			os.Symlink(filepath.Join(outside, "target"), filepath.Join(proj, "link"))
-			os.Symlink("loop2", filepath.Join(proj, "loop1"))
-			os.Symlink("loop1", filepath.Join(proj, "loop2"))
+			testenv.Symlink(t, filepath.Join(outside, "target"), filepath.Join(proj, "link"))
+			testenv.Symlink(t, "loop2", filepath.Join(proj, "loop1"))
+			testenv.Symlink(t, "loop1", filepath.Join(proj, "loop2"))
 			script := strings.Join([]string{
 				`echo x > link 2>/dev/null || echo "link refused"`,
 				`echo x > loop1 2>/dev/null || echo "loop refused"`,

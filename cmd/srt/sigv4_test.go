@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"srt.dev/internal/sigv4test"
+	"srt.dev/internal/testenv"
 	"srt.dev/internal/testtls"
 )
 
@@ -101,7 +102,7 @@ func TestSigV4Live(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
 	t.Setenv("AWS_SESSION_TOKEN", token)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(awsSettings(u, "")), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(awsSettings(u, "")), 0o644)
 	script := `export NO_PROXY= no_proxy=
 U=https://127.0.0.1:` + u.port + `
 sig() { curl -sS --aws-sigv4 "aws:amz:us-east-1:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" -H "x-amz-security-token: $AWS_SESSION_TOKEN" "$@"; }
@@ -218,7 +219,7 @@ func TestSigV4BadPairs(t *testing.T) {
 		{"deny", `s.json:3:67: credentials.awsPairs[0].secretAccessKeyVar: "CI_SECRET" must also be listed in credentials.envVars with mode "mask"`},
 		{"mask", `credentials.awsPairs[0].secretAccessKeyVar (s.json:3:16): CI_SECRET is not set in srt's environment`},
 	} {
-		os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings(tc.mode)), 0o644)
+		testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(settings(tc.mode)), 0o644)
 		code, _, errOut := srt(t, dir, "", "-s", "s.json", "-c", "touch ran")
 		if code != 1 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("secret in mode %s: exit %d, stderr %q; want 1 and %q", tc.mode, code, errOut, tc.want)

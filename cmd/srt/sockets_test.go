@@ -101,8 +101,8 @@ func TestLimitsSocketBuffers(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			bin, root, proj := publicProject(t)
-			os.WriteFile(filepath.Join(proj, "s.json"), []byte(settings), 0o644)
-			os.WriteFile(filepath.Join(proj, "probe.py"), []byte(socketProbe), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(settings), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "probe.py"), []byte(socketProbe), 0o644)
 			cg := ""
 			if c.delegated {
 				cg = delegateMemoryCgroup(t, c.uid)

@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Chmod(dir, 0o755)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		panic(err)
+	}
 	srtc := filepath.Join(dir, "srtc")
 	build := exec.Command("go", "build", "-o", srtc, "srt.dev/cmd/srtc")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
@@ -54,7 +56,10 @@ func TestMain(m *testing.M) {
 	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil && os.Getenv("GOCACHE") == "" {
 		os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	}
-	cache, _ := os.MkdirTemp("", "srt-test-cache-")
+	cache, err := os.MkdirTemp("", "srt-test-cache-")
+	if err != nil {
+		panic(err)
+	}
 	os.Setenv("XDG_CACHE_HOME", cache)
 	os.Setenv("XDG_STATE_HOME", cache)
 	code := m.Run()
@@ -69,7 +74,10 @@ func requireSandbox(t *testing.T) { testenv.Require(t, "bwrap", "curl") }
 func srt(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	t.Setenv("HOME", dir)
-	wd, _ := os.Getwd()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +89,7 @@ func srt(t *testing.T, dir, stdin string, args ...string) (code int, stdout, std
 
 func project(t *testing.T) string {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "secret.env"), []byte("s3cret\n"), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "secret.env"), []byte("s3cret\n"), 0o644)
 	return dir
 }
 
@@ -147,9 +155,9 @@ func TestExitCodesAndStdio(t *testing.T) {
 
 func TestSettingsRefusals(t *testing.T) {
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "empty.json"), nil, 0o644)
-	os.WriteFile(filepath.Join(dir, "big.json"), make([]byte, 4<<20+1), 0o644)
-	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "empty.json"), nil, 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "big.json"), make([]byte, 4<<20+1), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "bad.json"), []byte(`{"network": {"allowedDomains": ["https://x"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	tests := []struct {
 		args []string
 		want string
@@ -210,7 +218,7 @@ func TestDoctorSrtc(t *testing.T) {
 	srtc := os.Getenv("SRTC")
 	dir := t.TempDir()
 	notSrtc := filepath.Join(dir, "srtc")
-	os.WriteFile(notSrtc, []byte("#!/bin/sh\nexit 3\n"), 0o755)
+	testenv.WriteFile(t, notSrtc, []byte("#!/bin/sh\nexit 3\n"), 0o755)
 	tests := []struct {
 		srtc, path string
 		code       int
@@ -241,7 +249,7 @@ func TestSandboxPolicy(t *testing.T) {
 	dir := project(t)
 	settings := fmt.Sprintf(`{"network": {"allowedDomains": ["127.0.0.1:%s"], "deniedDomains": ["evil.example.com"]},
 		"filesystem": {"denyRead": ["./secret.env"], "allowWrite": ["."], "denyWrite": []}}`, u.Port())
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(settings), 0o644)
 	script := strings.Join([]string{
 		`curl -s --noproxy "" -w " %{http_code}\n" ` + backend.URL + `/`,
 		`curl -s --noproxy "" -o /dev/null -w "connect %{http_code}\n" -p ` + backend.URL + `/`,
@@ -279,7 +287,7 @@ func cliStdin(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reade
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"), "XDG_STATE_HOME="+filepath.Join(dir, ".run", "state"))
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -320,7 +328,7 @@ func TestSignals(t *testing.T) {
 func TestKilled(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	marker := "31.4159"
 	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "echo ready; sleep "+marker)
 	if line, _ := out.ReadString('\n'); line != "ready\n" {
@@ -374,7 +382,7 @@ func TestKilled(t *testing.T) {
 func TestKilledQuarantine(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	marker := "27.1828"
 	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "mkdir a && echo evil > a/.bashrc && echo ready; sleep "+marker)
 	if line, _ := out.ReadString('\n'); line != "ready\n" {
@@ -422,8 +430,8 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	}
 	plan := filepath.Join(dir, "plan")
 	for _, n := range files.Names() {
-		os.MkdirAll(filepath.Dir(filepath.Join(plan, n)), 0o755)
-		os.WriteFile(filepath.Join(plan, n), files[n], 0o644)
+		testenv.MkdirAll(t, filepath.Dir(filepath.Join(plan, n)), 0o755)
+		testenv.WriteFile(t, filepath.Join(plan, n), files[n], 0o644)
 	}
 	// Written here by the test, not by srtc compile: trusted as a
 	// reviewer would.
@@ -461,7 +469,7 @@ func TestRunPlanAndDoctor(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`(?m)^--unshare-net +# bwrap.args:\d+\n`).MatchString(out) || !regexp.MustCompile(`\n--seccomp +# bwrap.args:(\d+)\n3 +# bwrap.args:\d+\n`).MatchString(out) {
 		t.Errorf("dry run: %d %q", code, out)
 	}
-	os.WriteFile(filepath.Join(plan, "linux", "bwrap.args"), []byte("tampered"), 0o644)
+	testenv.WriteFile(t, filepath.Join(plan, "linux", "bwrap.args"), []byte("tampered"), 0o644)
 	if code, _, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "true"); code != 1 || !strings.Contains(errOut, "was changed after srtc compiled it") {
 		t.Errorf("tampered plan: %d %q", code, errOut)
 	}
@@ -499,7 +507,10 @@ func TestTTY(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "script")
 	dir := project(t)
-	self, _ := os.Executable()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("script", "-qec", self+" -c 'test -t 0 && test -t 1 && echo on-a-tty'", "/dev/null")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
@@ -520,9 +531,9 @@ func TestAsNobody(t *testing.T) {
 	bin := testenv.PublicCopy(t, "srt")
 	root := filepath.Dir(bin)
 	home := filepath.Join(root, "home")
-	os.MkdirAll(filepath.Join(home, "proj", ".git", "hooks"), 0o755)
-	os.WriteFile(filepath.Join(home, "proj", "secret.env"), []byte("s\n"), 0o644)
-	os.WriteFile(filepath.Join(home, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["**/*.env"], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	testenv.MkdirAll(t, filepath.Join(home, "proj", ".git", "hooks"), 0o755)
+	testenv.WriteFile(t, filepath.Join(home, "proj", "secret.env"), []byte("s\n"), 0o644)
+	testenv.WriteFile(t, filepath.Join(home, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["**/*.env"], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, 65534, 65534) })
 	script := strings.Join([]string{
 		`id -u`,
@@ -534,7 +545,10 @@ func TestAsNobody(t *testing.T) {
 		`for i in $(seq 300); do c=$(curl -s --noproxy "" -o /dev/null -w "%{http_code}" http://127.0.0.1:` + port + `/); [ "$c" = 200 ] && break; sleep 0.03; done; echo "control $c"`,
 		`curl -s -o /dev/null http://denied.test/`,
 	}, "; ")
-	r, w, _ := os.Pipe()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	io.WriteString(w, `{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": []}, "filesystem": {"denyRead": ["**/*.env"], "allowWrite": ["."], "denyWrite": []}}`+"\n")
 	w.Close()
 	defer r.Close()
@@ -577,11 +591,11 @@ func TestPolicyCache(t *testing.T) {
 	dir := project(t)
 	log := filepath.Join(dir, "calls")
 	wrapper := filepath.Join(t.TempDir(), "srtc")
-	os.WriteFile(wrapper, []byte("#!/bin/sh\necho call >> "+log+"\nexec "+os.Getenv("SRTC")+" \"$@\"\n"), 0o755)
+	testenv.WriteFile(t, wrapper, []byte("#!/bin/sh\necho call >> "+log+"\nexec "+os.Getenv("SRTC")+" \"$@\"\n"), 0o755)
 	t.Setenv("SRTC", wrapper)
 	calls := func() int { b, _ := os.ReadFile(log); return strings.Count(string(b), "call") }
 	settings := filepath.Join(dir, "s.json")
-	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	for i := 0; i < 2; i++ {
 		if code, _, errOut := srt(t, dir, "", "--settings", settings, "true"); code != 0 {
 			t.Fatalf("run %d: %d %s", i, code, errOut)
@@ -590,7 +604,7 @@ func TestPolicyCache(t *testing.T) {
 	if n := calls(); n != 1 {
 		t.Errorf("srtc ran %d times for the same file, want 1", n)
 	}
-	os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["x.com"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": ["x.com"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	if code, _, errOut := srt(t, dir, "", "--settings", settings, "true"); code != 0 || calls() != 2 {
 		t.Errorf("a changed file: exit %d, %d srtc runs (want 2): %s", code, calls(), errOut)
 	}
@@ -607,7 +621,7 @@ func TestRefusesWhatItCannotEnforce(t *testing.T) {
 		{`"mitmProxy": {"socketPath": "/tmp/mitm.sock", "domains": ["example.com"]}, "tlsTerminate": {}`,
 			"Error: " + settings + ": network.tlsTerminate and network.mitmProxy cannot be used together (both would intercept the same TLS connections): remove one of them\n"},
 	} {
-		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], `+c.network+`}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+		testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], `+c.network+`}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 		code, out, errOut := srt(t, dir, "", "--settings", settings, "echo", "ran")
 		if code != 1 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.network, code, out, errOut)
@@ -630,7 +644,7 @@ func TestHostnameToLoopback(t *testing.T) {
 	u, _ := url.Parse(backend.URL)
 	dir := project(t)
 	hosts := filepath.Join(dir, "hosts")
-	os.WriteFile(hosts, []byte("127.0.0.1 vm.test\n"), 0o644)
+	testenv.WriteFile(t, hosts, []byte("127.0.0.1 vm.test\n"), 0o644)
 	for _, tt := range []struct {
 		allowed string
 		want    string
@@ -639,8 +653,11 @@ func TestHostnameToLoopback(t *testing.T) {
 		{`["vm.test", "127.0.0.1:` + u.Port() + `"]`, "200 -"},
 	} {
 		settings := filepath.Join(dir, "s.json")
-		os.WriteFile(settings, []byte(`{"network": {"allowedDomains": `+tt.allowed+`, "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
-		self, _ := os.Executable()
+		testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": `+tt.allowed+`, "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
 		script := `curl -s -D - -o /dev/null http://vm.test:` + u.Port() + `/ | tr -d '\r' | awk '/^HTTP/{c=$2} /^X-Proxy-Error/{e=$2} END{if(e=="")e="-"; print c, e}'`
 		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --refusals never --settings "$3" -c "$4"`, "sh", hosts, self, settings, script)
 		cmd.Dir = dir

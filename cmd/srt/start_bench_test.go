@@ -28,7 +28,7 @@ func BenchmarkStart(b *testing.B) {
 	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(settings), 0o644)
+	testenv.WriteFile(b, filepath.Join(dir, "s.json"), []byte(settings), 0o644)
 	plan := writePlan(b, dir, settings, artifact.Options{})
 	env := append(os.Environ(), "HOME="+dir)
 	run := func(name string, args ...string) time.Duration {

@@ -98,7 +98,7 @@ func TestStoredValueReadBack(t *testing.T) {
 			t.Run(mode+"/uid="+strconv.Itoa(uid), func(t *testing.T) {
 				w := newWorld(t, bin, uid)
 				ca := filepath.Join(w.base, "upstream-ca.pem")
-				os.WriteFile(ca, srv.CA.PEM, 0o644)
+				testenv.WriteFile(t, ca, srv.CA.PEM, 0o644)
 				network := `"allowedDomains": ["localhost:` + srv.Port + `", "127.0.0.1:` + srv.Port + `"], "deniedDomains": [],
 					"tlsTerminate": {"extraCaCertPaths": [` + strconv.Quote(ca) + `]}`
 				entry := `{"name": "GH_TOKEN", "mode": "mask", "injectHosts": ["localhost"]}`
@@ -210,7 +210,7 @@ func TestStoredValueReadBack(t *testing.T) {
 // and stderr; it fails the test unless srt exits 0 within two minutes.
 func storedRun(t *testing.T, w *world, env []string, args ...string) (string, string) {
 	t.Helper()
-	os.MkdirAll(w.run, 0o700)
+	testenv.MkdirAll(t, w.run, 0o700)
 	w.chown()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

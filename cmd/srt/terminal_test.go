@@ -238,11 +238,11 @@ func TestTerminalInteractive(t *testing.T) {
 			if uid != 0 {
 				bin = testenv.PublicCopy(t, "srt")
 				dir = filepath.Join(filepath.Dir(bin), "home")
-				os.MkdirAll(dir, 0o755)
-				os.Chown(dir, uid, uid)
+				testenv.MkdirAll(t, dir, 0o755)
+				testenv.Chown(t, dir, uid, uid)
 				env = []string{"SRT_TEST_CLI=1", "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
 			} else {
-				os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+				testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 			}
 			terminalSession(t, bin, dir, uid, env)
 		})
@@ -375,7 +375,7 @@ func TestInterruptOnTerminal(t *testing.T) {
 		for _, w := range ways {
 			t.Run(w.name+" "+strings.Join(args, " "), func(t *testing.T) {
 				dir := project(t)
-				os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+				testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 				s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), args...)
 				before := s.before
 				waitForProcess(t, s.cmd.Process.Pid, "sleep")
@@ -405,7 +405,7 @@ func TestTerminalOutputOnly(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "stty")
 	dir := project(t)
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	s := startPTYStdin(t, os.Args[0], dir, 0, cliEnv(dir), strings.NewReader("ping\n"),
 		"-c", `read x; echo "got:$x"; test -t 0 || echo stdin-not-a-terminal; readlink /proc/self/fd/1; test -e /dev/console || echo no-console`)
 	s.expect(`got:ping\r\nstdin-not-a-terminal\r\n/dev/pts/\d+\r\nno-console\r\n$`)
@@ -423,7 +423,7 @@ func TestTerminalOutputComplete(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "stty")
 	dir := project(t)
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), "-c", "seq 1 100000; exit 5")
 	if code := s.exit(); code != 5 {
 		t.Errorf("exit %d, want 5", code)

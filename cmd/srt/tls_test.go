@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/internal/testtls"
 )
 
@@ -23,7 +24,7 @@ import (
 func TestTLSTerminateAndMask(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], "tlsTerminate": {}},
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": ["example.com"], "deniedDomains": [], "tlsTerminate": {}},
 		"credentials": {"envVars": [{"name": "SRT_TEST_TOKEN", "mode": "mask"}]},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	real := "tok_0123456789abcdefghijklmnopqrstuvwxyz"
@@ -55,7 +56,7 @@ func TestTLSTerminateAndMask(t *testing.T) {
 func TestKilledTLS(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	os.WriteFile(filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	cmd, out := cli(t, dir, "--settings", "s.json", "-c", `echo "$SSL_CERT_FILE"; sleep 14.142`)
 	line, _ := out.ReadString('\n')
 	bundle := strings.TrimSpace(line)
@@ -142,9 +143,9 @@ func TestTLSTokenTenants(t *testing.T) {
 	t.Setenv("GH_TOKEN", token)
 	dir := project(t)
 	network := `"allowedDomains": ["localhost:` + u.port + `", "127.0.0.1:` + u.port + `"], "deniedDomains": []`
-	os.WriteFile(filepath.Join(dir, "plain.json"), []byte(`{"network": {`+network+`},
+	testenv.WriteFile(t, filepath.Join(dir, "plain.json"), []byte(`{"network": {`+network+`},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "masked.json"), []byte(`{"network": {`+network+`, "tlsTerminate": {"extraCaCertPaths": [`+strconv.Quote(u.caFile)+`]}},
+	testenv.WriteFile(t, filepath.Join(dir, "masked.json"), []byte(`{"network": {`+network+`, "tlsTerminate": {"extraCaCertPaths": [`+strconv.Quote(u.caFile)+`]}},
 		"credentials": {"envVars": [{"name": "GH_TOKEN", "mode": "mask", "injectHosts": ["localhost"]}]},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	script := `export NO_PROXY= no_proxy=

@@ -86,7 +86,7 @@ func TestTmpDir(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-c", tmpScript)
 	cmd.Dir = dir
 	cmd.Env = tmpEnv(t, dir, hostTmp)
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	before := listing("/tmp/claude")
 	out, err := cmd.CombinedOutput()
 	if err != nil || string(out) != tmpWant {
@@ -110,10 +110,10 @@ func TestTmpDirAsNobody(t *testing.T) {
 	home := filepath.Join(filepath.Dir(bin), "home")
 	hostTmp := filepath.Join(filepath.Dir(bin), "tmp")
 	for _, d := range []string{filepath.Join(home, ".run"), hostTmp} {
-		os.MkdirAll(d, 0o700)
-		os.Chown(d, 65534, 65534)
+		testenv.MkdirAll(t, d, 0o700)
+		testenv.Chown(t, d, 65534, 65534)
 	}
-	os.Chown(home, 65534, 65534)
+	testenv.Chown(t, home, 65534, 65534)
 	cmd := exec.Command(bin, "-c", tmpScript)
 	cmd.Dir = home
 	// Root's build cache, which nobody cannot reach under /root, linked
@@ -142,10 +142,10 @@ func TestTmpDirPrivate(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	hostTmp := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	// What the host has in /tmp/claude stays out of sight.
-	os.MkdirAll("/tmp/claude", 0o755)
-	os.WriteFile("/tmp/claude/host-file", nil, 0o644)
+	testenv.MkdirAll(t, "/tmp/claude", 0o755)
+	testenv.WriteFile(t, "/tmp/claude/host-file", nil, 0o644)
 	defer os.Remove("/tmp/claude/host-file")
 	start := func(name string) (*exec.Cmd, *bufio.Reader, func()) {
 		cmd := exec.Command(os.Args[0], "-c", `touch "$TMPDIR/`+name+`"; echo ready; read _; ls -A "$TMPDIR"; find /tmp -name 'mark-*' 2>/dev/null || true`)
@@ -190,7 +190,7 @@ func TestTmpDirKilled(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	hostTmp := t.TempDir()
-	os.MkdirAll(filepath.Join(dir, ".run"), 0o700)
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	cmd := exec.Command(os.Args[0], "-c", `echo data > "$TMPDIR/f"; echo ready; sleep 30`)
 	cmd.Dir = dir
 	cmd.Env = tmpEnv(t, dir, hostTmp)

@@ -36,7 +36,7 @@ func TestCheckFailsClosed(t *testing.T) {
 			// A repository deeper than the scan at the start looks: only
 			// the check after the run protects its hooks.
 			deep := filepath.Join(w.proj, "deep/a/b/c")
-			os.MkdirAll(deep, 0o755)
+			testenv.MkdirAll(t, deep, 0o755)
 			w.chown()
 			gitRepo(w, deep)
 			for i := range 20 {

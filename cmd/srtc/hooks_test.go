@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestPreCommitHooks runs every hook's entry of .pre-commit-hooks.yaml as
@@ -39,7 +41,10 @@ func TestPreCommitHooks(t *testing.T) {
 	if err := copyDir(filepath.Join("testdata", "agent-project"), dir); err != nil {
 		t.Fatal(err)
 	}
-	wd, _ := os.Getwd()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chdir(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -66,14 +71,14 @@ func TestPreCommitHooks(t *testing.T) {
 			if h.id == "srtc-validate" {
 				content = `{}`
 			}
-			os.WriteFile("risky.json", []byte(content), 0o644)
+			testenv.WriteFile(t, "risky.json", []byte(content), 0o644)
 			if code, _, _ := srtc(bad...); code != 1 {
 				t.Errorf("%s on a bad file: status %d, want 1", h.id, code)
 			}
 		}
 	}
 	// A stale plan fails the compile --check hook.
-	os.WriteFile(filepath.Join("srt-plan", "plan.json"), []byte("{}"), 0o644)
+	testenv.WriteFile(t, filepath.Join("srt-plan", "plan.json"), []byte("{}"), 0o644)
 	if code, _, _ := srtc(strings.Fields(hooks[3].entry)[1:]...); code != 1 {
 		t.Errorf("compile --check on a stale plan: status %d, want 1", code)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"srt.dev/internal/testenv"
 )
 
 // goldenCases are the settings files of the golden corpus.
@@ -84,7 +86,7 @@ func TestLintSARIFSchema(t *testing.T) {
 	}
 	dir := t.TempDir()
 	risky := filepath.Join(dir, "risky.json")
-	os.WriteFile(risky, []byte(`{"network": {"allowedDomains": ["*.github.io", "a.com", "a.com"], "deniedDomains": ["127.1"]},
+	testenv.WriteFile(t, risky, []byte(`{"network": {"allowedDomains": ["*.github.io", "a.com", "a.com"], "deniedDomains": ["127.1"]},
 		"filesystem": {"denyRead": ["**/.env"], "allowRead": ["/etc"], "allowWrite": ["/"], "denyWrite": []}}`), 0o644)
 	args := append([]string{"lint", "--os", "posix", "--format", "sarif", risky}, goldenCases(t)...)
 	code, out, errs := srtc(args...)

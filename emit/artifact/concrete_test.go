@@ -10,6 +10,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/testenv"
 	"srt.dev/schema"
 )
 
@@ -17,8 +18,8 @@ func writeDir(t *testing.T, files Files) string {
 	t.Helper()
 	dir := t.TempDir()
 	for n, b := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
-		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+		testenv.MkdirAll(t, filepath.Dir(filepath.Join(dir, n)), 0o755)
+		testenv.WriteFile(t, filepath.Join(dir, n), b, 0o644)
 	}
 	return dir
 }

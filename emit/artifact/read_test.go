@@ -11,6 +11,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/testenv"
 	"srt.dev/schema"
 )
 
@@ -28,11 +29,11 @@ func TestRead(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for n, b := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, n)), 0o755)
-		os.WriteFile(filepath.Join(dir, n), b, 0o644)
+		testenv.MkdirAll(t, filepath.Dir(filepath.Join(dir, n)), 0o755)
+		testenv.WriteFile(t, filepath.Join(dir, n), b, 0o644)
 	}
-	os.MkdirAll(filepath.Join(dir, "macos"), 0o755)
-	os.WriteFile(filepath.Join(dir, "macos", "profile.sb"), []byte("(version 1)\n(allow default)\n"), 0o644)
+	testenv.MkdirAll(t, filepath.Join(dir, "macos"), 0o755)
+	testenv.WriteFile(t, filepath.Join(dir, "macos", "profile.sb"), []byte("(version 1)\n(allow default)\n"), 0o644)
 	_, got, err := Read(os.DirFS(dir), dir)
 	if err != nil {
 		t.Fatal(err)

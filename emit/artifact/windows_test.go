@@ -10,6 +10,7 @@ import (
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/artifact"
+	"srt.dev/internal/testenv"
 	"srt.dev/schema"
 )
 
@@ -29,7 +30,7 @@ func write(t *testing.T, files artifact.Files) string {
 	dir := t.TempDir()
 	for n, b := range files {
 		path := filepath.Join(dir, filepath.FromSlash(n))
-		os.MkdirAll(filepath.Dir(path), 0o755)
+		testenv.MkdirAll(t, filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,6 @@
-// Package testenv holds what the tests that run real sandboxes share.
+// Package testenv holds what the tests that run real sandboxes share, and
+// the file system calls of a test's setup that fail the test when they
+// fail.
 package testenv
 
 import (

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/proxy"
 )
 
@@ -28,9 +29,15 @@ func writeKey(t *testing.T, path string, ca *proxy.CA) {
 // runs, naming the setting, its place and the file.
 func TestNewTLSErrors(t *testing.T) {
 	dir := t.TempDir()
-	a, _ := proxy.NewCA()
-	b, _ := proxy.NewCA()
-	os.WriteFile(filepath.Join(dir, "a.pem"), a.PEM, 0o644)
+	a, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, filepath.Join(dir, "a.pem"), a.PEM, 0o644)
 	writeKey(t, filepath.Join(dir, "b.key"), b)
 	origin := policy.Origin{Key: "network.tlsTerminate", Pos: "s.json:2:3"}
 	for _, tc := range []struct {
@@ -56,12 +63,18 @@ func TestNewTLSErrors(t *testing.T) {
 // links resolved, hidden from the command; an ephemeral one has none.
 func TestNewTLS(t *testing.T) {
 	home := t.TempDir()
-	ca, _ := proxy.NewCA()
-	extra, _ := proxy.NewCA()
-	os.WriteFile(filepath.Join(home, "ca.pem"), ca.PEM, 0o644)
+	ca, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, filepath.Join(home, "ca.pem"), ca.PEM, 0o644)
 	writeKey(t, filepath.Join(home, "real.key"), ca)
-	os.Symlink(filepath.Join(home, "real.key"), filepath.Join(home, "ca.key"))
-	os.WriteFile(filepath.Join(home, "extra.pem"), append([]byte("junk\n"), extra.PEM...), 0o644)
+	testenv.Symlink(t, filepath.Join(home, "real.key"), filepath.Join(home, "ca.key"))
+	testenv.WriteFile(t, filepath.Join(home, "extra.pem"), append([]byte("junk\n"), extra.PEM...), 0o644)
 	var skipped []string
 	r, err := NewTLS(&policy.TLSTerminate{CACertPath: "~/ca.pem", CAKeyPath: "~/ca.key", ExtraCACertPaths: []string{"extra.pem", "none.pem"}},
 		home, home, func() *TLSOptions { return nil }, func(s string) { skipped = append(skipped, s) })

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestGlobalHooksPaths: the user's core.hooksPath values, from every file
@@ -29,7 +31,7 @@ func TestGlobalHooksPaths(t *testing.T) {
 	}
 	for name, text := range files {
 		p := filepath.Join(home, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		testenv.MkdirAll(t, filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +101,7 @@ func TestReadOutside(t *testing.T) {
 		"xdg/git/config":   "[core]\n\thooksPath = /abs/hooks\n",
 	} {
 		p := filepath.Join(home, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
+		testenv.MkdirAll(t, filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/quarantine"
 	"strings"
 	"syscall"
@@ -35,10 +36,16 @@ func TestMain(m *testing.M) {
 			if err := run.Snapshot(snap); err != nil {
 				os.Exit(4)
 			}
-			os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755)
-			os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("#!/bin/sh\n"), 0o755)
-			os.MkdirAll(filepath.Join(root, "cfg/git"), 0o755)
-			os.WriteFile(filepath.Join(root, "cfg/git/config"), []byte("[core]\n\tpager = x\n"), 0o644)
+			for _, err := range []error{
+				os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755),
+				os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("#!/bin/sh\n"), 0o755),
+				os.MkdirAll(filepath.Join(root, "cfg/git"), 0o755),
+				os.WriteFile(filepath.Join(root, "cfg/git/config"), []byte("[core]\n\tpager = x\n"), 0o644),
+			} {
+				if err != nil {
+					os.Exit(5)
+				}
+			}
 		}
 		os.Stdout.WriteString("registered\n")
 		time.Sleep(time.Minute)
@@ -49,7 +56,7 @@ func TestMain(m *testing.M) {
 
 func registry(t *testing.T) *Registry {
 	parent := t.TempDir()
-	os.Chmod(parent, 0o700)
+	testenv.Chmod(t, parent, 0o700)
 	r := &Registry{Dir: filepath.Join(parent, "reg")}
 	if err := r.ensure(); err != nil {
 		t.Fatal(err)
@@ -200,7 +207,10 @@ func TestSweepChecksKilledRun(t *testing.T) {
 	if exists(hook) || exists(config) {
 		t.Fatal("the hook or the git configuration the killed run wrote is still there")
 	}
-	s, _ := quarantine.Open(store)
+	s, err := quarantine.Open(store)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if items, _ := s.List(); len(items) != 2 || items[0].Path != hook && items[1].Path != hook || items[0].Path != config && items[1].Path != config {
 		t.Fatalf("quarantine holds %v; want the hook and the git configuration", items)
 	}
@@ -271,9 +281,9 @@ func TestLeavesWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(paths[0], 0o644)
-	os.WriteFile(paths[0], []byte("user data"), 0o644)
-	os.WriteFile(filepath.Join(paths[1], "x"), nil, 0o644)
+	testenv.Chmod(t, paths[0], 0o644)
+	testenv.WriteFile(t, paths[0], []byte("user data"), 0o644)
+	testenv.WriteFile(t, filepath.Join(paths[1], "x"), nil, 0o644)
 	if _, err := run.Release(); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +294,7 @@ func TestLeavesWhatChanged(t *testing.T) {
 
 func TestRegistryMustBePrivate(t *testing.T) {
 	dir := t.TempDir()
-	os.Chmod(dir, 0o777)
+	testenv.Chmod(t, dir, 0o777)
 	r := &Registry{Dir: filepath.Join(dir, "reg")}
 	if err := r.ensure(); err == nil {
 		t.Error("accepted a registry under a world-writable directory")
@@ -301,7 +311,7 @@ func TestTmpGoesWithItsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o600)
+	testenv.WriteFile(t, filepath.Join(tmp, "f"), []byte("x"), 0o600)
 	first, err := r.Register(nil, tmp)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/quarantine"
 )
 
@@ -158,8 +159,8 @@ func TestNestedPlaceholdersOfTwoRuns(t *testing.T) {
 			if !parentFirst {
 				first, second = second, first
 			}
-			os.Rename(a.Record(), filepath.Join(r.Dir, first))
-			os.Rename(b.Record(), filepath.Join(r.Dir, second))
+			testenv.Rename(t, a.Record(), filepath.Join(r.Dir, first))
+			testenv.Rename(t, b.Record(), filepath.Join(r.Dir, second))
 			if _, err := r.Sweep(false); err != nil {
 				t.Fatal(err)
 			}
@@ -183,8 +184,8 @@ func TestPendingCheckKeepsParent(t *testing.T) {
 	tree := t.TempDir()
 	parent := filepath.Join(tree, ".claude")
 	child := filepath.Join(parent, "commands")
-	os.Mkdir(parent, 0o755)
-	os.Mkdir(child, 0o755)
+	testenv.Mkdir(t, parent, 0o755)
+	testenv.Mkdir(t, child, 0o755)
 	done, err := r.Register([]string{parent})
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +311,7 @@ func TestScratchOfKilledRun(t *testing.T) {
 	if !exists(scratch) || !exists(tmp) {
 		t.Fatalf("Scratch, Tmp made %s (%v), %s (%v)", scratch, exists(scratch), tmp, exists(tmp))
 	}
-	os.WriteFile(filepath.Join(tmp, "f"), []byte("x"), 0o600)
+	testenv.WriteFile(t, filepath.Join(tmp, "f"), []byte("x"), 0o600)
 	run.file.Close() // killed
 	if _, err := r.Sweep(false); err != nil {
 		t.Fatal(err)

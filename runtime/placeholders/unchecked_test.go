@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"srt.dev/internal/testenv"
 	"srt.dev/runtime/quarantine"
 )
 
@@ -29,9 +30,9 @@ func TestUncheckedTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	hook := filepath.Join(root, "r/.git/hooks/pre-commit")
-	os.MkdirAll(filepath.Dir(hook), 0o755)
-	os.WriteFile(filepath.Join(root, "r/.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
-	os.WriteFile(hook, []byte("evil"), 0o755)
+	testenv.MkdirAll(t, filepath.Dir(hook), 0o755)
+	testenv.WriteFile(t, filepath.Join(root, "r/.git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	testenv.WriteFile(t, hook, []byte("evil"), 0o755)
 	if err := run.Unchecked([]string{"the walk stopped at its limit"}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestUncheckedKilledRun(t *testing.T) {
 	if err := run.Snapshot(snap); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(run.rec.Check.Snapshot, []byte("damaged"), 0o600)
+	testenv.WriteFile(t, run.rec.Check.Snapshot, []byte("damaged"), 0o600)
 	run.file.Close() // killed: the lock drops, the check is owed
 	if _, err := r.Sweep(true); err != nil {
 		t.Fatalf("Sweep: %v", err)

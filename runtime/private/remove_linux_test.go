@@ -32,16 +32,16 @@ func TestRemoveAll(t *testing.T) {
 	}
 	defer os.RemoveAll(base)
 	outside := filepath.Join(base, "outside")
-	os.MkdirAll(filepath.Join(outside, "d"), 0o755)
-	os.WriteFile(filepath.Join(outside, "d", "f"), []byte("keep"), 0o644)
+	testenv.MkdirAll(t, filepath.Join(outside, "d"), 0o755)
+	testenv.WriteFile(t, filepath.Join(outside, "d", "f"), []byte("keep"), 0o644)
 	tree := filepath.Join(base, "tmp")
 	mod := filepath.Join(tree, "gopath/pkg/mod/example.com/m@v1.0.0")
-	os.MkdirAll(filepath.Join(mod, "sub"), 0o755)
-	os.WriteFile(filepath.Join(mod, "sub", "x.go"), []byte("package x"), 0o444)
-	os.Symlink(outside, filepath.Join(tree, "link"))
-	os.Symlink(filepath.Join(outside, "d", "f"), filepath.Join(mod, "linkf"))
+	testenv.MkdirAll(t, filepath.Join(mod, "sub"), 0o755)
+	testenv.WriteFile(t, filepath.Join(mod, "sub", "x.go"), []byte("package x"), 0o444)
+	testenv.Symlink(t, outside, filepath.Join(tree, "link"))
+	testenv.Symlink(t, filepath.Join(outside, "d", "f"), filepath.Join(mod, "linkf"))
 	for _, d := range []string{filepath.Join(mod, "sub"), mod, filepath.Dir(mod)} {
-		os.Chmod(d, 0o555)
+		testenv.Chmod(t, d, 0o555)
 	}
 	if err := RemoveAll(tree); err != nil {
 		t.Fatal(err)

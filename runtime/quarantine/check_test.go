@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"srt.dev/internal/testenv"
 )
 
 func write(t testing.TB, p, text string) {
@@ -25,7 +27,7 @@ func write(t testing.TB, p, text string) {
 
 func symlink(t testing.TB, target, p string) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(p), 0o755)
+	testenv.MkdirAll(t, filepath.Dir(p), 0o755)
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
 	}
@@ -158,8 +160,8 @@ func TestCheckBareInRepository(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, ".git/HEAD"), "ref: refs/heads/main\n")
 	write(t, filepath.Join(root, ".git/config"), "[core]\n\tbare = false\n")
-	os.MkdirAll(filepath.Join(root, ".git/objects"), 0o755)
-	os.MkdirAll(filepath.Join(root, ".git/refs"), 0o755)
+	testenv.MkdirAll(t, filepath.Join(root, ".git/objects"), 0o755)
+	testenv.MkdirAll(t, filepath.Join(root, ".git/refs"), 0o755)
 	got, _, _ := run(t, Spec{Roots: []string{root}, GitConfig: true}, func() {
 		write(t, filepath.Join(root, ".git/HEAD"), "invalid")
 		write(t, filepath.Join(root, "HEAD"), "ref: refs/heads/main\n")
@@ -237,7 +239,7 @@ func TestCheckFIFO(t *testing.T) {
 	got, _, _ := run(t, Spec{Roots: []string{root}, GitConfig: true}, func() {
 		write(t, filepath.Join(root, ".git/HEAD"), "ref: refs/heads/main\n")
 		for _, p := range []string{".git/config", ".git/hooks/pre-commit", ".bashrc"} {
-			os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755)
+			testenv.MkdirAll(t, filepath.Dir(filepath.Join(root, p)), 0o755)
 			if err := syscall.Mkfifo(filepath.Join(root, p), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -373,9 +375,17 @@ func TestSnapshotFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f2 := f + "2"
-	back.WriteFile(f2)
-	a, _ := os.ReadFile(f)
-	b, _ := os.ReadFile(f2)
+	if err := back.WriteFile(f2); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f2)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if string(a) != string(b) {
 		t.Fatal("a snapshot read back and written again differs")
 	}
@@ -383,7 +393,7 @@ func TestSnapshotFile(t *testing.T) {
 	if found := Check(spec, back, DefaultLimits).Found; len(found) != 1 {
 		t.Fatalf("Check against the snapshot read back = %v", found)
 	}
-	os.WriteFile(f, a[:len(a)/2], 0o600)
+	testenv.WriteFile(t, f, a[:len(a)/2], 0o600)
 	if _, err := ReadSnapshot(f); err == nil {
 		t.Fatal("a snapshot cut in half was read")
 	}
@@ -397,8 +407,8 @@ func genTree(tb testing.TB, root string, n int) {
 	write(tb, filepath.Join(root, ".git/HEAD"), "ref: refs/heads/main\n")
 	write(tb, filepath.Join(root, ".git/config"), "[core]\n\tbare = false\n")
 	write(tb, filepath.Join(root, ".git/hooks/pre-commit.sample"), "x")
-	os.MkdirAll(filepath.Join(root, ".git/objects"), 0o755)
-	os.MkdirAll(filepath.Join(root, ".git/refs"), 0o755)
+	testenv.MkdirAll(tb, filepath.Join(root, ".git/objects"), 0o755)
+	testenv.MkdirAll(tb, filepath.Join(root, ".git/refs"), 0o755)
 	write(tb, filepath.Join(root, ".vscode/settings.json"), "{}")
 	for d := 0; d < n/50; d++ {
 		dir := filepath.Join(root, "node_modules", "p"+strconv.Itoa(d/40), "d"+strconv.Itoa(d))
@@ -410,7 +420,9 @@ func genTree(tb testing.TB, root string, n int) {
 			if err != nil {
 				tb.Fatal(err)
 			}
-			fh.Close()
+			if err := fh.Close(); err != nil {
+				tb.Fatal(err)
+			}
 		}
 	}
 }
@@ -424,7 +436,7 @@ func treeRoot(b *testing.B, n int) string {
 	}
 	root := filepath.Join(base, "tree-"+strconv.Itoa(n))
 	if _, err := os.Stat(filepath.Join(root, "done")); err != nil {
-		os.RemoveAll(root)
+		testenv.RemoveAll(b, root)
 		genTree(b, root, n)
 		write(b, filepath.Join(root, "done"), "")
 	}
@@ -493,9 +505,9 @@ func TestUserRelativeHooksPath(t *testing.T) {
 		write(t, filepath.Join(root, "a/tools/hooks/pre-commit"), "evil")
 		write(t, filepath.Join(root, "b/.git/HEAD"), "ref: refs/heads/main\n")
 		write(t, filepath.Join(root, "b/.githooks/pre-commit"), "evil")
-		os.RemoveAll(filepath.Join(root, "c/.githooks"))
+		testenv.RemoveAll(t, filepath.Join(root, "c/.githooks"))
 		symlink(t, "../elsewhere", filepath.Join(root, "c/.githooks"))
-		os.RemoveAll(filepath.Join(root, "d/tools"))
+		testenv.RemoveAll(t, filepath.Join(root, "d/tools"))
 		symlink(t, "../elsewhere-tools", filepath.Join(root, "d/tools"))
 		write(t, filepath.Join(root, "e/.git"), "gitdir: ../a/.git\n")
 		write(t, filepath.Join(root, "e/.githooks/pre-commit"), "evil")

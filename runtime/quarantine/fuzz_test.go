@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"srt.dev/internal/testenv"
 )
 
 // fuzzNames are the names a generated tree uses: protected names, the
@@ -26,7 +28,9 @@ var fuzzTargets = []string{"/", ".", "..", "../..", "/dev/zero", "/proc/self/fd/
 
 // buildTree applies ops to root: each op is three bytes (what, the name,
 // a target or a parent), making directories, files, links, FIFOs and
-// moves; outside is a directory beside root that nothing may touch.
+// moves; outside is a directory beside root that nothing may touch. An op
+// that fails (its name taken, its parent a file or gone) is skipped, and
+// so are its errors: the fuzzer's bytes make any tree they can.
 func buildTree(root, outside string, ops []byte) {
 	dirs := []string{root}
 	// The command is confined to root: it never writes through a link,
@@ -111,10 +115,10 @@ func FuzzCheck(f *testing.F) {
 		}
 		base := t.TempDir()
 		root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
-		os.Mkdir(root, 0o755)
-		os.MkdirAll(filepath.Join(outside, ".git/hooks"), 0o755)
-		os.WriteFile(filepath.Join(outside, ".git/hooks/pre-commit"), []byte("outside"), 0o755)
-		os.WriteFile(filepath.Join(outside, ".bashrc"), []byte("outside"), 0o644)
+		testenv.Mkdir(t, root, 0o755)
+		testenv.MkdirAll(t, filepath.Join(outside, ".git/hooks"), 0o755)
+		testenv.WriteFile(t, filepath.Join(outside, ".git/hooks/pre-commit"), []byte("outside"), 0o755)
+		testenv.WriteFile(t, filepath.Join(outside, ".bashrc"), []byte("outside"), 0o644)
 		buildTree(root, outside, before)
 		spec := Spec{Roots: []string{root}, GitConfig: true, Home: base}
 		deadline := time.Now().Add(20 * time.Second)
@@ -153,17 +157,22 @@ func FuzzCheck(f *testing.F) {
 // panic or a runaway allocation.
 func FuzzReadSnapshot(f *testing.F) {
 	root := f.TempDir()
-	os.MkdirAll(filepath.Join(root, ".git/hooks"), 0o755)
-	os.WriteFile(filepath.Join(root, ".git/hooks/pre-commit"), []byte("x"), 0o755)
-	os.Symlink("t", filepath.Join(root, ".bashrc"))
+	testenv.MkdirAll(f, filepath.Join(root, ".git/hooks"), 0o755)
+	testenv.WriteFile(f, filepath.Join(root, ".git/hooks/pre-commit"), []byte("x"), 0o755)
+	testenv.Symlink(f, "t", filepath.Join(root, ".bashrc"))
 	s, _ := Snap(Spec{Roots: []string{root}, Watch: []string{filepath.Join(root, "w")}}, nil, DefaultLimits)
 	p := filepath.Join(f.TempDir(), "s")
-	s.WriteFile(p)
-	b, _ := os.ReadFile(p)
+	if err := s.WriteFile(p); err != nil {
+		f.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(t.TempDir(), "s")
-		os.WriteFile(p, data, 0o600)
+		testenv.WriteFile(t, p, data, 0o600)
 		if s, err := ReadSnapshot(p); err == nil {
 			q := p + "2"
 			if err := s.WriteFile(q); err != nil {

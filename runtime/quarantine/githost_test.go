@@ -3,10 +3,11 @@
 package quarantine
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestCheckGitHost: git's files outside the repository (Spec.GitWatch)
@@ -35,9 +36,9 @@ func TestCheckGitHost(t *testing.T) {
 		write(t, h("new/config"), "[core]\n\tpager = /tmp/p\n")
 		write(t, h("evil/config"), "[core]\n\tpager = /tmp/p\n")
 		symlink(t, h("evil"), h(".config/git"))
-		os.RemoveAll(h("file/x"))
+		testenv.RemoveAll(t, h("file/x"))
 		write(t, h("file/x"), "")
-		os.MkdirAll(h("placeholder/config"), 0o755) // a placeholder's shape
+		testenv.MkdirAll(t, h("placeholder/config"), 0o755) // a placeholder's shape
 		write(t, h("empty/config"), "")
 	})
 	want := []string{".config/git", ".gitconfig", "changed/config", "new/config"}
@@ -57,7 +58,7 @@ func TestCheckGitHost(t *testing.T) {
 	write(t, filepath.Join(out, "d/config"), "")
 	spec = Spec{Roots: []string{h("kept")}, Home: home, GitWatch: []string{filepath.Join(out, "d/config")}}
 	_, _, notes = run(t, spec, func() {
-		os.Rename(filepath.Join(out, "d"), filepath.Join(out, "e"))
+		testenv.Rename(t, filepath.Join(out, "d"), filepath.Join(out, "e"))
 		symlink(t, filepath.Join(out, "e"), filepath.Join(out, "d"))
 	})
 	if len(notes) != 1 || !strings.Contains(notes[0], "symbolic link") {

@@ -1,7 +1,6 @@
 package resolve
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/internal/testenv"
 )
 
 // TestGitHost: git's files outside the repository that a write root
@@ -19,11 +19,11 @@ import (
 func TestGitHost(t *testing.T) {
 	home, cwd := project(t)
 	for _, f := range []string{".gitconfig", "dotfiles/git/config", "outside/gitconfig"} {
-		os.MkdirAll(filepath.Join(home, filepath.Dir(f)), 0o755)
-		os.WriteFile(filepath.Join(home, f), []byte("[user]\n"), 0o644)
+		testenv.MkdirAll(t, filepath.Join(home, filepath.Dir(f)), 0o755)
+		testenv.WriteFile(t, filepath.Join(home, f), []byte("[user]\n"), 0o644)
 	}
-	os.MkdirAll(filepath.Join(home, ".config/git"), 0o755)
-	os.Symlink("../../dotfiles/git/config", filepath.Join(home, ".config/git/linked"))
+	testenv.MkdirAll(t, filepath.Join(home, ".config/git"), 0o755)
+	testenv.Symlink(t, "../../dotfiles/git/config", filepath.Join(home, ".config/git/linked"))
 	h := func(rel string) string { return filepath.Join(home, rel) }
 	gitHost := []string{h(".gitconfig"), h(".config/git/config"), h(".config/git/linked"), h(".gitk"), h("outside/gitconfig"), h("new/dir/config"), "/dev/null", "/tmp/claude/x"}
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [".", "~/.gitconfig", "~/.config", "~/dotfiles", "~/.gitk", "~/new", "~/other"], "denyWrite": []}}`
@@ -83,7 +83,7 @@ func TestGitHost(t *testing.T) {
 // same way.
 func TestGitHostStep(t *testing.T) {
 	home, cwd := project(t)
-	os.WriteFile(filepath.Join(home, ".gitconfig"), nil, 0o644)
+	testenv.WriteFile(t, filepath.Join(home, ".gitconfig"), nil, 0o644)
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["~"], "denyWrite": []}}`
 	steps := plan(t, settings)
 	i := slices.IndexFunc(steps, func(s bwrap.Step) bool { return s.Directive == bwrap.GitHost })
@@ -130,12 +130,8 @@ func TestGitHostPlaceholderIsAFile(t *testing.T) {
 	home := t.TempDir()
 	src := t.TempDir()
 	emptyDir, emptyFile := filepath.Join(src, "dir"), filepath.Join(src, "file")
-	if err := os.Mkdir(emptyDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(emptyFile, nil, 0o400); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Mkdir(t, emptyDir, 0o700)
+	testenv.WriteFile(t, emptyFile, nil, 0o400)
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
 	gitconfig := filepath.Join(home, ".gitconfig")
 	res, err := Resolve(plan(t, settings), Host{Home: home, Cwd: home, TmpDir: t.TempDir(), EmptyDir: emptyDir, EmptyFile: emptyFile, SeccompFD: 3, GitHost: []string{gitconfig}})

@@ -35,7 +35,7 @@ func TestWriteRootThroughLink(t *testing.T) {
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {
 			home, cwd := project(t)
-			os.MkdirAll(filepath.Join(home, ".cache"), 0o755)
+			testenv.MkdirAll(t, filepath.Join(home, ".cache"), 0o755)
 			switch c.setup {
 			case "node_modules":
 				if err := os.Symlink(home, filepath.Join(cwd, "node_modules")); err != nil {
@@ -90,7 +90,7 @@ func TestWriteRootThroughLink(t *testing.T) {
 		if err := os.Symlink(filepath.Join(home, "other"), filepath.Join(home, ".npm")); err != nil {
 			t.Fatal(err)
 		}
-		os.MkdirAll(filepath.Join(home, "other/_logs"), 0o755)
+		testenv.MkdirAll(t, filepath.Join(home, "other/_logs"), 0o755)
 		res, err := Resolve(plan(t, `{`+linksNetwork+`, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`),
 			Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3})
 		if err != nil {
@@ -135,8 +135,8 @@ func TestWriteRootSwappedForLink(t *testing.T) {
 	for _, uid := range users() {
 		home, cwd := liveProject(t, uid)
 		work := filepath.Join(cwd, "work")
-		os.Mkdir(work, 0o755)
-		os.Lchown(work, uid, uid)
+		testenv.Mkdir(t, work, 0o755)
+		testenv.Lchown(t, work, uid, uid)
 		res, err := Resolve(plan(t, `{`+linksNetwork+`, "filesystem": {"denyRead": [], "allowWrite": ["./work"], "denyWrite": []}}`),
 			Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3, BindFD: 4})
 		if err != nil {
@@ -171,8 +171,8 @@ func TestTooManyProtectedNames(t *testing.T) {
 	home, cwd := project(t)
 	for i := range 3000 {
 		d := filepath.Join(cwd, "many", "d"+strconv.Itoa(i))
-		os.MkdirAll(d, 0o755)
-		os.WriteFile(filepath.Join(d, ".bashrc"), []byte("x"), 0o644)
+		testenv.MkdirAll(t, d, 0o755)
+		testenv.WriteFile(t, filepath.Join(d, ".bashrc"), []byte("x"), 0o644)
 	}
 	_, err := Resolve(plan(t, `{`+linksNetwork+`, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`),
 		Host{Home: home, Cwd: cwd, TmpDir: t.TempDir(), EmptyDir: t.TempDir(), SeccompFD: 3})

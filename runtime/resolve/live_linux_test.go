@@ -51,7 +51,7 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 	}
 	defer os.RemoveAll(tmp)
 	if uid != 0 {
-		os.Chown(tmp, uid, uid)
+		testenv.Chown(t, tmp, uid, uid)
 	}
 	// The write roots are bound from descriptors 4 and up, as srt binds
 	// them.
@@ -98,7 +98,7 @@ func sandbox(t *testing.T, uid int, settings, home, cwd string, checks []check) 
 		} else if fi.Size() != 0 {
 			t.Errorf("placeholder %s has content", ph)
 		} else {
-			os.Remove(ph)
+			testenv.Remove(t, ph)
 		}
 	}
 	return res.Placeholders
@@ -120,7 +120,7 @@ func liveProject(t *testing.T, uid int) (home, cwd string) {
 	t.Helper()
 	home, cwd = project(t)
 	for d := filepath.Dir(home); d != "/tmp" && d != "/"; d = filepath.Dir(d) {
-		os.Chmod(d, 0o755)
+		testenv.Chmod(t, d, 0o755)
 	}
 	if uid != 0 {
 		filepath.Walk(home, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
@@ -211,12 +211,12 @@ func TestLiveConformance(t *testing.T) {
 				cwd := filepath.Join(home, "[x] proj*")
 				decoy := filepath.Join(home, "x proj")
 				for _, d := range []string{cwd + "/keys", decoy + "/keys"} {
-					os.MkdirAll(d, 0o755)
-					os.WriteFile(d+"/a.pem", []byte("k\n"), 0o644)
+					testenv.MkdirAll(t, d, 0o755)
+					testenv.WriteFile(t, d+"/a.pem", []byte("k\n"), 0o644)
 					if uid != 0 {
-						os.Lchown(filepath.Dir(d), uid, uid)
-						os.Lchown(d, uid, uid)
-						os.Lchown(d+"/a.pem", uid, uid)
+						testenv.Lchown(t, filepath.Dir(d), uid, uid)
+						testenv.Lchown(t, d, uid, uid)
+						testenv.Lchown(t, d+"/a.pem", uid, uid)
 					}
 				}
 				sandbox(t, uid, `{"network": {"allowedDomains": [], "deniedDomains": []},

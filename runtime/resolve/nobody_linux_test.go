@@ -40,8 +40,8 @@ func TestResolveStandIn(t *testing.T) {
 	}
 	home, cwd := project(t)
 	locked := filepath.Join(home, "locked")
-	os.MkdirAll(filepath.Join(locked, "inner"), 0o755)
-	os.Chmod(locked, 0)
+	testenv.MkdirAll(t, filepath.Join(locked, "inner"), 0o755)
+	testenv.Chmod(t, locked, 0)
 	defer os.Chmod(locked, 0o755)
 	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": ["~/locked/inner/secret"], "allowWrite": [], "denyWrite": []}}`, home, cwd)
 	if args := strings.Join(res.Args, " "); !strings.Contains(args, "--tmpfs "+locked+" ") && !strings.Contains(args, "--tmpfs "+home+" ") {

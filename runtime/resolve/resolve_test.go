@@ -8,6 +8,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/emit/bwrap"
+	"srt.dev/internal/testenv"
 	"srt.dev/schema"
 )
 
@@ -181,10 +182,10 @@ func TestResolvePatternUnderMetacharacterRoot(t *testing.T) {
 	cwd := filepath.Join(home, "[x] proj*")
 	decoy := filepath.Join(home, "x proj") // what "[x] proj*" means as a pattern
 	for _, d := range []string{cwd + "/keys", decoy + "/keys", home + "/.aws"} {
-		os.MkdirAll(d, 0o755)
+		testenv.MkdirAll(t, d, 0o755)
 	}
 	for _, f := range []string{cwd + "/keys/a.pem", decoy + "/keys/b.pem", home + "/.aws/credentials"} {
-		os.WriteFile(f, []byte("x\n"), 0o644)
+		testenv.WriteFile(t, f, []byte("x\n"), 0o644)
 	}
 	res := resolveFor(t, `{"network": {"allowedDomains": [], "deniedDomains": []},
 		"filesystem": {"denyRead": ["**/*.pem", "~/.a*/cred*"], "allowWrite": [], "denyWrite": []}}`, home, cwd)

@@ -3,12 +3,13 @@
 package sandbox
 
 import (
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 // TestSameBuild: srt-init is of srt's build only when the Go version, the
@@ -75,12 +76,12 @@ func TestInitProgramFallback(t *testing.T) {
 	if prog, why := initProgram(self); prog != self || !strings.Contains(why, "srt-init") {
 		t.Errorf("no srt-init: %q, %q", prog, why)
 	}
-	os.WriteFile(filepath.Join(dir, "srt-init"), []byte("#!/bin/sh\n"), 0o755)
+	testenv.WriteFile(t, filepath.Join(dir, "srt-init"), []byte("#!/bin/sh\n"), 0o755)
 	if prog, why := initProgram(self); prog != self || why == "" {
 		t.Errorf("a script: %q, %q", prog, why)
 	}
 	// A FIFO would block a reader: it is not opened.
-	os.Remove(filepath.Join(dir, "srt-init"))
+	testenv.Remove(t, filepath.Join(dir, "srt-init"))
 	if err := syscall.Mkfifo(filepath.Join(dir, "srt-init"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,11 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	// The quarantine of protected names goes to a scratch state directory.
-	state, _ := os.MkdirTemp("", "srt-test-state-")
+	state, err := os.MkdirTemp("", "srt-test-state-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "state directory: %v\n", err)
+		os.Exit(1)
+	}
 	os.Setenv("XDG_STATE_HOME", state)
 	os.Setenv("XDG_RUNTIME_DIR", state) // a placeholder registry of its own
 	code := m.Run()

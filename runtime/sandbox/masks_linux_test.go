@@ -33,11 +33,11 @@ func TestMaskedCredentialFiles(t *testing.T) {
 	home := t.TempDir()
 	oauth, whole, key := randomToken(t), randomToken(t), randomToken(t)
 	token := jwt(`{"sub":"agent-7","email":"secret@example.com","exp":1999999999}`)
-	os.MkdirAll(filepath.Join(home, ".config/gh"), 0o755)
+	testenv.MkdirAll(t, filepath.Join(home, ".config/gh"), 0o755)
 	hosts := "github.com:\n    oauth_token: " + oauth + "\n    user: me\n"
-	os.WriteFile(filepath.Join(home, ".config/gh/hosts.yml"), []byte(hosts), 0o600)
-	os.WriteFile(filepath.Join(home, ".tok"), []byte(whole+"\n"), 0o600)
-	os.WriteFile(filepath.Join(home, "nomatch.conf"), []byte("nothing secret here\n"), 0o600)
+	testenv.WriteFile(t, filepath.Join(home, ".config/gh/hosts.yml"), []byte(hosts), 0o600)
+	testenv.WriteFile(t, filepath.Join(home, ".tok"), []byte(whole+"\n"), 0o600)
+	testenv.WriteFile(t, filepath.Join(home, "nomatch.conf"), []byte("nothing secret here\n"), 0o600)
 	settings := `{"network": {"allowedDomains": ["127.0.0.1", "localhost"], "deniedDomains": [],
 		"tlsTerminate": {"extraCaCertPaths": [` + strconv.Quote(u.caFile) + `]}},
 		"credentials": {
@@ -120,7 +120,7 @@ for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do tr '\0' '\n' < "$f"; echo
 func TestMaskedCredentialNoMatchError(t *testing.T) {
 	testenv.Require(t, "bwrap")
 	home := t.TempDir()
-	os.WriteFile(filepath.Join(home, "c.conf"), []byte("no key\n"), 0o600)
+	testenv.WriteFile(t, filepath.Join(home, "c.conf"), []byte("no key\n"), 0o600)
 	marker := filepath.Join(home, "ran")
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": [], "tlsTerminate": {}},
 		"credentials": {"files": [{"path": "~/c.conf", "mode": "mask", "extract": "key=(\\w+)", "onExtractNoMatch": "error"}]},

@@ -42,8 +42,8 @@ func gitProject(t *testing.T, repo bool) (home, dir string) {
 	t.Helper()
 	home = t.TempDir()
 	dir = filepath.Join(home, "proj")
-	os.Mkdir(dir, 0o755)
-	os.WriteFile(filepath.Join(dir, "main.txt"), []byte("hello\n"), 0o644)
+	testenv.Mkdir(t, dir, 0o755)
+	testenv.WriteFile(t, filepath.Join(dir, "main.txt"), []byte("hello\n"), 0o644)
 	if repo {
 		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-qm", "first"}} {
 			cmd := exec.Command("git", args...)
@@ -109,7 +109,7 @@ func hook(mark, name string) string {
 // writeScript writes an executable script on the host.
 func writeScript(t *testing.T, path, text string) {
 	t.Helper()
-	os.MkdirAll(filepath.Dir(path), 0o755)
+	testenv.MkdirAll(t, filepath.Dir(path), 0o755)
 	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -180,16 +180,16 @@ func TestGitPointers(t *testing.T) {
 	// the working tree (core.hooksPath), per-worktree configuration.
 	git(dir, "worktree", "add", "-q", filepath.Join(home, "wt"))
 	lib := filepath.Join(home, "lib")
-	os.Mkdir(lib, 0o755)
+	testenv.Mkdir(t, lib, 0o755)
 	git(lib, "init", "-q")
 	git(lib, "commit", "-q", "--allow-empty", "-m", "lib")
 	git(dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
 	git(dir, "commit", "-qm", "sub")
 	git(dir, "config", "core.hooksPath", ".husky")
 	git(dir, "config", "extensions.worktreeConfig", "true")
-	os.Mkdir(filepath.Join(dir, ".husky"), 0o755)
+	testenv.Mkdir(t, filepath.Join(dir, ".husky"), 0o755)
 	writeScript(t, filepath.Join(dir, "payload"), hook(mark, "payload"))
-	os.WriteFile(filepath.Join(dir, "evil.config"), []byte("[core]\n\tfsmonitor = "+filepath.Join(dir, "payload")+"\n"), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "evil.config"), []byte("[core]\n\tfsmonitor = "+filepath.Join(dir, "payload")+"\n"), 0o644)
 
 	attacks := []struct{ name, script string }{
 		{"commondir", `git init -q --bare evil && cp evil.config evil/config && echo "$PWD/evil" > .git/commondir`},

@@ -69,7 +69,7 @@ func TestNodeThroughTheProxy(t *testing.T) {
 	testenv.Require(t, "bwrap", "node", "npm")
 	u := newUpstream(t, nil)
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "client.js"), []byte(nodeClient), 0o644)
+	testenv.WriteFile(t, filepath.Join(dir, "client.js"), []byte(nodeClient), 0o644)
 	env := []string{}
 	if p := undiciPath(t); p != "" {
 		env = append(env, "UNDICI_PATH="+p)

@@ -22,7 +22,7 @@ func TestReaperClean(t *testing.T) {
 	}
 	reg := &placeholders.Registry{Dir: filepath.Join(dir, "reg"), TmpDir: dir}
 	ran := func(clean bool) bool {
-		os.Remove(self + ".ran")
+		os.Remove(self + ".ran") // absent until a reaper ran
 		stop, err := startReaper(self, reg, filepath.Join(dir, "run-1.json"))
 		if err != nil {
 			t.Fatal(err)

@@ -265,13 +265,22 @@ print("second", rb.replace("\r\n", "|"))
 func TestTLSCAFileErrors(t *testing.T) {
 	testenv.Require(t, "bwrap")
 	dir := t.TempDir()
-	a, _ := proxy.NewCA()
-	b, _ := proxy.NewCA()
+	a, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
 	certA := filepath.Join(dir, "a.pem")
-	os.WriteFile(certA, a.PEM, 0o644)
+	testenv.WriteFile(t, certA, a.PEM, 0o644)
 	keyB := filepath.Join(dir, "b.key")
-	der, _ := x509.MarshalPKCS8PrivateKey(b.Key)
-	os.WriteFile(keyB, pemBlock("PRIVATE KEY", der), 0o600)
+	der, err := x509.MarshalPKCS8PrivateKey(b.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, keyB, pemBlock("PRIVATE KEY", der), 0o600)
 	marker := filepath.Join(dir, "ran")
 	for _, c := range []struct{ cert, key, want string }{
 		{filepath.Join(dir, "missing.pem"), keyB, "cannot read the CA certificate " + filepath.Join(dir, "missing.pem")},
@@ -296,11 +305,17 @@ func TestTLSCAKeyHidden(t *testing.T) {
 	testenv.Require(t, "bwrap", "curl")
 	u := newUpstream(t, nil)
 	dir := t.TempDir()
-	ca, _ := proxy.NewCA()
+	ca, err := proxy.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
 	certPath, keyPath := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "ca.key")
-	os.WriteFile(certPath, ca.PEM, 0o644)
-	der, _ := x509.MarshalPKCS8PrivateKey(ca.Key)
-	os.WriteFile(keyPath, pemBlock("PRIVATE KEY", der), 0o600)
+	testenv.WriteFile(t, certPath, ca.PEM, 0o644)
+	der, err := x509.MarshalPKCS8PrivateKey(ca.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, keyPath, pemBlock("PRIVATE KEY", der), 0o600)
 	settings := tlsSettings(t, u, `"caCertPath": `+strconv.Quote(certPath)+`, "caKeyPath": `+strconv.Quote(keyPath), "")
 	script := noProxyOff + `echo "key=[$(cat ` + keyPath + ` 2>&1)]"; curl -sS -v https://127.0.0.1:` + u.port + `/own 2>&1 | grep -e 'issuer:' -e hello`
 	out, errs, _, err := runScript(t, settings, script)

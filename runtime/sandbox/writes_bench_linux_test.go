@@ -85,7 +85,10 @@ func BenchmarkWriteWatch(b *testing.B) {
 	if len(initstep.WatchedCalls) == 0 {
 		b.Skip("no write watch on this architecture")
 	}
-	self, _ := os.Executable()
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, c := range []struct {
 		name  string
 		pause int

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"srt.dev/internal/testenv"
 )
 
 const digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -40,16 +42,16 @@ func TestTrust(t *testing.T) {
 	}
 	dir := filepath.Join(state, "srt", "trusted-plans")
 	// A directory at a digest's name is not a record.
-	os.Mkdir(filepath.Join(dir, other), 0o700)
+	testenv.Mkdir(t, filepath.Join(dir, other), 0o700)
 	if ok, _ := Trusted(other); ok {
 		t.Error("a directory counts as a record")
 	}
 	// A record directory others may write is not trusted.
-	os.Chmod(dir, 0o777)
+	testenv.Chmod(t, dir, 0o777)
 	if ok, err := Trusted(digest); ok || err == nil {
 		t.Errorf("in a directory others may write: Trusted = %v, %v", ok, err)
 	}
-	os.Chmod(dir, 0o700)
+	testenv.Chmod(t, dir, 0o700)
 
 	// Without XDG_STATE_HOME, under the home directory, which srt does
 	// not make.
