@@ -72,10 +72,11 @@ type Entry struct {
 	// Inherit is set for a subtree (OI)(CI) entry, unset for "this object
 	// only".
 	Inherit bool
-	// Rule is the settings entry that made the entry (the first, when
-	// several make the same one); Causes are all of them.
-	Rule   policy.PathRule
-	Causes Causes
+	// Rule is the settings entry that made the entry; Also are those
+	// that made the same entry again, in order (the plan writes it once,
+	// caused by all of them).
+	Rule policy.PathRule
+	Also []policy.PathRule
 	// Dropped says that ranking dropped this grant (it lies at or under a
 	// credential file): the plan does not write it, and Access does not
 	// apply it, but names it.
@@ -84,8 +85,27 @@ type Entry struct {
 	Condition, Purpose, Lifetime string
 }
 
-// Credential reports whether the entry comes from credentials.files.
-func (x *Entry) Credential() bool { return strings.HasPrefix(x.Rule.Origin.Key, "credentials.") }
+// Rules are Rule and Also.
+func (x *Entry) Rules() []policy.PathRule { return append([]policy.PathRule{x.Rule}, x.Also...) }
+
+// Causes are the origins of Rules, each once.
+func (x *Entry) Causes() Causes {
+	var c Causes
+	for _, r := range x.Rules() {
+		c = append(c, r.Origin)
+	}
+	return c.dedupe()
+}
+
+// Credential reports whether a credentials.files entry made the entry.
+func (x *Entry) Credential() bool {
+	for _, r := range x.Rules() {
+		if strings.HasPrefix(r.Origin.Key, "credentials.") {
+			return true
+		}
+	}
+	return false
+}
 
 // ace is the entry as the plan writes it.
 func (x *Entry) ace() ACE {
@@ -153,7 +173,6 @@ func (e *emitter) acl() (*ACL, []Operation) {
 	at := map[int]int{} // entry → its operation
 	seen := map[string]int{}
 	add := func(x Entry) {
-		x.Causes = Causes{x.Rule.Origin}
 		if x.Dropped {
 			acl.Entries = append(acl.Entries, x)
 			return
@@ -161,8 +180,8 @@ func (e *emitter) acl() (*ACL, []Operation) {
 		a := x.ace()
 		k := strings.ToLower(a.Path) + "|" + a.Trustee + "|" + a.Type + "|" + a.Mask.hex() + "|" + x.Condition
 		if i, ok := seen[k]; ok {
-			acl.Entries[i].Causes = append(acl.Entries[i].Causes, x.Causes...)
-			ops[at[i]].CausedBy = append(ops[at[i]].CausedBy, x.Causes...)
+			acl.Entries[i].Also = append(acl.Entries[i].Also, x.Rule)
+			ops[at[i]].CausedBy = append(ops[at[i]].CausedBy, x.Rule.Origin)
 			return
 		}
 		seen[k] = len(acl.Entries)
@@ -211,9 +230,6 @@ func (e *emitter) acl() (*ACL, []Operation) {
 		for _, r := range l.rules {
 			add(Entry{Kind: l.kind, Place: place(r), Trustee: sidUser, Mask: l.mask, Inherit: true, Rule: r, Dropped: true})
 		}
-	}
-	for i := range acl.Entries {
-		acl.Entries[i].Causes = acl.Entries[i].Causes.dedupe()
 	}
 	return acl, ops
 }
