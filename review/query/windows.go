@@ -7,23 +7,15 @@ import (
 	"srt.dev/emit/wfp"
 )
 
-// The Windows answers compare paths the way NTFS and the ACL helper do,
-// which the agreement test of emit/wfp (interpreting windows/plan.json)
-// showed the POSIX comparisons getting wrong:
-//
-//   - names compare ignoring case: a deny on C:\proj\.env is a deny on
-//     C:\PROJ\.ENV, one file;
-//   - C:/ is a root that covers C:/x (the POSIX walk stopped at "C:");
-//   - the parent of C:/x is C:/, and C:/ and //server/share have none;
-//   - a policy from the Windows reading has ${HOMEDRIVE} and
-//     ${HOMEPATH} roots, which Options.Home fills in too.
-//
-// These apply only on the Windows target.
-
-// windows is the ACL plan of windows/plan.json (emit/wfp): deny ACEs for
+// windows answers from the access-control program of windows/plan.json
+// (emit/wfp: wfp.NewACL, evaluated by wfp.Bound.Access): deny ACEs for
 // read denies and credential files, allow ACEs for grants, a
-// write-restricted token that writes only where a root's grant names it,
-// and WFP filters for the network.
+// write-restricted token that writes only where a root's grant names it.
+// The verdict is the program's; this file names the settings entry an
+// answer gives. keys, forms and covers compare paths as the program
+// does (names ignoring case, C:/ a root that covers C:/x, the
+// ${HOMEDRIVE} roots filled in from Options.Home), for what the targets
+// share: the credential masks in Read and the indexes.
 type windows struct{ *Evaluator }
 
 func (w windows) target() Target { return Windows }
@@ -125,9 +117,8 @@ func (w windows) mandatoryBelowWhy() (string, bool) { return "", false }
 func (w windows) knobs() []knob {
 	// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
 	// listening: what allowLocalBinding changes is whether the
-	// command reaches loopback ports outside the proxy range. The
-	// agreement test of emit/wfp checks the verdict against the
-	// plan's filters.
+	// command reaches loopback ports outside the proxy range (the
+	// plan's open-loopback filter, emit/wfp install.go).
 	return []knob{w.sw(localBindingName, "network.allowLocalBinding", w.p.Network.AllowLocalBinding,
 		"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
 		"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)")}
