@@ -19,9 +19,16 @@
 // depends on the disk (globs, absent paths, junctions) becomes a condition
 // of the operation, evaluated at session start.
 //
-// The tests hold an independent model of what the plan makes Windows
-// enforce (interp_test.go: DACL evaluation of the set-ace operations under
-// the write-restricted token, the WFP filters), and compare its answers
-// with review/query's over the golden corpus and generated settings
-// (agree_test.go).
+// The session's set-ace operations are rendered from a typed
+// access-control program (ACL, acl.go): each entry with its place, mask,
+// trustee and the settings entries that made it. NewACL builds it from a
+// policy of either reading, and Bound.Access (access.go) evaluates it the
+// way Windows does: names compare ignoring case, only * and ? make a
+// pattern and each match carries its own entry, the nearest entry
+// decides (denies first on one object), a read deny also denies writes,
+// the helper ranks the grants again on the host's paths, and a write bit
+// needs the write-restricted token's restricting SIDs too. review/query
+// answers for Windows through it, so srtc explain, lint, diff and test
+// answer from what the plan writes. access_test.go checks it against
+// answers written from the spec.
 package wfp

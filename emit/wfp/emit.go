@@ -116,6 +116,9 @@ type emitter struct {
 	read, write, denyRead, denyWrite []policy.PathRule
 	credDeny                         []policy.PathRule
 	ranking                          []RankDecision
+	// The grants ranking dropped (at or under a credential file): no
+	// entry of the plan, but the ACL keeps them for its answers to name.
+	droppedRead, droppedWrite []policy.PathRule
 }
 
 func (e *emitter) loopbackOpen() bool { return e.p.Network.AllowLocalBinding }
@@ -123,6 +126,9 @@ func (e *emitter) loopbackOpen() bool { return e.p.Network.AllowLocalBinding }
 // origin returns the origin of a cross-platform key, or the key alone when
 // the file does not write it.
 func (e *emitter) origin(key string) policy.Origin {
+	if e.w == nil {
+		return policy.Origin{Key: key}
+	}
 	if o, ok := e.w.KeyOrigins[key]; ok {
 		return o
 	}

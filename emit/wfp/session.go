@@ -38,6 +38,7 @@ func (e *emitter) rank() {
 	for _, r := range fs.AllowRead {
 		if c, ok := covering(r, e.credDeny); ok {
 			e.decide(r, c, "dropped: at or under the credential file "+win(c.Path))
+			e.droppedRead = append(e.droppedRead, r)
 			continue
 		}
 		e.read = append(e.read, r)
@@ -46,6 +47,7 @@ func (e *emitter) rank() {
 	for _, r := range fs.AllowWrite {
 		if c, ok := covering(r, e.credDeny); ok {
 			e.decide(r, c, "dropped: at or under the credential file "+win(c.Path))
+			e.droppedWrite = append(e.droppedWrite, r)
 			continue
 		}
 		if d, ok := covering(r, e.denyWrite); ok {
@@ -190,56 +192,6 @@ func (e *emitter) globs() []Operation {
 	return ops
 }
 
-// aces lists the access-control entries the grant call converges each
-// path to (docs/reference.md#windows-aces), grants first, then denies; an entry already listed
-// gains the causes of a later duplicate instead of repeating.
-func (e *emitter) aces() []Operation {
-	var ops []Operation
-	seen := map[string]int{}
-	add := func(op Operation) {
-		if op.ACE != nil {
-			k := strings.ToLower(op.ACE.Path) + "|" + op.ACE.Trustee + "|" + op.ACE.Type + "|" + op.ACE.Mask.hex() + "|" + op.Condition
-			if i, ok := seen[k]; ok {
-				ops[i].CausedBy = append(ops[i].CausedBy, op.CausedBy...)
-				return
-			}
-			seen[k] = len(ops)
-		}
-		ops = append(ops, op)
-	}
-	for _, r := range e.read {
-		path, cond := target(r)
-		a := ace(path, sidUser, "ALLOW", MaskRead, "released at session reset")
-		add(Operation{Op: "set-ace", ACE: &a, Condition: grantCondition(r, cond), Purpose: "allowRead: the sandbox account may read and execute here", CausedBy: []policy.Origin{r.Origin}})
-	}
-	if e.p.Network.TLSTerminate {
-		a := ace(trustBundleDir, sidUser, "ALLOW", MaskRead, "released at session reset")
-		add(Operation{Op: "set-ace", ACE: &a, Purpose: "network.tlsTerminate: the command must read the trust bundle to trust the proxy's certificates", CausedBy: []policy.Origin{e.origin("network.tlsTerminate")}})
-	}
-	for _, r := range e.write {
-		path, cond := target(r)
-		for _, t := range []string{sidGroup, capSID(path)} {
-			a := ace(path, t, "ALLOW", MaskWrite, "kept across sessions, until srt-win acl forget or uninstall")
-			add(Operation{Op: "set-ace", ACE: &a, Condition: grantCondition(r, cond), Purpose: "allowWrite root: writable by the sandbox, through the token's restricting SID for this root; FILE_DELETE_CHILD is left out so that a deny on a child holds", CausedBy: []policy.Origin{r.Origin}})
-		}
-	}
-	for _, d := range []struct {
-		rules   []policy.PathRule
-		mask    Mask
-		purpose string
-	}{
-		{e.denyRead, MaskDenyRead, "denyRead: no access at all for the sandbox account"},
-		{e.denyWrite, MaskDenyWrite, "denyWrite: no writing, appending, attribute changes or deletion; reading stays possible (SYNCHRONIZE and READ_CONTROL are not denied)"},
-	} {
-		for _, r := range d.rules {
-			for _, op := range e.deny(r, d.mask, d.purpose) {
-				add(op)
-			}
-		}
-	}
-	return ops
-}
-
 // target is the path an entry's ACE goes on, and for a pattern the
 // condition that says so.
 func target(r policy.PathRule) (string, string) {
@@ -247,61 +199,6 @@ func target(r policy.PathRule) (string, string) {
 		return "<each match of " + win(r.Path) + ">", "on each match found at session start"
 	}
 	return win(r.Path), ""
-}
-
-func grantCondition(r policy.PathRule, cond string) string {
-	switch {
-	case cond != "":
-		return cond + "; never on an absent path"
-	case isUNC(r.Path):
-		return "UNC path: passed through unprobed (probing would send the user's credentials to the server)"
-	}
-	return "only if the path exists at session start (grants are never made on absent paths)"
-}
-
-// deny lists the operations of one deny target: the placeholder for an
-// absent target, the DELETE denies on the directories it creates, the
-// target's own deny and the FILE_DELETE_CHILD deny on its parent.
-func (e *emitter) deny(r policy.PathRule, m Mask, purpose string) []Operation {
-	life := "released at session reset"
-	for _, w := range e.write {
-		if !w.Pattern && under(staticPrefix(r), w.Path) {
-			life = "kept with the write root " + win(w.Path) + " (until srt-win acl forget or uninstall)"
-			break
-		}
-	}
-	cause := []policy.Origin{r.Origin}
-	var ops []Operation
-	path, cond := target(r)
-	parentPath := "<the directory holding each match>"
-	if !r.Pattern {
-		parentPath = ""
-		if dir, ok := parent(r.Path); ok {
-			parentPath = win(dir)
-		}
-	}
-	if !r.Pattern && !isUNC(r.Path) {
-		kind := "file"
-		if r.TrailingSeparator {
-			kind = "directory (the entry ends in a separator)"
-		}
-		ops = append(ops, Operation{Op: "create-placeholder", Path: win(r.Path), Kind: kind, Condition: "only if absent at session start: each missing component is created (directories, the last one as Kind)",
-			Purpose: "a deny needs an object to sit on, so that the path cannot be created later outside the deny", CausedBy: cause})
-		for _, a := range creatable(r.Path) {
-			x := ACE{Path: win(a), Trustee: sidUser, Type: "DENY", Mask: MaskDelete, Rights: MaskDelete.rightsText(), Inheritance: "this object only", Lifetime: life}
-			ops = append(ops, Operation{Op: "set-ace", ACE: &x, Condition: "only on a directory the placeholder step created", Purpose: "the created directory cannot be deleted to take the placeholder away", CausedBy: cause})
-		}
-	}
-	if cond == "" && isUNC(r.Path) {
-		cond = "UNC path: passed through unprobed, no placeholder"
-	}
-	a := ace(path, sidUser, "DENY", m, life)
-	ops = append(ops, Operation{Op: "set-ace", ACE: &a, Condition: cond, Purpose: purpose, CausedBy: cause})
-	if parentPath != "" {
-		p := ace(parentPath, sidUser, "DENY", MaskDeleteChild, life)
-		ops = append(ops, Operation{Op: "set-ace", ACE: &p, Condition: cond, Purpose: "the deny target cannot be deleted or renamed away through its parent", CausedBy: cause})
-	}
-	return ops
 }
 
 func (e *emitter) verify() Operation {

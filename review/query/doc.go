@@ -6,7 +6,7 @@
 // so that they cannot disagree with each other. It works on the policy IR
 // (compiler/policy) and the platform semantics the reference documents
 // (docs/reference.md#linux, #macos, #windows, #fs-precedence), not on
-// the emitted artifacts:
+// the emitted artifacts (Windows excepted, below):
 //
 //   - Linux: everything is readable (--ro-bind / /) except what denyRead
 //     hides; an allowRead or allowWrite at or inside a deny restores it;
@@ -28,13 +28,13 @@
 //     at any depth below the working directory (a deeper .vscode, .idea,
 //     .git/hooks or .claude/commands directory is protected inside, not
 //     itself); allowUnixSockets are allowed by subpath.
-//   - Windows: ACEs; only * and ? make a pattern; names compare ignoring
-//     case; the nearest ACE decides (each match of a pattern carries its
-//     own); credential masks are read denies; a read deny
-//     (FILE_ALL_ACCESS) also denies writes; there are no mandatory write
-//     denies, and without write roots (filesystem.disabled) nothing is
-//     writable under the write-restricted token; AF_UNIX sockets are not
-//     filtered (the socket file's ACL decides).
+//   - Windows: the answers evaluate the access-control program of
+//     windows/plan.json itself (emit/wfp: NewACL, Bound.Access), built
+//     from the policy of either reading; the verdict is the program's,
+//     and windows.go only names the settings entry behind it. Without
+//     write roots (filesystem.disabled) nothing is writable under the
+//     write-restricted token; AF_UNIX sockets are not filtered (the
+//     socket file's ACL decides).
 //
 // Each target's semantics is in a file of its own, an implementation of
 // the unexported platform interface (platform.go) that Read, Write,
@@ -44,9 +44,9 @@
 // system come first for every target (fs.go), write denies and the
 // wording of a write root's answer, the walk down to the mandatory names
 // (each platform says at which depths it protects them), the summary's
-// loop (summary.go), and, for Linux and Windows, the model in which a
-// read deny hides one unit that a grant strictly inside it restores
-// (platform.go, layered). Adding a target means adding its file, and
+// loop (summary.go), and, for Linux, the model in which a read deny
+// hides one unit that a grant strictly inside it restores (platform.go,
+// layered). Adding a target means adding its file, and
 // naming it in Targets and in on.
 //
 // Paths are compared as written: the evaluator does not follow symlinks
@@ -59,10 +59,10 @@
 // The Linux answers are checked against real bubblewrap in a test. The
 // macOS answers are checked against the emitted Seatbelt profiles, read by
 // an independent interpreter of the spec's Seatbelt semantics
-// (emit/seatbelt/agree_test.go); the Windows answers against
-// windows/plan.json, whose ACEs and filters emit/wfp's agreement test
-// evaluates with its own model of Windows. Neither is a measurement on a
-// real Mac or Windows machine.
+// (emit/seatbelt/agree_test.go). The Windows answers are the plan's
+// program evaluated, held to answers written from the spec
+// (emit/wfp/access_test.go, query_test.go, divergence_test.go). Neither
+// is a measurement on a real Mac or Windows machine.
 //
 // Network answers use policy.HostList through compiler/policy/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.

@@ -243,6 +243,9 @@ type indexes struct {
 	// Evaluator.InjectScope), made once.
 	allowedHosts     []string
 	allowedHostsMade bool
+	// windows is the Windows plan's access-control program (see
+	// windows.acl), made once.
+	windows *winACL
 }
 
 type indexID struct {

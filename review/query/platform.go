@@ -75,10 +75,10 @@ func firstCovering(pl platform, l []policy.PathRule, p string) (policy.PathRule,
 }
 
 // A layered platform hides what a read deny covers as one unit (Linux: a
-// tmpfs or /dev/null mounted over it; Windows: a deny ACE on it) and lets
-// a grant strictly inside the unit restore what it names (Linux: bound
-// back; Windows: an explicit allow ACE below the inherited deny). macOS
-// follows its profile's rule order instead (see readMac).
+// tmpfs or /dev/null mounted over it) and lets a grant strictly inside
+// the unit restore what it names (Linux: bound back). macOS follows its
+// profile's rule order instead (see readMac), Windows the plan's
+// access-control program (see windows.go).
 type layered interface {
 	platform
 	// unit is what read deny d, which covers p, hides of p.
@@ -137,8 +137,7 @@ func (e *Evaluator) readLayered(pl layered, p string) Decision {
 // reopener returns the rule that reopens p inside read deny d on a
 // layered platform: the allowRead that lifts the deny's unit, or an
 // allowRead or a write root the settings wrote strictly inside the unit
-// (Linux binds write roots back inside a read deny; a Windows write
-// grant is an explicit ACE with read access).
+// (Linux binds write roots back inside a read deny).
 func (e *Evaluator) reopener(pl layered, d policy.PathRule, p string) (policy.PathRule, bool) {
 	if pl.sealed(d) {
 		return policy.PathRule{}, false

@@ -241,9 +241,7 @@ func TestMacOSRootIsText(t *testing.T) {
 }
 
 // TestWindowsReading: the Windows answers for a policy from the Windows
-// reading compare names as NTFS and the ACL helper do. Each row is a
-// disagreement the agreement test of emit/wfp (its model of
-// windows/plan.json) found.
+// reading compare names as NTFS and the ACL helper do.
 func TestWindowsReading(t *testing.T) {
 	settings := `{
   "network": {"allowedDomains": [], "deniedDomains": []},

@@ -3,28 +3,19 @@ package query
 import (
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
-
 	"srt.dev/compiler/policy"
+	"srt.dev/emit/wfp"
 )
 
-// The Windows answers compare paths the way NTFS and the ACL helper do,
-// which the agreement test of emit/wfp (interpreting windows/plan.json)
-// showed the POSIX comparisons getting wrong:
-//
-//   - names compare ignoring case: a deny on C:\proj\.env is a deny on
-//     C:\PROJ\.ENV, one file;
-//   - C:/ is a root that covers C:/x (the POSIX walk stopped at "C:");
-//   - the parent of C:/x is C:/, and C:/ and //server/share have none;
-//   - a policy from the Windows reading has ${HOMEDRIVE} and
-//     ${HOMEPATH} roots, which Options.Home fills in too.
-//
-// These apply only on the Windows target.
-
-// windows is the ACL plan of windows/plan.json (emit/wfp): deny ACEs for
+// windows answers from the access-control program of windows/plan.json
+// (emit/wfp: wfp.NewACL, evaluated by wfp.Bound.Access): deny ACEs for
 // read denies and credential files, allow ACEs for grants, a
-// write-restricted token that writes only where a root's grant names it,
-// and WFP filters for the network.
+// write-restricted token that writes only where a root's grant names it.
+// The verdict is the program's; this file names the settings entry an
+// answer gives. keys, forms and covers compare paths as the program
+// does (names ignoring case, C:/ a root that covers C:/x, the
+// ${HOMEDRIVE} roots filled in from Options.Home), for what the targets
+// share: the credential masks in Read and the indexes.
 type windows struct{ *Evaluator }
 
 func (w windows) target() Target { return Windows }
@@ -66,30 +57,40 @@ func (w windows) credentialRead(m policy.PathRule) Decision {
 	return Decision{Rule: m.Origin, Why: "credential mask: " + string(Windows) + " cannot redirect a read, so the file is read-denied"}
 }
 
-func (w windows) read(p string) Decision { return w.readLayered(w, p) }
-
-// unit is the nearest match of read deny d at or above p (see
-// nearestMatch).
-func (w windows) unit(d policy.PathRule, p string) string {
-	var anc []string
-	for a := p; a != ""; a = windowsDir(a) {
-		anc = append(anc, a)
+// read answers from the plan's access-control program (wfp.Bound.Read):
+// the verdict is the program's; the answer names the most specific read
+// deny that no grant nearer to p reopens, or the grant that reopens p
+// inside a read deny (the first the settings list), or says that no deny
+// entry applies.
+func (w windows) read(p string) Decision {
+	a := w.acl()
+	d := a.b.Read(p)
+	if !d.Allow {
+		near := nearestGrant(d.Steps, false)
+		if x := a.mostSpecific(d.Steps, near); x != nil {
+			return Decision{Rule: x.Rule.Origin, Why: w.denyWhy(x.Rule)}
+		}
+		return a.decider(d)
 	}
-	return w.nearestMatch(d, anc)
+	first, level := a.firstDeny(d.Steps)
+	if first == nil {
+		return Decision{Allow: true, Rule: policy.Default, Why: "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"}
+	}
+	var by *wfp.Entry
+	for _, s := range d.Steps {
+		if k := s.Entry.Kind; s.Applied() && s.Level < level && (k == wfp.ReadGrant || k == wfp.WriteGrant) && a.before(s.Entry, by) {
+			by = s.Entry
+		}
+	}
+	if by == nil {
+		return a.decider(d)
+	}
+	why := "reopened inside a read deny by this rule"
+	if strings.HasPrefix(by.Rule.Origin.Key, "filesystem.allowWrite") {
+		why = "restored inside a read deny because it is a write root"
+	}
+	return Decision{Allow: true, Rule: by.Rule.Origin, Why: why}
 }
-
-// restores: an explicit allow ACE strictly below the denied object comes
-// before the inherited deny; on the object itself the deny comes first.
-func (w windows) restores(a policy.PathRule, p, unit string) bool {
-	return strictlyInside(strings.ToLower(w.at(a, p)), strings.ToLower(unit))
-}
-
-// lifter: no allow ACE lifts a deny ACE on the same object.
-func (w windows) lifter(string) (policy.PathRule, bool) { return policy.PathRule{}, false }
-
-// sealed: the helper drops a read grant or write root at or under a
-// credential deny (docs/reference.md#windows-session).
-func (w windows) sealed(d policy.PathRule) bool { return isCredential(d) }
 
 func (w windows) denyWhy(d policy.PathRule) string {
 	why := "hidden by a read deny"
@@ -97,10 +98,6 @@ func (w windows) denyWhy(d policy.PathRule) string {
 		why += " (a glob: expanded at initialize; files created later are not covered)"
 	}
 	return why
-}
-
-func (w windows) readableWhy() string {
-	return "no deny ACE: readable where the host's ACLs let the sandbox account read (the user's profile only after the profile grant)"
 }
 
 func (w windows) trailingSeparator() string {
@@ -120,32 +117,11 @@ func (w windows) mandatoryBelowWhy() (string, bool) { return "", false }
 func (w windows) knobs() []knob {
 	// The WFP filters act on connects (ALE_AUTH_CONNECT), not on
 	// listening: what allowLocalBinding changes is whether the
-	// command reaches loopback ports outside the proxy range. The
-	// agreement test of emit/wfp checks the verdict against the
-	// plan's filters.
+	// command reaches loopback ports outside the proxy range (the
+	// plan's open-loopback filter, emit/wfp install.go).
 	return []knob{w.sw(localBindingName, "network.allowLocalBinding", w.p.Network.AllowLocalBinding,
 		"the command may connect to every loopback port but 1 (the machine's filters were installed with --allow-loopback)",
 		"the WFP filters block the command's loopback connects outside the proxy port range (listening is not filtered, but nothing in the sandbox can connect to it)")}
-}
-
-// windowsDir returns the directory holding p, or "" when p is a root.
-func windowsDir(p string) string {
-	if len(p) == 3 && p[1] == ':' && p[2] == '/' {
-		return "" // C:/
-	}
-	if strings.HasPrefix(p, "//") && strings.Count(p, "/") <= 3 {
-		return "" // //server/share
-	}
-	i := strings.LastIndexByte(p, '/')
-	switch {
-	case i < 0 || p == "/":
-		return ""
-	case i == 2 && p[1] == ':':
-		return p[:3] // C:/x → C:/
-	case i == 0:
-		return "/"
-	}
-	return p[:i]
 }
 
 // coversWindows is policy.PathRule.Covers for the Windows target, with
@@ -206,40 +182,109 @@ func (e *Evaluator) windowsPath(spelling string) string {
 	return e.expand(wp.Path)
 }
 
-// nearestMatch is the unit of deny d on Windows: the nearest of anc (p
-// first, then its ancestors) that d puts a deny ACE on. Every match of a
-// pattern gets its own ACE, and on one object the deny comes before an
-// allow (docs/reference.md#windows-aces), so an allow between two nested
-// matches (C:/a/vendor/keep/vendor under **/vendor) reopens only down to
-// the deeper match. Linux hides the shallowest match as one tmpfs. Found
-// by the agreement test of emit/wfp.
-func (e *Evaluator) nearestMatch(d policy.PathRule, anc []string) string {
-	path := strings.ToLower(e.expand(d.Path))
-	pattern := d.Pattern && strings.ContainsAny(path, "*?")
-	for _, a := range anc {
-		x := strings.ToLower(a)
-		if pattern {
-			if ok, err := doublestar.Match(policy.Doublestar(path), x); err == nil && ok {
-				return a
+// winACL is the access-control program of the policy's Windows plan
+// (wfp.NewACL), bound to the evaluator's host facts, and the position of
+// each settings entry in its list, for answers that name the first.
+type winACL struct {
+	b     *wfp.Bound
+	order map[policy.Origin]int
+}
+
+// acl returns the evaluator's program, made on first use.
+func (w windows) acl() *winACL {
+	make := func() *winACL {
+		fs := &w.p.Filesystem
+		a := &winACL{b: wfp.NewACL(w.p).Bind(w.expand), order: map[policy.Origin]int{}}
+		n := 0
+		for _, l := range [][]policy.PathRule{fs.AllowRead, fs.AllowWrite, fs.DenyRead, fs.DenyWrite, fs.CredentialMasks} {
+			for _, r := range l {
+				if _, ok := a.order[r.Origin]; !ok {
+					a.order[r.Origin] = n
+				}
+				n++
 			}
-		} else if x == path {
-			return a
+		}
+		return a
+	}
+	x := w.idx
+	if x == nil {
+		return make()
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.windows == nil {
+		x.windows = make()
+	}
+	return x.windows
+}
+
+// before reports whether entry x comes from a settings entry listed
+// before y's (allowRead before allowWrite); any entry comes before nil.
+func (a *winACL) before(x, y *wfp.Entry) bool {
+	return y == nil || a.order[x.Rule.Origin] < a.order[y.Rule.Origin]
+}
+
+// firstDeny is the read deny of the steps the settings list first, and
+// the level of its nearest entry.
+func (a *winACL) firstDeny(steps []wfp.Step) (*wfp.Entry, int) {
+	var first *wfp.Entry
+	level := 0
+	for _, s := range steps {
+		if s.Entry.Kind == wfp.DenyRead && s.Applied() && a.before(s.Entry, first) {
+			first, level = s.Entry, s.Level
 		}
 	}
-	return anc[0]
+	return first, level
 }
 
-// at is where grant a, which covers p, sits: its path, or for a pattern
-// the nearest match at or above p, which is where its allow ACE
-// is (the pattern's text lies inside nothing).
-func (w windows) at(a policy.PathRule, p string) string {
-	var anc []string
-	for x := p; x != ""; x = windowsDir(x) {
-		anc = append(anc, x)
+// nearestGrant is the level of the nearest grant the steps apply (write
+// roots' only, with writes), or -1 for none.
+func nearestGrant(steps []wfp.Step, writes bool) int {
+	for _, s := range steps {
+		k := s.Entry.Kind
+		if !s.Applied() || k == wfp.WriteGrant && writes && s.Ranked == "demoted" {
+			continue
+		}
+		if k == wfp.WriteGrant || k == wfp.ReadGrant && !writes {
+			return s.Level
+		}
 	}
-	return w.nearestMatch(a, anc)
+	return -1
 }
 
+// mostSpecific is the read deny with the longest spelling among those
+// sitting no farther than level (-1: any), the first listed of equals.
+func (a *winACL) mostSpecific(steps []wfp.Step, level int) *wfp.Entry {
+	var best *wfp.Entry
+	for _, s := range steps {
+		x := s.Entry
+		if x.Kind != wfp.DenyRead || !s.Applied() || level >= 0 && s.Level > level {
+			continue
+		}
+		if n, m := len(x.Rule.Path.String()), 0; best != nil {
+			m = len(best.Rule.Path.String())
+			if n < m || n == m && !a.before(x, best) {
+				continue
+			}
+		}
+		best = x
+	}
+	return best
+}
+
+// decider names the step that decided d.
+func (a *winACL) decider(d wfp.Decision) Decision {
+	if d.By == nil {
+		return Decision{Allow: d.Allow, Rule: policy.Default, Why: "the host's own ACLs"}
+	}
+	return Decision{Allow: d.Allow, Rule: d.By.Entry.Rule.Origin, Why: d.By.Entry.Purpose}
+}
+
+// write answers from the plan's access-control program
+// (wfp.Bound.Write): the verdict is the program's; the answer names a
+// write deny (the first listed), a credential file, the absence of a
+// write root, the most specific read deny no write root inside it
+// restores, or the first listed write root that grants p.
 func (w windows) write(p string) Decision {
 	fs := &w.p.Filesystem
 	if fs.Disabled {
@@ -248,56 +293,55 @@ func (w windows) write(p string) Decision {
 		// (docs/reference.md#windows-token, docs/reference.md#windows-cases W21).
 		return Decision{Rule: w.switchOrigin("filesystem.disabled"), Why: "the file-system policy is disabled, which on Windows means no write roots: the write-restricted token writes only where a root's grant names it (and in the sandbox account's own profile)"}
 	}
-	if d, ok := writeDenied(w, w.callerWriteDenies(), p); ok {
-		return d
-	}
-	if m, ok := firstCovering(w, fs.CredentialMasks, p); ok {
-		return Decision{Rule: m.Origin, Why: "credential file: a deny ACE of full access"}
-	}
-	var root *policy.PathRule
-	for _, i := range covering(w, fs.AllowWrite, p, false) {
-		a := fs.AllowWrite[i]
-		if a.Origin == policy.Default {
-			continue // the default write paths are /dev and /tmp names
+	a := w.acl()
+	d := a.b.Write(p)
+	first := func(keep func(wfp.Step) bool) *wfp.Entry {
+		var out *wfp.Entry
+		for _, s := range d.Steps {
+			if keep(s) && a.before(s.Entry, out) {
+				out = s.Entry
+			}
 		}
-		if w.covers(a, p) {
-			root = &a
-			break
+		return out
+	}
+	if d.Allow {
+		root := first(func(s wfp.Step) bool { return s.Entry.Kind == wfp.WriteGrant && s.Applied() && s.Ranked == "" })
+		if root == nil {
+			return a.decider(d)
+		}
+		why := rootWhy(root.Rule)
+		if w.dangerousName(p) {
+			why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
+		}
+		return Decision{Allow: true, Rule: root.Rule.Origin, Why: why}
+	}
+	// Windows has no mandatory write denies (docs/reference.md#windows-session:
+	// the session's denyWrite list is the settings' own), whichever
+	// reading the policy comes from (wfp.NewACL).
+	if x := first(func(s wfp.Step) bool { return s.Entry.Kind == wfp.DenyWrite }); x != nil {
+		return Decision{Rule: x.Rule.Origin, Why: "write deny: wins over allowWrite, even at or above a write root"}
+	}
+	var mask *policy.PathRule
+	for _, s := range d.Steps {
+		for _, r := range s.Entry.Rules() {
+			if s.Entry.Kind == wfp.DenyRead && r.Mask != nil && (mask == nil || a.order[r.Origin] < a.order[mask.Origin]) {
+				mask = &r
+			}
 		}
 	}
-	if root == nil {
+	if mask != nil {
+		return Decision{Rule: mask.Origin, Why: "credential file: a deny ACE of full access"}
+	}
+	if first(func(s wfp.Step) bool { return s.Entry.Kind == wfp.WriteGrant }) == nil {
 		return Decision{Rule: policy.Default, Why: noWriteRootWhy}
 	}
 	// A read deny is a deny ACE of full access, writes included (the
 	// stricter reading; not verified on Windows), unless a write root
 	// at or inside the deny restores it.
-	if hiding := w.hiddenFromWrite(w, p); hiding != nil {
-		return Decision{Rule: hiding.Origin, Why: "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"}
+	if x := a.mostSpecific(d.Steps, nearestGrant(d.Steps, true)); x != nil {
+		return Decision{Rule: x.Rule.Origin, Why: "a read deny is a deny ACE of full access, writes included (the stricter reading; not verified on Windows)"}
 	}
-	why := rootWhy(*root)
-	if w.dangerousName(p) {
-		why += "; Windows has no mandatory write denies (list it in filesystem.denyWrite)"
-	}
-	return Decision{Allow: true, Rule: root.Origin, Why: why}
-}
-
-// callerWriteDenies are the write denies of the Windows plan: the
-// settings' own. Windows has no mandatory write denies
-// (docs/reference.md#windows-session: the session's denyWrite list is
-// the settings' own; the reference adds none, and windows/plan.json lists
-// that as a residual risk), whichever reading the policy comes from: a
-// portable file explained with the POSIX reading must answer for Windows
-// as its Windows plan enforces (emit/wfp's TestAgreePortable checks it).
-func (w windows) callerWriteDenies() []policy.PathRule {
-	return w.derived("callerWriteDenies", func() []policy.PathRule {
-		var out []policy.PathRule
-		for _, r := range w.p.Filesystem.DenyWrite {
-			if r.Origin != policy.Mandatory {
-				out = append(out, r)
-			}
-		}
-		return out
-	})
+	return a.decider(d)
 }
 
 func (w windows) remove(p string) Decision { return w.write(p) }
