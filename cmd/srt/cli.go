@@ -28,197 +28,6 @@ import (
 	"srt.dev/schema/builtin"
 )
 
-const usage = `Usage: srt [options] [--] command [args...]
-       srt [options] -c 'shell command'
-       srt run --plan DIR [--dry-run] [options] [--] command [args...]
-       srt trust DIR...
-       srt doctor
-       srt quarantine list|release ID...|drop ID...|check
-       srt proxy (--listen HOST:PORT | --listen-fd N) --decider-fd N [options]
-
-Runs the command in a sandbox: it can read, write and reach only what the
-settings file allows (see 'srtc validate' and 'srtc compile').
-
-Options (recognised before the first command word or "--"):
-  -s, --settings FILE   settings file (default: ~/.srt-settings.json; when that
-                        file does not exist, the built-in defaults apply:
-                        no network, no writes outside the scratch paths).
-                        A project's own .srt-settings.json is used only when
-                        named here; srt says when it leaves one out
-` + commandOptions + `  -V, --version         the version
-
-srt run runs a directory written by 'srtc compile' (srt run --help).
-srt doctor checks what this host allows and says how to fix what it does not.
-srt quarantine lists, puts back or deletes the protected names (git hooks
-and configuration, shell start-up files, editor settings) that a sandboxed
-command wrote and srt moved aside when it ended; srt quarantine check
-checks again, without limits, a tree whose check after a run could not
-vouch for everything.
-srt proxy runs only the HTTP proxy, with an external program deciding each
-request (srt proxy --help).
-To run a program called run, trust, doctor, quarantine or proxy, write srt -- run.
-
-` + exitStatus
-
-// commandOptions are the options of srt and srt run alike.
-const commandOptions = `  -c CMD                run CMD with /bin/sh -c
-  --control-fd N        read new settings from descriptor N (>= 3, inherited
-                        open for reading: srt --control-fd 9 ... 9< FILE)
-                        while the command runs: one JSON settings document
-                        per line, each replacing the whole configuration;
-                        the network rules apply to the next connection,
-                        file-system rules cannot change in a running sandbox
-  --violations          after the command, print the connections the
-                        sandbox refused (and, on Linux as root with the
-                        kernel's audit on, the writes its second layer
-                        refused) as a <sandbox_violations> block on stderr
-  --refusals[=WHEN]     after the command, print on stderr one line per host
-                        (or write) the sandbox refused, starting "srt sandbox
-                        refused ", with the rule that decided and the file
-                        to edit. WHEN: always (the default), never, or auto
-                        (only when stderr is a terminal); also written
-                        --refusals WHEN, or set by SRT_REFUSALS=WHEN
-  --audit-log FILE      append every network decision, allowed or refused,
-                        and the refused writes --violations lists, to FILE
-                        as JSON lines
-  -d, --debug           debug lines on stderr (also: SRT_DEBUG=1)
-  -h, --help            this help
-`
-
-const exitStatus = `Exit status: the command's; 128+N when signal N killed it; 127 when there
-is no such command, 126 when it cannot be run; 1 when srt itself fails
-(invalid settings, no bubblewrap, ...) or its command line is wrong; 125
-when the check after the run could not vouch for everything the command
-could write, or an earlier run left the tree so (run srt quarantine
-check).
-`
-
-const runUsage = `Usage: srt run --plan DIR [--dry-run] [options] [--] command [args...]
-       srt run --plan DIR [--dry-run] [options] -c 'shell command'
-
-Runs the command in the sandbox of a plan: DIR is a directory written by
-'srtc compile', run as it is. srt checks every file's checksum first, and
-runs only a plan this machine trusts: one srtc compile wrote here, or one
-trusted with srt trust DIR after review (a sandboxed run that can write the
-directory can rewrite a plan, checksums included).
-
-Options (recognised before the first command word or "--"):
-  --plan DIR            the plan directory
-  --dry-run             print the bubblewrap command line, one word a line
-                        with the line of linux/bwrap.args it came from,
-                        instead of running it
-` + commandOptions + `
-` + exitStatus
-
-const doctorUsage = `Usage: srt doctor
-
-Checks what this host allows srt to do (bubblewrap, user and network
-namespaces, seccomp, Landlock, the AppArmor user-namespace restriction)
-and that srt finds srtc, which compiles the settings of every run, and
-prints, for each failed check, how to fix it. Exit status 1 when a check
-fails.
-`
-
-// errEmptySettings refuses --settings "": the reference reads it as no
-// flag at all, which silently runs with other rules than the caller named.
-var errEmptySettings = errors.New(`--settings "" names no file: give the settings file's path, or leave the option out to use ~/.srt-settings.json`)
-
-type options struct {
-	settings   string
-	shellCmd   string
-	debug      bool
-	controlFD  int // 0: none
-	violations bool
-	refusals   string // --refusals: always, never or auto; "" when not given
-	auditLog   string
-	argv       []string
-	args       []string // all of srt's arguments, as given
-	// srt run: the artifact directory, and --dry-run.
-	plan   string
-	dryRun bool
-}
-
-// parse reads srt's own options up to "--" or the first command word;
-// plan is set for "srt run", whose options are --plan and --dry-run
-// instead of --settings.
-func parse(args []string, plan bool) (*options, error, bool) {
-	o := &options{args: args, debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		value := func() (string, error) {
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s needs a value", a)
-			}
-			i++
-			return args[i], nil
-		}
-		var err error
-		switch {
-		case a == "--":
-			o.argv = args[i+1:]
-			return o, nil, false
-		case a == "-h" || a == "--help":
-			return o, nil, true
-		case a == "-V" || a == "--version":
-			fmt.Println(versionLine())
-			return nil, nil, true
-		case a == "-d" || a == "--debug":
-			o.debug = true
-		case plan && (a == "-s" || a == "--settings" || strings.HasPrefix(a, "--settings=")):
-			return nil, errors.New("srt run runs the policy compiled in the plan; --settings does not apply (compile the settings with srtc compile)"), false
-		case a == "-s" || a == "--settings":
-			if o.settings, err = value(); err == nil && o.settings == "" {
-				err = errEmptySettings
-			}
-		case strings.HasPrefix(a, "--settings="):
-			if o.settings = strings.TrimPrefix(a, "--settings="); o.settings == "" {
-				err = errEmptySettings
-			}
-		case plan && a == "--plan":
-			o.plan, err = value()
-		case plan && strings.HasPrefix(a, "--plan="):
-			o.plan = strings.TrimPrefix(a, "--plan=")
-		case plan && a == "--dry-run":
-			o.dryRun = true
-		case a == "-c":
-			o.shellCmd, err = value()
-		case a == "--control-fd" || strings.HasPrefix(a, "--control-fd="):
-			v, ok := strings.CutPrefix(a, "--control-fd=")
-			if !ok {
-				v, err = value()
-			}
-			if err == nil {
-				o.controlFD, err = parseFD(v)
-			}
-		case a == "--violations":
-			o.violations = true
-		case a == "--refusals":
-			// A bare --refusals is --refusals=always: the next word is
-			// its value only when it is one, else the command.
-			o.refusals = "always"
-			if i+1 < len(args) && isRefusalsWhen(args[i+1]) {
-				i++
-				o.refusals = args[i]
-			}
-		case strings.HasPrefix(a, "--refusals="):
-			o.refusals, err = parseRefusals("--refusals", strings.TrimPrefix(a, "--refusals="))
-		case a == "--audit-log":
-			o.auditLog, err = value()
-		case strings.HasPrefix(a, "--audit-log="):
-			o.auditLog = strings.TrimPrefix(a, "--audit-log=")
-		case strings.HasPrefix(a, "-") && a != "-":
-			return nil, fmt.Errorf("unknown option %s (put the command after --)", a), false
-		default:
-			o.argv = args[i:]
-			return o, nil, false
-		}
-		if err != nil {
-			return nil, err, false
-		}
-	}
-	return o, nil, false
-}
-
 // run is srt: it returns the exit status, and prints every error of srt's
 // own in one place and one style (report).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -233,41 +42,42 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // runCmd parses the command line and runs what it asks for: a
 // subcommand, or a command in the sandbox (its exit status).
 func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	plan := false
-	if len(args) > 0 {
-		switch args[0] {
-		case "doctor":
-			switch {
-			case len(args) == 1:
-				return doctor(stdout), nil
-			case args[1] == "-h" || args[1] == "--help":
-				fmt.Fprint(stdout, doctorUsage)
-				return 0, nil
-			}
-			return 0, fail("srt doctor takes no arguments (got %q)", args[1]).also(strings.TrimSuffix(doctorUsage, "\n"))
-		case "quarantine":
-			return quarantineCmd(args[1:], stdout, stderr)
-		case "trust":
-			return trustCmd(args[1:], stdout)
-		case "proxy":
-			return proxyCmd(args[1:], stdout, stderr)
-		case "run":
-			plan, args = true, args[1:]
-		}
+	c, args := commandOf(args)
+	switch c.name {
+	case "proxy":
+		return proxyCmd(args, stdout, stderr)
+	case "", "run":
+		return sandboxCmd(c, args, stdin, stdout, stderr)
 	}
-	o, err, exit := parse(args, plan)
-	if exit {
-		switch {
-		case o == nil:
-		case plan:
-			fmt.Fprint(stdout, runUsage)
-		default:
-			fmt.Fprint(stdout, usage)
-		}
-		return 0, nil
+	if helpAsked(args) {
+		return printHelp(stdout, c)
 	}
+	switch c.name {
+	case "doctor":
+		if len(args) > 0 {
+			return 0, fail("srt doctor takes no arguments (got %q)", args[0]).also(c.usage())
+		}
+		return doctor(stdout), nil
+	case "quarantine":
+		return quarantineCmd(args, stdout, stderr)
+	default: // trust
+		return trustCmd(args, stdout)
+	}
+}
+
+// sandboxCmd is srt or srt run (c): it runs a command in the sandbox.
+func sandboxCmd(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	plan := c.name == "run"
+	o, err := parse(args, c)
 	if err != nil {
 		return 0, err
+	}
+	switch o.ask {
+	case askHelp:
+		return printHelp(stdout, c)
+	case askVersion:
+		fmt.Fprintln(stdout, versionLine())
+		return 0, nil
 	}
 	if o.refusals, err = refusalsWhen(o.refusals, os.Getenv); err != nil {
 		return 0, err
@@ -660,25 +470,10 @@ func planTrusted(dir, digest string, dryRun bool, stderr io.Writer) error {
 	return fail("%s.", msg).also(fmt.Sprintf("Review it (git diff %s, srtc explain %s), then trust it: srt trust %s", dir, dir, dir))
 }
 
-const trustUsage = `Usage: srt trust DIR...
-
-Records each plan directory (written by srtc compile) as trusted on this
-machine: srt run --plan runs only such plans. Review a plan before you
-trust it (git diff DIR, srtc explain DIR): a sandboxed run that could
-write the directory could have rewritten it, checksums included. A plan
-is trusted by its content (the SHA-256 of its plan.json, which holds the
-checksum of every other file): after any change, trust it again.
-srtc compile trusts what it writes, when run outside a sandbox.
-`
-
 // trustCmd is srt trust DIR...
 func trustCmd(args []string, stdout io.Writer) (int, error) {
 	if len(args) == 0 {
-		return 0, fail("srt trust needs the plan directories to trust").also(strings.TrimSuffix(trustUsage, "\n"))
-	}
-	if args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdout, trustUsage)
-		return 0, nil
+		return 0, fail("srt trust needs the plan directories to trust").also(commandNamed("trust").usage())
 	}
 	var errs []error
 	for _, dir := range args {

@@ -24,35 +24,6 @@ import (
 	"srt.dev/runtime/proxy/decider"
 )
 
-const proxyUsage = `Usage: srt proxy (--listen HOST:PORT | --listen-fd N)
-                 (--decider-fd N | --decider-in N --decider-out N) [options]
-
-Runs only the HTTP proxy, and puts every request to an external decider
-(protocol v1: 4-byte big-endian length, then one JSON object). See
-docs/srt-proxy.md.
-
-  --listen HOST:PORT        listen on a loopback address (port 0: any free one)
-  --listen-any-interface    allow --listen on a non-loopback address
-  --listen-fd N             serve the listening socket inherited as descriptor N
-  --decider-fd N            the decider is at the other end of socket N
-  --decider-in N, --decider-out N
-                            read the decider's frames from N, write to N
-  --lifeline-fd N           exit when descriptor N reaches end of file
-  --ca-fd N                 read a PEM CA certificate and its key from N (to
-                            end of file) and terminate CONNECTs with it;
-                            without it every CONNECT is refused
-  --strip-response-header NAME[,NAME...]
-                            remove these headers from responses (repeatable)
-  --plaintext-header-set    let the decider add headers to plain HTTP requests
-  --debug                   debug lines on stderr
-  --version                 print "srt-proxy <version>" and exit
-
-Environment: SRT_PROXY_REPORT_RSS_MS=N prints "srt-proxy rss <bytes>" on
-stderr every N ms.
-Exit status: 0 after the lifeline closes or a signal, 1 when the decider
-goes or breaks the protocol (or another failure), 2 for a usage error.
-`
-
 type proxyOptions struct {
 	listen                                     string
 	listenAny, plaintextHeaderSet, debug       bool
@@ -203,7 +174,7 @@ func proxyCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	for _, a := range args {
 		if a == "-h" || a == "--help" {
-			fmt.Fprint(stdout, proxyUsage)
+			fmt.Fprint(stdout, commandNamed("proxy").help())
 			return 0, nil
 		}
 	}

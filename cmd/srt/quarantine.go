@@ -13,15 +13,12 @@ import (
 	"srt.dev/runtime/sandbox"
 )
 
-// quarantineUsage is srt quarantine's command line.
-const quarantineUsage = "Usage: srt quarantine list | release ID... | drop ID... | check"
-
 // quarantineCmd is srt quarantine list|release ID...|drop ID...|check
 func quarantineCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	noArgs := len(args) == 1 && (args[0] == "list" || args[0] == "check")
 	withIDs := len(args) > 1 && (args[0] == "release" || args[0] == "drop")
 	if !noArgs && !withIDs {
-		return 0, fail("srt quarantine takes list, release ID..., drop ID... or check (got %q)", strings.Join(args, " ")).also(quarantineUsage)
+		return 0, fail("srt quarantine takes list, release ID..., drop ID... or check (got %q)", strings.Join(args, " ")).also(commandNamed("quarantine").usage())
 	}
 	if args[0] == "check" {
 		return 0, quarantineCheck(stdout, stderr)

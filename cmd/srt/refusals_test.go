@@ -83,7 +83,7 @@ func TestRefusalsOption(t *testing.T) {
 		{args: []string{"echo"}, env: "off", err: `SRT_REFUSALS must be always, never or auto, not "off"`},
 	}
 	for _, tt := range tests {
-		o, err, _ := parse(tt.args, false)
+		o, err := parse(tt.args, commands[0])
 		when := ""
 		if err == nil {
 			when, err = refusalsWhen(o.refusals, func(k string) string {
