@@ -103,3 +103,21 @@ func TestManagerRefusedWrites(t *testing.T) {
 		t.Errorf("with the watch off: %+v", res.Violations)
 	}
 }
+
+// TestRefusedWritesLateCheck: a check of a watched call made after the
+// sandbox has ended still sees the sandbox's mounts: a file written in a
+// write root is not reported as refused (through the sandbox's root, the
+// host's read-only root would show below an unmounted write root).
+func TestRefusedWritesLateCheck(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	judgeDelay = 300 * time.Millisecond
+	defer func() { judgeDelay = 0 }()
+	m, err := NewManager(compileFull(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["./out"], "denyWrite": []}}`), ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res := sh(t, m, Options{}, `mkdir -p out; echo x > out/ok; echo done`)
+	if out != "done\n" || len(res.Violations) != 0 {
+		t.Fatalf("out %q, violations %+v", out, res.Violations)
+	}
+}

@@ -157,11 +157,18 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	}
 	// The call has been made, or is being made: what the kernel says
 	// about the mounts does not depend on it.
+	if judgeDelay > 0 {
+		time.Sleep(judgeDelay)
+	}
 	if access, p, ok := q.refused(); ok {
 		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
 	}
 	q.close()
 }
+
+// judgeDelay holds back each check after its call goes on; tests set it
+// to check after the sandbox has ended.
+var judgeDelay time.Duration
 
 func (w *writeWatch) ioctl(req uint, arg uintptr) error {
 	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
@@ -206,7 +213,12 @@ func (w *writeWatch) stop() (refusals []violations.FileRefusal, count, calls int
 // A pendingCheck is what a watched call asks, read before it goes on:
 // its paths resolved in the sandbox, held by the sandbox's root.
 type pendingCheck struct {
-	root  int // the process's root directory (O_PATH)
+	root int // the process's root directory (O_PATH)
+	// ns is the process's mount namespace, held open until the check is
+	// done: when the sandbox ends first, its mounts stay as they were,
+	// and the check does not look through root at what is below them
+	// (its read-only root, where a writable mount was).
+	ns    int
 	call  string
 	kind  initstep.CallKind
 	args  [6]uint64
@@ -218,7 +230,10 @@ type pendingCheck struct {
 	follow bool
 }
 
-func (q *pendingCheck) close() { unix.Close(q.root) }
+func (q *pendingCheck) close() {
+	unix.Close(q.root)
+	unix.Close(q.ns)
+}
 
 // read reads the call's paths and flags from the process's memory and
 // its directories from /proc; nil when it writes nothing or cannot be
@@ -265,11 +280,17 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 		}
 		q.paths = append(q.paths, p)
 	}
-	root, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	proc := "/proc/" + strconv.Itoa(pid)
+	root, err := unix.Open(proc+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
-	q.root = root
+	ns, err := unix.Open(proc+"/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(root)
+		return nil
+	}
+	q.root, q.ns = root, ns
 	return q
 }
 
