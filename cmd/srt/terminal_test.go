@@ -64,8 +64,8 @@ func openPTY(t *testing.T, rows, cols uint16) (master, slave *os.File) {
 	return m, s
 }
 
-// startPTY starts bin (the test binary as srt) in dir on a new terminal
-// of rows x cols, as its session leader, as uid (0: the caller).
+// startPTY starts bin (srt) in dir on a new terminal of rows x cols, as
+// its session leader, as uid (0: the caller).
 func startPTY(t *testing.T, bin, dir string, uid int, env []string, args ...string) *ptySession {
 	t.Helper()
 	return startPTYStdin(t, bin, dir, uid, env, nil, args...)
