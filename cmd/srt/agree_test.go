@@ -96,7 +96,7 @@ func secondLayerOff(lines []string) []string {
 // root.
 func TestLayersDisagree(t *testing.T) {
 	requireSandbox(t)
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	for _, uid := range users {
 		for _, pe := range planEdits {

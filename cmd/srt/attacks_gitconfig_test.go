@@ -114,6 +114,7 @@ func TestGitConfigPlaceholderReadable(t *testing.T) {
 		for range 200 {
 			if _, err := os.Stat(started); err == nil {
 				cmd := exec.Command("git", "config", "--list")
+				cmd.Dir = dir
 				cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "GIT_CONFIG_NOSYSTEM=1")
 				cmd.Env = slices.DeleteFunc(cmd.Env, func(e string) bool { return strings.HasPrefix(e, "GIT_CONFIG_GLOBAL=") })
 				out, err := cmd.CombinedOutput()

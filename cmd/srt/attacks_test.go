@@ -85,7 +85,7 @@ func (w *world) write(rel, text string) string {
 
 func (w *world) env() []string {
 	return append([]string{
-		"SRT_TEST_CLI=1", "HOME=" + w.home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp",
+		"HOME=" + w.home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp",
 		"SRTC=" + os.Getenv("SRTC"), "P=" + w.payload, "MARK=" + w.mark, "BASE=" + w.base,
 		"XDG_RUNTIME_DIR=" + w.run, "XDG_STATE_HOME=" + filepath.Join(w.home, ".state"),
 		"XDG_CACHE_HOME=" + filepath.Join(w.home, ".cache"),
@@ -507,7 +507,7 @@ func TestAttacks(t *testing.T) {
 	t.Parallel() // long, and independent of the rest: overlaps the other long tests
 	requireSandbox(t)
 	testenv.Require(t, "git", "script")
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	for _, uid := range users {
 		for _, a := range attacks {
@@ -554,7 +554,7 @@ func TestSecondTimestamps(t *testing.T) {
 	}
 	defer exec.Command("umount", mnt).Run()
 	testenv.Chmod(t, mnt, 0o755)
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	for _, uid := range []int{0, 65534} {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			w := newWorldIn(t, mnt, bin, uid)

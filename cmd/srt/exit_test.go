@@ -58,7 +58,7 @@ func exitExamples(t *testing.T) []exitExample {
 // with a w.json that allows writing it, and a home and state of its own.
 func TestExitStatus(t *testing.T) {
 	requireSandbox(t)
-	bin := srtBinDir(t)
+	bin := binDir
 	examples := exitExamples(t)
 	// A case of each kind the table must keep.
 	for _, want := range []string{"srt -c 'exit 3'", "srt -c 'kill -KILL $$'", "srt -- no-such-program", "srt --bogus true",

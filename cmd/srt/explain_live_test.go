@@ -71,13 +71,9 @@ func TestExplainNetworkLive(t *testing.T) {
 		for _, h := range tt.ask {
 			fmt.Fprintf(&script, "echo \"%s $(curl -s --noproxy '' --max-time 10 -o /dev/null -w '%%{http_code}' http://%s:%s/)\"\n", h, h, p)
 		}
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --settings "$3" -c "$4"`, "sh", hosts, self, settings, script.String())
+		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --settings "$3" -c "$4"`, "sh", hosts, srtBin, settings, script.String())
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", tt.allowed, err, out)

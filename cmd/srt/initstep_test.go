@@ -17,7 +17,7 @@ import (
 // srt-init, or one of another build); srt doctor says which.
 func TestInitStepProgram(t *testing.T) {
 	requireSandbox(t)
-	bin := srtBinDir(t)
+	bin := binDir
 	other := t.TempDir()
 	testenv.Chmod(t, other, 0o755)
 	data, err := os.ReadFile(filepath.Join(bin, "srt"))
@@ -89,7 +89,7 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a project of another user's needs root to make; the other tests run as this user")
 	}
-	bin := srtBinDir(t)
+	bin := binDir
 	home := t.TempDir()
 	testenv.Chmod(t, home, 0o755)
 	proj := filepath.Join(home, "proj")

@@ -106,8 +106,8 @@ func probeResult(t *testing.T, out string) map[string]string {
 func TestKernelInterfaces(t *testing.T) {
 	requireSandbox(t)
 	bwrap := testenv.Require(t, "bwrap")[0]
-	bin := testenv.PublicCopy(t, "srt")
-	root := filepath.Dir(bin)
+	root := publicDir(t)
+	prober := testenv.PublicCopy(t, "probe") // the test binary, as the probe
 
 	// A secret in the caller's session keyring, and a shared-memory
 	// segment of the host. Keyrings belong to a thread's credentials: when
@@ -150,7 +150,9 @@ func TestKernelInterfaces(t *testing.T) {
 	settings := filepath.Join(root, "s.json")
 	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
 	env := []string{"SRT_KEY_DESC=" + desc, "SRT_SHM_KEY=" + strconv.Itoa(shmKey)}
-	probe := func(run string) []string { return []string{"env", "SRT_KERNEL_PROBE=1", "SRT_PROBE_RUN=" + run, bin} }
+	probe := func(run string) []string {
+		return []string{"env", "SRT_KERNEL_PROBE=1", "SRT_PROBE_RUN=" + run, prober}
+	}
 
 	users := testUsers()
 	// One loop, not subtests: a subtest runs on another goroutine, and so
@@ -183,9 +185,7 @@ func TestKernelInterfaces(t *testing.T) {
 			bareArgs := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--"}
 			bare := run(as(exec.Command(bwrap, append(bareArgs, probe("bare")...)...)))
 			// The sandbox: srt with its own settings file.
-			cmd := as(exec.Command(bin, append([]string{"--settings", settings, "--"}, probe("srt")...)...))
-			cmd.Env = append(cmd.Env, "SRT_TEST_CLI=1")
-			got := run(cmd)
+			got := run(as(exec.Command(srtBin, append([]string{"--settings", settings, "--"}, probe("srt")...)...)))
 			t.Logf("uid %d, bare bubblewrap: %v", uid, bare)
 			t.Logf("uid %d, srt: %v", uid, got)
 

@@ -167,8 +167,6 @@ func TestLandlockRefusalsAuditOff(t *testing.T) {
 func BenchmarkLandlockReport(b *testing.B) {
 	testenv.Require(b, "bwrap")
 	testenv.KernelAudit(b)
-	bin := b.TempDir()
-	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	plan := writePlan(b, dir, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`, artifact.Options{})
 	env := append(os.Environ(), "HOME="+dir)

@@ -105,16 +105,16 @@ func TestLandlockSecondLayer(t *testing.T) {
 		for _, keep := range []bool{false, true} {
 			name := map[bool]string{false: "without landlock", true: "with landlock"}[keep]
 			t.Run(name+"/uid"+strconv.Itoa(uid), func(t *testing.T) {
-				bin := testenv.PublicCopy(t, "srt")
-				outer := filepath.Join(filepath.Dir(bin), "outer")
+				root := publicDir(t)
+				outer := filepath.Join(root, "outer")
 				proj := filepath.Join(outer, "proj")
 				testenv.MkdirAll(t, proj, 0o755)
-				filepath.Walk(filepath.Dir(bin), func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
+				filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
 				var landlock []string
 				if keep {
 					landlock = []string{initstep.LandlockArg + strings.Join(policy.LandlockScopes, ","), initstep.LandlockWriteArg + proj, initstep.LandlockWriteArg + "/dev/null"}
 				}
-				out, err := initStep(t, bin, uid, []string{"--ro-bind", "/", "/", "--bind", outer, outer}, landlock, proj, script)
+				out, err := initStep(t, filepath.Join(binDir, "srt-init"), uid, []string{"--ro-bind", "/", "/", "--bind", outer, outer}, landlock, proj, script)
 				_, statErr := os.Stat(filepath.Join(outer, "beside.txt"))
 				written := statErr == nil
 				if !keep {
@@ -137,18 +137,17 @@ func TestLandlockSecondLayer(t *testing.T) {
 	}
 }
 
-// publicProject is a copy of srt that every user may run (PublicCopy), in
-// a directory root that also holds proj, an empty project.
+// publicProject is srt (srtBin), and a directory root that every user
+// may enter, which holds proj, an empty project.
 func publicProject(t *testing.T) (bin, root, proj string) {
 	t.Helper()
-	bin = testenv.PublicCopy(t, "srt")
-	root = filepath.Dir(bin)
+	bin, root = srtBin, publicDir(t)
 	proj = filepath.Join(root, "proj")
 	testenv.MkdirAll(t, proj, 0o755)
 	return bin, root, proj
 }
 
-// srtAs runs the test binary as srt, as uid, in dir with HOME root (made
+// srtAs runs srt (bin), as uid, in dir with HOME root (made
 // the user's), and returns its exit code and combined output.
 func srtAs(t *testing.T, bin string, uid int, root, dir string, args ...string) (int, string) {
 	t.Helper()
@@ -323,7 +322,7 @@ func TestLimitsKilled(t *testing.T) {
 		"limits": {"memoryMiB": 256, "processes": 64, "cpuSeconds": 60}}`), 0o644)
 	cmd := exec.Command(bin, "--settings", "s.json", "-c", "echo started; exec sleep 30")
 	cmd.Dir = proj
-	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -38,15 +38,14 @@ func TestManyRunsAtOnce(t *testing.T) {
 	}
 	for uid, l := range loads {
 		t.Run("uid"+strconv.Itoa(uid), func(t *testing.T) {
-			bin := testenv.PublicCopy(t, "srt")
-			root := filepath.Dir(bin)
+			bin, root := srtBin, publicDir(t)
 			proj := filepath.Join(root, "proj")
 			for _, d := range []string{proj, filepath.Join(root, "tmp"), filepath.Join(root, "cache"), filepath.Join(root, "state")} {
 				testenv.MkdirAll(t, d, 0o755)
 			}
 			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
-			env := []string{"SRT_TEST_CLI=1", "HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
+			env := []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
 				"TMPDIR=" + filepath.Join(root, "tmp"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}
 
 			start := time.Now()

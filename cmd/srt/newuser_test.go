@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,19 +149,8 @@ func TestProjectSettingsNotice(t *testing.T) {
 	}
 }
 
-// srtHome runs the CLI in dir with HOME home.
+// srtHome runs srt in dir with HOME home.
 func srtHome(t *testing.T, home, dir string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Setenv("HOME", home)
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(""), &out, &errb)
-	return code, out.String(), errb.String()
+	return runSrt(t, srtCmd(t, dir, []string{"HOME=" + home}, args...), "")
 }

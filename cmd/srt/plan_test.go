@@ -47,10 +47,11 @@ func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 	return plan
 }
 
-// trustPlan records the plan as trusted where srt run in-process by srt()
-// (HOME the plan's parent) looks, as srtc compile would have, or srt
-// trust after a review. Tests that run srt as another process trust
-// their plans with srt trust.
+// trustPlan records the plan as trusted where srt run by srt() in the
+// plan's parent looks (XDG_STATE_HOME, else HOME the plan's parent), as
+// srtc compile would have, or srt trust after a review. Tests that run
+// srt as another user, or with a state directory of its own, trust their
+// plans with srt trust.
 func trustPlan(t testing.TB, plan string, planJSON []byte) {
 	t.Helper()
 	t.Setenv("HOME", filepath.Dir(plan))

@@ -85,8 +85,7 @@ func TestProxyPythonDecider(t *testing.T) {
 	proxyEnd, deciderEnd := os.NewFile(uintptr(fds[0]), "proxy"), os.NewFile(uintptr(fds[1]), "decider")
 
 	var proxyErr, deciderErr bytes.Buffer
-	px := exec.Command(os.Args[0], "proxy", "--listen-fd", "3", "--decider-fd", "4", "--plaintext-header-set")
-	px.Env = append(os.Environ(), "SRT_TEST_CLI=1")
+	px := exec.Command(srtBin, "proxy", "--listen-fd", "3", "--decider-fd", "4", "--plaintext-header-set")
 	px.ExtraFiles = []*os.File{lf, proxyEnd}
 	px.Stderr = &proxyErr
 	py := exec.Command(tools[0], "-c", pythonDecider)

@@ -146,8 +146,8 @@ func startProxy(t *testing.T, hello string, ca *proxy.CA, env ...string) *proxyR
 		files = append(files, f)
 		args = append(args, "--ca-fd", "6")
 	}
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "SRT_TEST_CLI=1"), env...)
+	cmd := exec.Command(srtBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.ExtraFiles = files
 	p := &proxyRun{cmd: cmd, decider: dc, lifeline: lifeW, stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
 	p.addr = l.Addr().String()
@@ -306,7 +306,7 @@ func lenientServer(r *http.Request) string {
 // through the decider, none does.
 func TestProxyExampleDecider(t *testing.T) {
 	testenv.Require(t, "curl")
-	bin := srtBinDir(t)
+	bin := binDir
 	dec := filepath.Join(t.TempDir(), "decider")
 	if out, err := exec.Command("go", "build", "-o", dec, "srt.dev/examples/decider").CombinedOutput(); err != nil {
 		t.Fatalf("building the example: %v\n%s", err, out)
@@ -396,8 +396,8 @@ func TestProxyDeciderPipes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "proxy", "--listen", "127.0.0.1:0", "--decider-in", "3", "--decider-out", "4")
-	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "SRT_PROXY_REPORT_RSS_MS=20")
+	cmd := exec.Command(srtBin, "proxy", "--listen", "127.0.0.1:0", "--decider-in", "3", "--decider-out", "4")
+	cmd.Env = append(os.Environ(), "SRT_PROXY_REPORT_RSS_MS=20")
 	cmd.ExtraFiles = []*os.File{toProxyR, fromProxyW}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

@@ -91,7 +91,7 @@ func TestRecipes(t *testing.T) {
 	t.Parallel() // long, and independent of the rest: overlaps the other long tests
 	requireSandbox(t)
 	testenv.Require(t, "python3", "git", "go", "npm", "node", "curl", "openssl")
-	bin := srtBinDir(t)
+	bin := binDir
 	recipes := readRecipes(t)
 	have := map[string]bool{}
 	for _, r := range recipes {
@@ -109,12 +109,11 @@ func TestRecipes(t *testing.T) {
 			work := filepath.Join(dir, "work")
 			testenv.MkdirAll(t, home, 0o755)
 			testenv.MkdirAll(t, work, 0o755)
-			// A real srt and srtc first on PATH, not this test binary in
-			// its CLI role.
+			// srt and srtc first on PATH.
 			var env []string
 			for _, kv := range tmpEnv(t, home, os.TempDir()) {
 				switch {
-				case kv == "SRT_TEST_CLI=1", strings.HasPrefix(kv, "SRTC="), strings.HasPrefix(kv, "GOCACHE="):
+				case strings.HasPrefix(kv, "SRTC="), strings.HasPrefix(kv, "GOCACHE="):
 				case strings.HasPrefix(kv, "PATH="):
 					env = append(env, "PATH="+bin+":"+strings.TrimPrefix(kv, "PATH="))
 				default:

@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ func TestRefusalsOnTerminal(t *testing.T) {
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	testenv.WriteFile(t, filepath.Join(dir, "v.json"), []byte(`{"network": {"allowedDomains": ["127.0.0.1"], "deniedDomains": []},
 		"filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
-	s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), "--settings", "v.json", "--refusals", "auto", "-c", "curl -sS -o /dev/null https://pypi.org/; echo done")
+	s := startPTY(t, srtBin, dir, 0, cliEnv(dir), "--settings", "v.json", "--refusals", "auto", "-c", "curl -sS -o /dev/null https://pypi.org/; echo done")
 	s.expect(`CONNECT tunnel failed, response 403`)
 	s.expect(`done`)
 	s.expect(`srt sandbox refused pypi\.org:443: it is not in network\.allowedDomains\. To allow it, add "pypi\.org" to network\.allowedDomains in v\.json\.`)

@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,31 +17,6 @@ import (
 	"srt.dev/internal/testenv"
 	"srt.dev/internal/testtls"
 )
-
-var (
-	buildSrtOnce sync.Once
-	buildSrtErr  error
-)
-
-// srtBinDir builds srt and srt-init beside the srtc that TestMain built,
-// so that the scripts and recipes run the real binaries (srt finds srtc
-// and srt-init beside itself).
-func srtBinDir(t *testing.T) string {
-	dir := filepath.Dir(os.Getenv("SRTC"))
-	buildSrtOnce.Do(func() {
-		// As the README installs them: without cgo.
-		build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := build.CombinedOutput()
-		if err != nil {
-			buildSrtErr = fmt.Errorf("building srt: %v\n%s", err, out)
-		}
-	})
-	if buildSrtErr != nil {
-		t.Fatal(buildSrtErr)
-	}
-	return dir
-}
 
 // scriptToken is the real token of the README's masked-credential
 // example: the HTTPS server of the scripts accepts only it.
@@ -57,7 +30,7 @@ const scriptToken = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
 // one) that says whether a request carried "Bearer " + scriptToken.
 func TestScript(t *testing.T) {
 	testenv.Require(t, "bwrap", "curl", "bash")
-	bin := srtBinDir(t)
+	bin := binDir
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

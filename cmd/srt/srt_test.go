@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,16 +27,14 @@ import (
 	"srt.dev/schema"
 )
 
-// TestMain lets the test binary be the sandbox's init step, as srt is.
+// binDir holds srt, srt-init and srtc as the README installs them
+// (CGO_ENABLED=0), built once by TestMain where every user may read and
+// run them: srt finds srt-init and srtc beside it. srtBin is srt's path.
+var binDir, srtBin string
+
+// TestMain builds the binaries every test runs (binDir), and gives srt's
+// policy cache and state directories of their own.
 func TestMain(m *testing.M) {
-	if code, ok := helperRole(os.Args[1:]); ok {
-		os.Exit(code)
-	}
-	if os.Getenv("SRT_TEST_CLI") == "1" {
-		// The test binary as the srt command, for tests that signal it.
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-	}
-	// srt validates settings with srtc: build it, where anyone can run it.
 	dir, err := os.MkdirTemp("", "srt-test-bin-")
 	if err != nil {
 		panic(err)
@@ -43,16 +42,18 @@ func TestMain(m *testing.M) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		panic(err)
 	}
-	srtc := filepath.Join(dir, "srtc")
-	build := exec.Command("go", "build", "-o", srtc, "srt.dev/cmd/srtc")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs it
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init", "srt.dev/cmd/srtc")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs them
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building srtc: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "building srt, srt-init and srtc: %v\n%s", err, out)
+		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	os.Setenv("SRTC", srtc)
-	// The go commands the tests run (srt, the example decider) keep the
-	// build cache the user has, which XDG_CACHE_HOME below would move.
+	binDir, srtBin = dir, filepath.Join(dir, "srt")
+	os.Setenv("SRTC", filepath.Join(dir, "srtc"))
+	// The go commands the tests run (the recipes, the example decider)
+	// keep the build cache the user has, which XDG_CACHE_HOME below would
+	// move.
 	if gocache, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil && os.Getenv("GOCACHE") == "" {
 		os.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	}
@@ -70,21 +71,54 @@ func TestMain(m *testing.M) {
 
 func requireSandbox(t *testing.T) { testenv.Require(t, "bwrap", "curl") }
 
-// srt runs the CLI in a fresh project directory with its own HOME.
+// srtCmd is srt as the tests start it: the built binary (srtBin) in dir,
+// with this process's environment, HOME=dir, and env (NAME=VALUE, which
+// win over both).
+func srtCmd(t testing.TB, dir string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(srtBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "HOME="+dir), env...)
+	return cmd
+}
+
+// srt runs srt in a project directory that is also its HOME, with stdin
+// as its standard input, and returns its exit status and output.
 func srt(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Setenv("HOME", dir)
-	wd, err := os.Getwd()
+	return runSrt(t, srtCmd(t, dir, nil, args...), stdin)
+}
+
+// runSrt runs cmd (srtCmd's) to its end with stdin as its standard input
+// ("": none), and returns its exit status and output; a process that
+// could not run, or whose output stays open 10 s after it ended, fails
+// the test.
+func runSrt(t testing.TB, cmd *exec.Cmd, stdin string) (code int, stdout, stderr string) {
+	t.Helper()
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.WaitDelay = 10 * time.Second
+	var ee *exec.ExitError
+	if err := cmd.Run(); err != nil && !errors.As(err, &ee) {
+		t.Fatalf("srt %q: %v\n%s", cmd.Args[1:], err, errb.String())
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+}
+
+// publicDir is a new directory every user may enter, removed when the
+// test ends: a home or project for a user other than the caller.
+func publicDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "srt-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
-	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
-	return code, out.String(), errb.String()
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	testenv.Chmod(t, dir, 0o755)
+	return dir
 }
 
 func project(t *testing.T) string {
@@ -274,7 +308,7 @@ func TestSandboxPolicy(t *testing.T) {
 	}
 }
 
-// cli starts the test binary as srt in dir, with a fresh registry.
+// cli starts srt in dir, with a fresh registry.
 func cli(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
 	cmd, out, _ := cliStdin(t, dir, args...)
@@ -284,9 +318,7 @@ func cli(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader) {
 // cliStdin is cli with a pipe to the command's standard input.
 func cliStdin(t *testing.T, dir string, args ...string) (*exec.Cmd, *bufio.Reader, io.WriteCloser) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"), "XDG_STATE_HOME="+filepath.Join(dir, ".run", "state"))
+	cmd := srtCmd(t, dir, []string{"XDG_RUNTIME_DIR=" + filepath.Join(dir, ".run"), "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")}, args...)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -400,19 +432,23 @@ func TestKilledQuarantine(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, "a", ".bashrc")); err == nil {
 		t.Fatal("a/.bashrc is still in the tree after srt was killed")
 	}
-	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, ".run", "state"))
-	code, list, errOut := srt(t, dir, "", "quarantine", "list")
+	quarantine := func(args ...string) (int, string, string) {
+		t.Helper()
+		state := "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")
+		return runSrt(t, srtCmd(t, dir, []string{state}, append([]string{"quarantine"}, args...)...), "")
+	}
+	code, list, errOut := quarantine("list")
 	id, _, _ := strings.Cut(list, " ")
 	if code != 0 || !strings.Contains(list, filepath.Join(dir, "a", ".bashrc")) {
 		t.Fatalf("srt quarantine list: %d %q %s", code, list, errOut)
 	}
-	if code, _, errOut := srt(t, dir, "", "quarantine", "release", id); code != 0 {
+	if code, _, errOut := quarantine("release", id); code != 0 {
 		t.Fatalf("srt quarantine release %s: %d %s", id, code, errOut)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a", ".bashrc")); string(b) != "evil\n" {
 		t.Errorf("released a/.bashrc holds %q", b)
 	}
-	if code, list, _ := srt(t, dir, "", "quarantine", "list"); code != 0 || list != "" {
+	if code, list, _ := quarantine("list"); code != 0 || list != "" {
 		t.Errorf("after release, srt quarantine list: %d %q", code, list)
 	}
 }
@@ -474,9 +510,8 @@ func TestRunPlanAndDoctor(t *testing.T) {
 		t.Errorf("tampered plan: %d %q", code, errOut)
 	}
 	// The host CI runs on must pass every check.
-	var buf bytes.Buffer
-	if code := doctor(&buf); code != 0 || !strings.Contains(buf.String(), "ok    bubblewrap:") || strings.Contains(buf.String(), ": \n") {
-		t.Errorf("doctor: %d\n%s", code, buf.String())
+	if code, out, errOut := srt(t, dir, "", "doctor"); code != 0 || !strings.Contains(out, "ok    bubblewrap:") || strings.Contains(out, ": \n") {
+		t.Errorf("doctor: %d\n%s%s", code, out, errOut)
 	}
 }
 
@@ -507,13 +542,9 @@ func TestTTY(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "script")
 	dir := project(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("script", "-qec", self+" -c 'test -t 0 && test -t 1 && echo on-a-tty'", "/dev/null")
+	cmd := exec.Command("script", "-qec", srtBin+" -c 'test -t 0 && test -t 1 && echo on-a-tty'", "/dev/null")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
 	out, err := cmd.Output()
 	if err != nil || !strings.Contains(string(out), "on-a-tty") {
 		t.Errorf("tty: %q, %v", out, err)
@@ -528,8 +559,7 @@ func TestAsNobody(t *testing.T) {
 		t.Skip("needs root to become nobody; as a user the other tests already run unprivileged")
 	}
 	port := backendPort(t)
-	bin := testenv.PublicCopy(t, "srt")
-	root := filepath.Dir(bin)
+	bin, root := srtBin, publicDir(t)
 	home := filepath.Join(root, "home")
 	testenv.MkdirAll(t, filepath.Join(home, "proj", ".git", "hooks"), 0o755)
 	testenv.WriteFile(t, filepath.Join(home, "proj", "secret.env"), []byte("s\n"), 0o644)
@@ -555,7 +585,7 @@ func TestAsNobody(t *testing.T) {
 	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "--control-fd", "3", "--violations", "--audit-log", filepath.Join(home, "audit.jsonl"), "-c", script)
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.Dir = filepath.Join(home, "proj")
-	cmd.Env = []string{"SRT_TEST_CLI=1", "HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	// srt reads the control line while the command starts: the first
@@ -654,14 +684,10 @@ func TestHostnameToLoopback(t *testing.T) {
 	} {
 		settings := filepath.Join(dir, "s.json")
 		testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": `+tt.allowed+`, "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
-		self, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
 		script := `curl -s -D - -o /dev/null http://vm.test:` + u.Port() + `/ | tr -d '\r' | awk '/^HTTP/{c=$2} /^X-Proxy-Error/{e=$2} END{if(e=="")e="-"; print c, e}'`
-		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --refusals never --settings "$3" -c "$4"`, "sh", hosts, self, settings, script)
+		cmd := exec.Command("unshare", "-m", "sh", "-c", `mount --make-rprivate / && mount --bind "$1" /etc/hosts && exec "$2" --refusals never --settings "$3" -c "$4"`, "sh", hosts, srtBin, settings, script)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir)
+		cmd.Env = append(os.Environ(), "HOME="+dir)
 		out, err := cmd.CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != tt.want {
 			t.Errorf("allowed %s: %q, %v; want %q", tt.allowed, out, err, tt.want)

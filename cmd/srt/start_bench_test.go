@@ -24,8 +24,6 @@ import (
 func BenchmarkStart(b *testing.B) {
 	paths := testenv.Require(b, "bwrap")
 	bw := paths[0]
-	bin := b.TempDir()
-	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`
 	testenv.WriteFile(b, filepath.Join(dir, "s.json"), []byte(settings), 0o644)
@@ -71,8 +69,6 @@ func BenchmarkStart(b *testing.B) {
 //	go test ./cmd/srt -run '^$' -bench BenchmarkLayers -benchtime 100x
 func BenchmarkLayers(b *testing.B) {
 	testenv.Require(b, "bwrap")
-	bin := b.TempDir()
-	srtBin := buildSrt(b, bin)
 	dir := b.TempDir()
 	settings := `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}`
 	withLandlock := writePlan(b, filepath.Join(dir, "landlock"), settings+"}", artifact.Options{})
@@ -111,15 +107,4 @@ func BenchmarkLayers(b *testing.B) {
 	b.ReportMetric(ms(tLimits)-ms(tLandlock), "limits-cost-ms")
 	b.ReportMetric(float64(tLandlock)/float64(tNone), "landlock/none")
 	b.ReportMetric(float64(tLimits)/float64(tLandlock), "limits/landlock")
-}
-
-// buildSrt builds srt and srt-init into dir as the README installs them
-// (without cgo), and returns srt's path.
-func buildSrt(b *testing.B, dir string) string {
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building srt: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "srt")
 }

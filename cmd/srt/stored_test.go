@@ -85,7 +85,7 @@ func TestStoredValueReadBack(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	token := randomAlnum(t, "ghp_", 36)
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := []int{os.Geteuid()}
 	if os.Geteuid() == 0 {
 		users = append(users, 65534)

@@ -64,8 +64,8 @@ func openPTY(t *testing.T, rows, cols uint16) (master, slave *os.File) {
 	return m, s
 }
 
-// startPTY starts bin (the test binary as srt) in dir on a new terminal
-// of rows x cols, as its session leader, as uid (0: the caller).
+// startPTY starts bin (srt) in dir on a new terminal of rows x cols, as
+// its session leader, as uid (0: the caller).
 func startPTY(t *testing.T, bin, dir string, uid int, env []string, args ...string) *ptySession {
 	t.Helper()
 	return startPTYStdin(t, bin, dir, uid, env, nil, args...)
@@ -215,9 +215,9 @@ func waitForProcess(t *testing.T, pid int, comm string) {
 	t.Fatalf("no %s below srt (pid %d) within %v", comm, pid, wait)
 }
 
-// cliEnv is the environment of the test binary as srt in dir.
+// cliEnv is the environment of srt in dir.
 func cliEnv(dir string) []string {
-	return append(os.Environ(), "SRT_TEST_CLI=1", "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
+	return append(os.Environ(), "HOME="+dir, "XDG_RUNTIME_DIR="+filepath.Join(dir, ".run"))
 }
 
 // TestTerminalInteractive: an interactive shell run from a terminal gets
@@ -233,18 +233,17 @@ func TestTerminalInteractive(t *testing.T) {
 	}
 	for _, uid := range users {
 		t.Run(fmt.Sprintf("uid=%d", uid), func(t *testing.T) {
-			bin, dir := os.Args[0], project(t)
+			dir := project(t)
 			env := cliEnv(dir)
 			if uid != 0 {
-				bin = testenv.PublicCopy(t, "srt")
-				dir = filepath.Join(filepath.Dir(bin), "home")
+				dir = filepath.Join(publicDir(t), "home")
 				testenv.MkdirAll(t, dir, 0o755)
 				testenv.Chown(t, dir, uid, uid)
-				env = []string{"SRT_TEST_CLI=1", "HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
+				env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
 			} else {
 				testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 			}
-			terminalSession(t, bin, dir, uid, env)
+			terminalSession(t, srtBin, dir, uid, env)
 		})
 	}
 }
@@ -376,7 +375,7 @@ func TestInterruptOnTerminal(t *testing.T) {
 			t.Run(w.name+" "+strings.Join(args, " "), func(t *testing.T) {
 				dir := project(t)
 				testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
-				s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), args...)
+				s := startPTY(t, srtBin, dir, 0, cliEnv(dir), args...)
 				before := s.before
 				waitForProcess(t, s.cmd.Process.Pid, "sleep")
 				w.stop(s)
@@ -406,7 +405,7 @@ func TestTerminalOutputOnly(t *testing.T) {
 	testenv.Require(t, "stty")
 	dir := project(t)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
-	s := startPTYStdin(t, os.Args[0], dir, 0, cliEnv(dir), strings.NewReader("ping\n"),
+	s := startPTYStdin(t, srtBin, dir, 0, cliEnv(dir), strings.NewReader("ping\n"),
 		"-c", `read x; echo "got:$x"; test -t 0 || echo stdin-not-a-terminal; readlink /proc/self/fd/1; test -e /dev/console || echo no-console`)
 	s.expect(`got:ping\r\nstdin-not-a-terminal\r\n/dev/pts/\d+\r\nno-console\r\n$`)
 	if code := s.exit(); code != 0 {
@@ -424,7 +423,7 @@ func TestTerminalOutputComplete(t *testing.T) {
 	testenv.Require(t, "stty")
 	dir := project(t)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
-	s := startPTY(t, os.Args[0], dir, 0, cliEnv(dir), "-c", "seq 1 100000; exit 5")
+	s := startPTY(t, srtBin, dir, 0, cliEnv(dir), "-c", "seq 1 100000; exit 5")
 	if code := s.exit(); code != 5 {
 		t.Errorf("exit %d, want 5", code)
 	}

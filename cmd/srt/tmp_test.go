@@ -50,7 +50,7 @@ func tmpEnv(t *testing.T, home, hostTmp string) []string {
 	// The build writes its cache, read-only in the sandbox (go build goes
 	// on without it): the refusal lines that say so are not this test's.
 	return []string{
-		"SRT_TEST_CLI=1", "SRT_REFUSALS=never", "HOME=" + home, "TMPDIR=" + hostTmp, "SRTC=" + os.Getenv("SRTC"),
+		"SRT_REFUSALS=never", "HOME=" + home, "TMPDIR=" + hostTmp, "SRTC=" + os.Getenv("SRTC"),
 		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"),
 		"PATH=" + filepath.Dir(goBin) + ":" + os.Getenv("PATH"),
 		"GOCACHE=" + strings.TrimSpace(string(cache)),
@@ -83,7 +83,7 @@ func TestTmpDir(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
 	hostTmp := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-c", tmpScript)
+	cmd := exec.Command(srtBin, "-c", tmpScript)
 	cmd.Dir = dir
 	cmd.Env = tmpEnv(t, dir, hostTmp)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
@@ -106,15 +106,15 @@ func TestTmpDirAsNobody(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to become nobody; as a user TestTmpDir already runs unprivileged")
 	}
-	bin := testenv.PublicCopy(t, "srt")
-	home := filepath.Join(filepath.Dir(bin), "home")
-	hostTmp := filepath.Join(filepath.Dir(bin), "tmp")
+	root := publicDir(t)
+	home := filepath.Join(root, "home")
+	hostTmp := filepath.Join(root, "tmp")
 	for _, d := range []string{filepath.Join(home, ".run"), hostTmp} {
 		testenv.MkdirAll(t, d, 0o700)
 		testenv.Chown(t, d, 65534, 65534)
 	}
 	testenv.Chown(t, home, 65534, 65534)
-	cmd := exec.Command(bin, "-c", tmpScript)
+	cmd := exec.Command(srtBin, "-c", tmpScript)
 	cmd.Dir = home
 	// Root's build cache, which nobody cannot reach under /root, linked
 	// where it can (the sandbox reads it; compiling the standard library
@@ -148,7 +148,7 @@ func TestTmpDirPrivate(t *testing.T) {
 	testenv.WriteFile(t, "/tmp/claude/host-file", nil, 0o644)
 	defer os.Remove("/tmp/claude/host-file")
 	start := func(name string) (*exec.Cmd, *bufio.Reader, func()) {
-		cmd := exec.Command(os.Args[0], "-c", `touch "$TMPDIR/`+name+`"; echo ready; read _; ls -A "$TMPDIR"; find /tmp -name 'mark-*' 2>/dev/null || true`)
+		cmd := exec.Command(srtBin, "-c", `touch "$TMPDIR/`+name+`"; echo ready; read _; ls -A "$TMPDIR"; find /tmp -name 'mark-*' 2>/dev/null || true`)
 		cmd.Dir = dir
 		cmd.Env = tmpEnv(t, dir, hostTmp)
 		in, _ := cmd.StdinPipe()
@@ -191,7 +191,7 @@ func TestTmpDirKilled(t *testing.T) {
 	dir := project(t)
 	hostTmp := t.TempDir()
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
-	cmd := exec.Command(os.Args[0], "-c", `echo data > "$TMPDIR/f"; echo ready; sleep 30`)
+	cmd := exec.Command(srtBin, "-c", `echo data > "$TMPDIR/f"; echo ready; sleep 30`)
 	cmd.Dir = dir
 	cmd.Env = tmpEnv(t, dir, hostTmp)
 	out, _ := cmd.StdoutPipe()

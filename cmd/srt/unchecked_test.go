@@ -26,7 +26,7 @@ import (
 func TestCheckFailsClosed(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "git", "script")
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {

@@ -24,7 +24,7 @@ import (
 func TestOddHostsForgeNoLines(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "python3")
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	var shown []string
 	for _, h := range testenv.OddHosts {
@@ -94,7 +94,7 @@ func checkNoForgedLines(t *testing.T, what, text string) {
 // As the caller, and as nobody when the tests run as root.
 func TestOddNamesInTheQuarantine(t *testing.T) {
 	requireSandbox(t)
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	const script = `d="odd$(printf '\033[2K\r')srt: all clear" && mkdir -p "$d/.git" && printf '[remote "a\342\200\256b\tc"]\n\tproxy = x\n' > "$d/.git/config"`
 	why := `(a git configuration that sets "remote.a\u202eb\tc.proxy"`
@@ -123,7 +123,7 @@ func TestOddNamesInTheQuarantine(t *testing.T) {
 // and as nobody when the tests run as root.
 func TestOddLinkTargetShownQuoted(t *testing.T) {
 	requireSandbox(t)
-	bin := testenv.PublicCopy(t, "srt")
+	bin := srtBin
 	users := testUsers()
 	for _, uid := range users {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
