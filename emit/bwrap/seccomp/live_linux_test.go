@@ -18,6 +18,10 @@ import (
 	"srt.dev/internal/testenv"
 )
 
+// These tests run bubblewrap directly, not srt: they test the seccomp
+// programs alone, under the kernel, with nothing else of the sandbox
+// (srt's own tests run the programs as srt loads them).
+//
 // TestMain lets the test binary act as the victim inside the sandbox: with
 // SRT_SECCOMP_TRY set it makes one system call and prints its errno.
 func TestMain(m *testing.M) {
