@@ -218,15 +218,15 @@ const ParamPrivatePrefix = "PRIVATE_"
 
 func privateParamName(n int) string { return ParamPrivatePrefix + strconv.Itoa(n) }
 
-// privateParam is the parameter expression of gate, numbered in the order
-// the profile first needs it.
+// privateParam is the parameter name of gate, numbered in the order the
+// profile first needs it.
 func (m *emitter) privateParam(gate string) string {
 	n := slices.Index(m.privates, gate) + 1
 	if n == 0 {
 		m.privates = append(m.privates, gate)
 		n = len(m.privates)
 	}
-	return `(param "` + privateParamName(n) + `")`
+	return privateParamName(n)
 }
 
 // Probes are the paths whose existence when srt starts p's profile asks
