@@ -30,7 +30,7 @@ func ops(o ...string) []string { return o }
 func globalNames(names ...string) []Filter {
 	var out []Filter
 	for _, n := range names {
-		out = append(out, other(`(global-name "`+n+`")`))
+		out = append(out, Filter{Kind: GlobalName, Str: text(n), Origin: builtin})
 	}
 	return out
 }
@@ -89,7 +89,7 @@ var baseTail = []Rule{
 		other(`(iokit-registry-entry-class "RootDomainUserClient")`),
 		other(`(iokit-user-client-class "IOSurfaceSendRight")`)),
 	fixed(ops("iokit-get-properties")),
-	fixed(ops("system-socket"), other("(require-all (socket-domain AF_SYSTEM) (socket-protocol 2))")),
+	fixed(ops("system-socket"), Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{other("(socket-domain AF_SYSTEM)"), other("(socket-protocol 2)")}}),
 	sysctlRead(),
 	fixed(ops("sysctl-write"), other(`(sysctl-name "kern.tcsm_enable")`)),
 	fixed(ops("distributed-notification-post")),
@@ -101,7 +101,7 @@ var baseTail = []Rule{
 	fixed(ops("file-ioctl"), lit("/dev/dtracehelper")),
 	fixed(ops("file-ioctl"), lit("/dev/tty")),
 	fixed(ops("file-ioctl", "file-read-data", "file-write-data"),
-		Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{lit("/dev/null"), other("(vnode-type CHARACTER-DEVICE)")}}),
+		Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{lit("/dev/null"), Filter{Kind: VnodeType, Text: "CHARACTER-DEVICE", Origin: builtin}}}),
 }
 
 // sysctlRead is the sysctl-read rule, one filter per line.

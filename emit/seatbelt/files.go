@@ -96,7 +96,7 @@ func (m *emitter) read(denies, allows, writes, dropped []entry) {
 		m.add(Rule{Action: Allow, Ops: ops("file-read*"), Filters: []Filter{lit("/")}, Step: StepReadRoot})
 	}
 	if len(denies) > 0 {
-		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{other("(vnode-type DIRECTORY)")}, Step: StepReadMetadata})
+		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}}, Step: StepReadMetadata})
 	}
 	m.rule(StepReadMoveBlock, Deny, ops("file-write-unlink", "file-write-create"), m.moveBlock(denies))
 	fs = nil

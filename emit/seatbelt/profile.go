@@ -61,11 +61,9 @@ func emitWith(p *policy.Policy, linear bool) *emitter {
 	}
 	for _, name := range p.Network.AllowMachLookup {
 		origin := policy.Origin{Key: "network.allowMachLookup"}
-		f := Filter{Kind: Other, Origin: origin}
+		f := Filter{Kind: GlobalName, Str: Str{m.t(name, origin)}, Origin: origin}
 		if prefix, ok := strings.CutSuffix(name, "*"); ok {
-			f.Text = "(global-name-prefix " + m.q(prefix, origin) + ")"
-		} else {
-			f.Text = "(global-name " + m.q(name, origin) + ")"
+			f = Filter{Kind: GlobalNamePrefix, Str: Str{m.t(prefix, origin)}, Origin: origin}
 		}
 		m.add(fixed(ops("mach-lookup"), f))
 	}

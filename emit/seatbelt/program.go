@@ -96,22 +96,26 @@ type FilterKind int
 
 // The filter kinds.
 const (
-	Literal    FilterKind = iota // (literal S): the path S only
-	Subpath                      // (subpath S): S and everything below it
-	Regex                        // (regex S): paths S matches
-	PathRegex                    // (path-regex S), inside a unix-socket filter
-	RequireAll                   // (require-all F...): every one of Args
-	RequireNot                   // (require-not F): not Args[0]
-	LocalUnix                    // (local unix-socket F): a socket bound at a path Args[0] matches
-	RemoteUnix                   // (remote unix-socket F): a socket connected to at such a path
-	LocalIP                      // (local ip S): a local "host:port"
-	RemoteIP                     // (remote ip S): a remote "host:port"
-	Other                        // Text as written: a filter on what no file or socket question asks about
+	Literal          FilterKind = iota // (literal S): the path S only
+	Subpath                            // (subpath S): S and everything below it
+	Regex                              // (regex S): paths S matches
+	PathRegex                          // (path-regex S), inside a unix-socket filter
+	RequireAll                         // (require-all F...): every one of Args
+	RequireNot                         // (require-not F): not Args[0]
+	LocalUnix                          // (local unix-socket F): a socket bound at a path Args[0] matches
+	RemoteUnix                         // (remote unix-socket F): a socket connected to at such a path
+	LocalIP                            // (local ip S): a local "host:port"
+	RemoteIP                           // (remote ip S): a remote "host:port"
+	GlobalName                         // (global-name S): the Mach service S
+	GlobalNamePrefix                   // (global-name-prefix S): a Mach service starting with S
+	VnodeType                          // (vnode-type Text): a file of that type (DIRECTORY, REGULAR-FILE, ...)
+	Other                              // Text as written: a filter on what no file or socket question asks about
 )
 
 var kindNames = map[FilterKind]string{
 	Literal: "literal", Subpath: "subpath", Regex: "regex", PathRegex: "path-regex",
 	RequireAll: "require-all", RequireNot: "require-not",
+	GlobalName: "global-name", GlobalNamePrefix: "global-name-prefix",
 }
 
 // A Filter is one filter of a rule.
@@ -201,7 +205,7 @@ func (s Str) Value(params map[string]string) (v string, ok bool) {
 // String is the filter as the profile writes it.
 func (f Filter) String() string {
 	switch f.Kind {
-	case Literal, Subpath, Regex, PathRegex:
+	case Literal, Subpath, Regex, PathRegex, GlobalName, GlobalNamePrefix:
 		return "(" + kindNames[f.Kind] + " " + f.Str.render() + ")"
 	case RequireAll, RequireNot:
 		parts := []string{kindNames[f.Kind]}
@@ -217,6 +221,8 @@ func (f Filter) String() string {
 		return "(local ip " + f.Str.render() + ")"
 	case RemoteIP:
 		return "(remote ip " + f.Str.render() + ")"
+	case VnodeType:
+		return "(vnode-type " + f.Text + ")"
 	}
 	return f.Text
 }
