@@ -63,7 +63,7 @@ func (m *emitter) read(denies, allows, writes, dropped []entry) {
 		fs = append(fs, m.allowF(a))
 	}
 	if r := m.rule(StepReadAllow, Allow, ops("file-read*"), fs); r != nil {
-		r.Dropped = m.filters(dropped)
+		r.Dropped = m.droppedFilters(dropped)
 	}
 
 	// Step 4: last match wins, so what must beat an allow comes again.
@@ -112,6 +112,16 @@ func (m *emitter) filters(es []entry) []Filter {
 	for _, e := range es {
 		out = append(out, m.allowF(e))
 	}
+	return out
+}
+
+// droppedFilters are the allow filters of spellings the profile leaves
+// out: never rendered, so a string of theirs too long for a profile is
+// no error.
+func (m *emitter) droppedFilters(es []entry) []Filter {
+	err := m.err
+	out := m.filters(es)
+	m.err = err
 	return out
 }
 
@@ -405,7 +415,7 @@ func gitHost(sc *policy.MandatoryScan) []entry {
 func (m *emitter) write(fs policy.Filesystem, writes, dropped []entry) {
 	m.comment("File write: only inside the write roots, minus the denies")
 	if r := m.rule(StepWriteRoot, Allow, ops("file-write*"), m.filters(writes)); r != nil {
-		r.Dropped = m.filters(dropped) // each has its spelling as written in writes
+		r.Dropped = m.droppedFilters(dropped) // each has its spelling as written in writes
 	}
 
 	var caller []policy.PathRule

@@ -41,6 +41,7 @@ func Compile(p *policy.Policy) (*Program, error) {
 func (m *emitter) program() *Program {
 	prog := m.prog
 	prog.Trailing = m.pending
+	prog.privates, prog.carves = m.privates, m.carves
 	return &prog
 }
 
@@ -366,8 +367,8 @@ func (m *emitter) network(n policy.Network) {
 				m.add(net("network-bind", Filter{Kind: LocalUnix, Args: []Filter{f}, Origin: f.Origin}))
 				out := net("network-outbound", Filter{Kind: RemoteUnix, Args: []Filter{f}, Origin: f.Origin})
 				if i == 0 {
-					for _, d := range dropped {
-						out.Dropped = append(out.Dropped, Filter{Kind: RemoteUnix, Args: []Filter{m.allowF(d)}, Origin: d.origin})
+					for _, d := range m.droppedFilters(dropped) {
+						out.Dropped = append(out.Dropped, Filter{Kind: RemoteUnix, Args: []Filter{d}, Origin: d.Origin})
 					}
 				}
 				m.add(out)

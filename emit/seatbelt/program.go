@@ -14,6 +14,10 @@ type Program struct {
 	Rules []Rule
 	// Trailing are comment lines after the last rule.
 	Trailing []string
+	// privates and carves are the parameters the profile asks the runtime
+	// for (see Defines).
+	privates []string
+	carves   []carve
 }
 
 // An Action is what a rule does with the operations it matches.

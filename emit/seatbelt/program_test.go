@@ -136,7 +136,7 @@ func parseStr(n node) (Str, error) {
 
 // bare is p without what its text does not say.
 func bare(p *Program) *Program {
-	out := &Program{Trailing: p.Trailing}
+	out := &Program{Trailing: p.Trailing} // the parameters' decisions are not in the text
 	var strip func(fs []Filter) []Filter
 	strip = func(fs []Filter) []Filter {
 		var out []Filter

@@ -534,43 +534,6 @@ func (m macOS) mandatoryBelow(p string) (Decision, bool) {
 	return Decision{}, false
 }
 
-func (m macOS) unixSocket(p string) Decision {
-	n := &m.p.Network
-	if n.AllowAllUnixSockets {
-		return Decision{Allow: true, Rule: m.switchOrigin("network.allowAllUnixSockets"), Why: "every unix socket path is allowed"}
-	}
-	var first *Decision
-	socks := m.macSockets()
-	for _, i := range covering(m, socks, p, false) {
-		if r := socks[i]; m.macApplies(r, macSockets) && m.covers(r, p) {
-			d := Decision{Allow: true, Rule: r.Origin, Why: "allowed by subpath in the Seatbelt profile" + m.macGateWhy(r, macSockets)}
-			if d.Why == "allowed by subpath in the Seatbelt profile" {
-				return d
-			}
-			if first == nil {
-				first = &d // one that holds whatever exists wins
-			}
-		}
-	}
-	if first != nil {
-		return *first
-	}
-	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeld(socks, p, macSockets)}
-}
-
-// macSockets are the allowUnixSockets rules as macOS reads them: always a
-// subpath, never a glob (docs/reference.md#macos-network).
-func (m macOS) macSockets() []policy.PathRule {
-	return m.derived("macSockets", func() []policy.PathRule {
-		var socks []policy.PathRule
-		for _, r := range m.p.Network.AllowUnixSockets {
-			r.Pattern = false
-			socks = append(socks, r)
-		}
-		return socks
-	})
-}
-
 func (m macOS) trailingSeparator() string {
 	return "written with a trailing /: it names directories, and Seatbelt never checks a path ending in /, so on macOS this allow matches nothing (as in the reference); without the / it would grant every file the glob matches"
 }
