@@ -20,8 +20,9 @@ import (
 )
 
 // The agreement test: review/query's macOS answers (written from the
-// spec) against the emitted profile read by the test interpreter
-// (interp_test.go), for every golden profile and generated policies, over
+// spec) against the emitted profile read back into a program
+// (program_test.go) and evaluated with Decide, for every golden profile
+// and generated policies, over
 // the paths each policy names and probes around them.
 //
 // The comparison is:

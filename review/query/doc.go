@@ -5,8 +5,8 @@
 // It is the one static evaluator behind srtc explain, lint, diff and test,
 // so that they cannot disagree with each other. It works on the policy IR
 // (compiler/policy) and the platform semantics the reference documents
-// (docs/reference.md#linux, #macos, #windows, #fs-precedence), not on
-// the emitted artifacts (Windows excepted, below):
+// (docs/reference.md#linux, #macos, #windows, #fs-precedence), and, for
+// Windows and macOS unix sockets, on the emitted programs:
 //
 //   - Linux: everything is readable (--ro-bind / /) except what denyRead
 //     hides; an allowRead or allowWrite at or inside a deny restores it;
@@ -39,7 +39,8 @@
 // Each target's semantics is in a file of its own, an implementation of
 // the unexported platform interface (platform.go) that Read, Write,
 // Remove, UnixSocket and Summary dispatch through: linux.go, macos.go
-// (with remove.go, the macOS unlink rules) and windows.go. What the
+// (with remove.go, the macOS unlink rules, and macprog.go, the answers
+// read from the emitted program) and windows.go. What the
 // targets share stays shared: the credential masks and a disabled file
 // system come first for every target (fs.go), write denies and the
 // wording of a write root's answer, the walk down to the mandatory names
@@ -56,13 +57,16 @@
 // macOS is the exception above: its profile spells those two foldings
 // itself, so its answers follow them.
 //
-// The Linux answers are checked against real bubblewrap in a test. The
-// macOS answers are checked against the emitted Seatbelt profiles, read by
-// an independent interpreter of the spec's Seatbelt semantics
-// (emit/seatbelt/agree_test.go). The Windows answers are the plan's
-// program evaluated, held to answers written from the spec
-// (emit/wfp/access_test.go, query_test.go, divergence_test.go). Neither
-// is a measurement on a real Mac or Windows machine.
+// The macOS unix socket answers evaluate the Seatbelt program the profile
+// is rendered from (emit/seatbelt Compile and Decide, macprog.go), on the
+// host the options describe. The macOS read, write and remove answers
+// still follow macos.go and remove.go, a reading of the same semantics,
+// which emit/seatbelt/agree_test.go compares with that program's verdicts.
+// The Windows answers are the plan's program evaluated, held to answers
+// written from the spec (emit/wfp/access_test.go, query_test.go,
+// divergence_test.go). The Linux answers are checked against real
+// bubblewrap in a test. None is a measurement on a real Mac or Windows
+// machine.
 //
 // Network answers use policy.HostList through compiler/policy/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.
