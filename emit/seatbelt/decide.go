@@ -23,6 +23,15 @@ type Question struct {
 	Name string
 }
 
+// Operations a Question asks about.
+const (
+	OpReadData  = "file-read-data"    // reading a file's content
+	OpWriteData = "file-write-data"   // changing a file's content
+	OpCreate    = "file-write-create" // creating a file or directory
+	OpUnlink    = "file-write-unlink" // removing or renaming one
+	OpSocketOut = "network-outbound"  // connecting
+)
+
 // A Verdict is Decide's answer.
 type Verdict struct {
 	Allow bool

@@ -254,18 +254,9 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// The operations the tests ask about.
-const (
-	OpReadData  = "file-read-data"
-	OpWriteData = "file-write-data"
-	OpCreate    = "file-write-create"
-	OpUnlink    = "file-write-unlink"
-	OpSocketOut = "network-outbound"
-)
-
 // Interp answers questions about a profile's text, read back with
-// parseProgram and evaluated with Decide; the agreement test
-// (agree_test.go, package seatbelt_test) uses it.
+// parseProgram and evaluated with Decide (private_test.go, package
+// seatbelt_test, uses it).
 type Interp struct {
 	p      *Program
 	params map[string]string

@@ -82,11 +82,25 @@ func (e *Evaluator) macParams(mp *macProgram) map[string]string {
 // macQuestionPath is p (as Path returns it) as the kernel hands it to
 // Seatbelt: a root the options do not name at its stand-in, /tmp, /var
 // and /etc in their /private form.
+//
+// The kernel hands Seatbelt no "..": a question with one is asked of the
+// path it names, except where it climbs above a root the options do not
+// name, which the stand-in cannot say.
 func macQuestionPath(p string) string {
 	for _, r := range []struct{ sym, dir string }{{string(policy.Home), symbolicHome}, {string(policy.Cwd), symbolicCwd}} {
 		if p == r.sym || strings.HasPrefix(p, r.sym+"/") {
-			return r.dir + p[len(r.sym):]
+			switch rel := path.Clean(strings.TrimPrefix(p[len(r.sym):], "/")); {
+			case rel == ".." || strings.HasPrefix(rel, "../"):
+				return r.dir + p[len(r.sym):]
+			case rel == ".":
+				return r.dir
+			default:
+				return r.dir + "/" + rel
+			}
 		}
+	}
+	if strings.HasPrefix(p, "/") {
+		p = path.Clean(p)
 	}
 	return macPath(p)
 }
@@ -167,7 +181,7 @@ func (m macOS) unixSocket(p string) Decision {
 			return *first
 		}
 	}
-	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeldIn(mp.prog, socks, q, params)}
+	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeldIn(socks, socketFilters(mp.prog, false), socketFilters(mp.prog, true), q, params)}
 }
 
 // socketFilters are the program's unix socket filters the command may
@@ -194,11 +208,11 @@ func socketFilters(prog *seatbelt.Program, dropped bool) []seatbelt.Filter {
 
 // macNotHeldIn names the first of rules (by its order) whose spelling
 // would match q but does not hold on this host, for a deny's answer: one
-// the program leaves out (the reference never adopts it), or one whose
-// path does not exist here; "" when there is none.
-func (e *Evaluator) macNotHeldIn(prog *seatbelt.Program, rules []policy.PathRule, q seatbelt.Question, params map[string]string) string {
+// of dropped, the spellings the program leaves out (the reference never
+// adopts them), or one of kept whose path does not exist here; "" when
+// there is none.
+func (e *Evaluator) macNotHeldIn(rules []policy.PathRule, kept, dropped []seatbelt.Filter, q seatbelt.Question, params map[string]string) string {
 	open := openGates(params)
-	kept, dropped := socketFilters(prog, false), socketFilters(prog, true)
 	for _, r := range rules {
 		for _, f := range dropped {
 			if ok, _ := seatbelt.Match(f, q, open); ok && f.Origin == r.Origin {
@@ -206,13 +220,21 @@ func (e *Evaluator) macNotHeldIn(prog *seatbelt.Program, rules []policy.PathRule
 			}
 		}
 		for _, f := range kept {
-			if f.Origin != r.Origin || f.Args[0].Gate == "" {
+			if f.Origin != r.Origin || gateOf(f) == "" {
 				continue
 			}
 			if ok, _ := seatbelt.Match(f, q, open); ok {
-				return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(f.Args[0].Gate) + " exists when srt starts, and it does not here"
+				return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(gateOf(f)) + " exists when srt starts, and it does not here"
 			}
 		}
 	}
 	return ""
+}
+
+// gateOf is the gate of an allow filter, a unix socket's inside it.
+func gateOf(f seatbelt.Filter) string {
+	if f.Kind == seatbelt.RemoteUnix {
+		return f.Args[0].Gate
+	}
+	return f.Gate
 }
