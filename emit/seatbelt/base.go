@@ -1,31 +1,63 @@
 package seatbelt
 
+import "srt.dev/compiler/policy"
+
 // The fixed base allowances of every profile (docs/reference.md#macos-base),
-// in the reference's order. They are single-line rules without a message.
+// in the reference's order. They carry no message.
+
+// fixed is a one-line built-in allow.
+func fixed(ops []string, filters ...Filter) Rule {
+	return Rule{Action: Allow, Ops: ops, Filters: filters, Step: StepBase}
+}
+
+// block is a built-in allow written one filter per line.
+func block(op string, filters ...Filter) Rule {
+	r := fixed([]string{op}, filters...)
+	r.Form = FormBlock
+	return r
+}
+
+// other is a filter on what no file question asks about, as written.
+func other(s string) Filter { return Filter{Kind: Other, Text: s, Origin: builtin} }
+
+// lit is a built-in literal path filter.
+func lit(p string) Filter { return Filter{Kind: Literal, Str: text(p), Origin: builtin} }
+
+// ops is a list of operations.
+func ops(o ...string) []string { return o }
+
+// globalNames are global-name filters.
+func globalNames(names ...string) []Filter {
+	var out []Filter
+	for _, n := range names {
+		out = append(out, Filter{Kind: GlobalName, Str: text(n), Origin: builtin})
+	}
+	return out
+}
 
 // baseHead comes before the optional Mach blocks.
-var baseHead = []string{
-	"(allow process-exec)",
-	"(allow process-fork)",
-	"(allow process-info* (target same-sandbox))",
-	"(allow signal (target same-sandbox))",
-	"(allow mach-priv-task-port (target same-sandbox))",
-	"(allow user-preference-read)",
-	"(allow mach-lookup",
-	`  (global-name "com.apple.audio.systemsoundserver")`,
-	`  (global-name "com.apple.distributed_notifications@Uv3")`,
-	`  (global-name "com.apple.FontObjectsServer")`,
-	`  (global-name "com.apple.fonts")`,
-	`  (global-name "com.apple.logd")`,
-	`  (global-name "com.apple.lsd.mapdb")`,
-	`  (global-name "com.apple.PowerManagement.control")`,
-	`  (global-name "com.apple.system.logger")`,
-	`  (global-name "com.apple.system.notification_center")`,
-	`  (global-name "com.apple.system.opendirectoryd.libinfo")`,
-	`  (global-name "com.apple.system.opendirectoryd.membership")`,
-	`  (global-name "com.apple.bsd.dirhelper")`,
-	`  (global-name "com.apple.securityd.xpc")`,
-	`  (global-name "com.apple.coreservices.launchservicesd"))`,
+var baseHead = []Rule{
+	fixed(ops("process-exec")),
+	fixed(ops("process-fork")),
+	fixed(ops("process-info*"), other("(target same-sandbox)")),
+	fixed(ops("signal"), other("(target same-sandbox)")),
+	fixed(ops("mach-priv-task-port"), other("(target same-sandbox)")),
+	fixed(ops("user-preference-read")),
+	block("mach-lookup", globalNames(
+		"com.apple.audio.systemsoundserver",
+		"com.apple.distributed_notifications@Uv3",
+		"com.apple.FontObjectsServer",
+		"com.apple.fonts",
+		"com.apple.logd",
+		"com.apple.lsd.mapdb",
+		"com.apple.PowerManagement.control",
+		"com.apple.system.logger",
+		"com.apple.system.notification_center",
+		"com.apple.system.opendirectoryd.libinfo",
+		"com.apple.system.opendirectoryd.membership",
+		"com.apple.bsd.dirhelper",
+		"com.apple.securityd.xpc",
+		"com.apple.coreservices.launchservicesd")...),
 }
 
 // sysctlNames may be read by exact name (49 names, in this order).
@@ -49,57 +81,58 @@ var sysctlPrefixes = []string{
 }
 
 // baseTail comes after the optional Mach blocks and before the network.
-var baseTail = []string{
-	"(allow ipc-posix-shm)",
-	"(allow ipc-posix-sem)",
-	"(allow iokit-open",
-	`  (iokit-registry-entry-class "IOSurfaceRootUserClient")`,
-	`  (iokit-registry-entry-class "RootDomainUserClient")`,
-	`  (iokit-user-client-class "IOSurfaceSendRight"))`,
-	"(allow iokit-get-properties)",
-	"(allow system-socket (require-all (socket-domain AF_SYSTEM) (socket-protocol 2)))",
-	"SYSCTL",
-	`(allow sysctl-write (sysctl-name "kern.tcsm_enable"))`,
-	"(allow distributed-notification-post)",
-	`(allow mach-lookup (global-name "com.apple.SecurityServer"))`,
-	`(allow file-ioctl (literal "/dev/null"))`,
-	`(allow file-ioctl (literal "/dev/zero"))`,
-	`(allow file-ioctl (literal "/dev/random"))`,
-	`(allow file-ioctl (literal "/dev/urandom"))`,
-	`(allow file-ioctl (literal "/dev/dtracehelper"))`,
-	`(allow file-ioctl (literal "/dev/tty"))`,
-	`(allow file-ioctl file-read-data file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))`,
+var baseTail = []Rule{
+	fixed(ops("ipc-posix-shm")),
+	fixed(ops("ipc-posix-sem")),
+	block("iokit-open",
+		other(`(iokit-registry-entry-class "IOSurfaceRootUserClient")`),
+		other(`(iokit-registry-entry-class "RootDomainUserClient")`),
+		other(`(iokit-user-client-class "IOSurfaceSendRight")`)),
+	fixed(ops("iokit-get-properties")),
+	fixed(ops("system-socket"), Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{other("(socket-domain AF_SYSTEM)"), other("(socket-protocol 2)")}}),
+	sysctlRead(),
+	fixed(ops("sysctl-write"), other(`(sysctl-name "kern.tcsm_enable")`)),
+	fixed(ops("distributed-notification-post")),
+	fixed(ops("mach-lookup"), globalNames("com.apple.SecurityServer")...),
+	fixed(ops("file-ioctl"), lit("/dev/null")),
+	fixed(ops("file-ioctl"), lit("/dev/zero")),
+	fixed(ops("file-ioctl"), lit("/dev/random")),
+	fixed(ops("file-ioctl"), lit("/dev/urandom")),
+	fixed(ops("file-ioctl"), lit("/dev/dtracehelper")),
+	fixed(ops("file-ioctl"), lit("/dev/tty")),
+	fixed(ops("file-ioctl", "file-read-data", "file-write-data"),
+		Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{lit("/dev/null"), Filter{Kind: VnodeType, Text: "CHARACTER-DEVICE", Origin: builtin}}}),
 }
 
 // sysctlRead is the sysctl-read rule, one filter per line.
-func sysctlRead() []string {
-	out := []string{"(allow sysctl-read"}
+func sysctlRead() Rule {
+	var fs []Filter
 	for _, n := range sysctlNames {
-		out = append(out, `  (sysctl-name "`+n+`")`)
+		fs = append(fs, other(`(sysctl-name "`+n+`")`))
 	}
-	for i, n := range sysctlPrefixes {
-		line := `  (sysctl-name-prefix "` + n + `")`
-		if i == len(sysctlPrefixes)-1 {
-			line += ")"
-		}
-		out = append(out, line)
+	for _, n := range sysctlPrefixes {
+		fs = append(fs, other(`(sysctl-name-prefix "`+n+`")`))
 	}
-	return out
+	return block("sysctl-read", fs...)
 }
 
 // Optional non-file blocks (docs/reference.md#macos-optional-blocks).
 var (
-	weakerNetworkIsolation = []string{`(allow mach-lookup (global-name "com.apple.trustd.agent"))`}
-	appleEvents            = []string{
-		"(allow appleevent-send)",
-		`(allow mach-lookup (global-name "com.apple.coreservices.appleevents"))`,
-		"(allow lsopen)",
-		`(allow mach-lookup (global-name "com.apple.CoreServices.coreservicesd"))`,
-		`(allow mach-lookup (global-name "com.apple.coreservices.quarantine-resolver"))`,
+	weakerNetworkIsolation = []Rule{fixed(ops("mach-lookup"), globalNames("com.apple.trustd.agent")...)}
+	appleEvents            = []Rule{
+		fixed(ops("appleevent-send")),
+		fixed(ops("mach-lookup"), globalNames("com.apple.coreservices.appleevents")...),
+		fixed(ops("lsopen")),
+		fixed(ops("mach-lookup"), globalNames("com.apple.CoreServices.coreservicesd")...),
+		fixed(ops("mach-lookup"), globalNames("com.apple.coreservices.quarantine-resolver")...),
 	}
-	pty = []string{
-		"(allow pseudo-tty)",
-		`(allow file-ioctl (literal "/dev/ptmx") (regex #"^/dev/ttys"))`,
-		`(allow file-read* file-write* (literal "/dev/ptmx") (regex #"^/dev/ttys"))`,
+	ttys = Filter{Kind: Regex, Str: Str{{Text: "^/dev/ttys", Raw: true}}, Origin: builtin}
+	pty  = []Rule{
+		fixed(ops("pseudo-tty")),
+		fixed(ops("file-ioctl"), lit("/dev/ptmx"), ttys),
+		fixed(ops("file-read*", "file-write*"), lit("/dev/ptmx"), ttys),
 	}
 )
+
+// builtin is the origin of the built-in rules.
+var builtin = policy.Default

@@ -112,3 +112,33 @@ func firstDiff(a, b []byte) int {
 	}
 	return min(len(la), len(lb)) + 1
 }
+
+// genPaths are the spellings generated policies are made of: home, the
+// working directory, absolute, /tmp, patterns, sets, names with brackets,
+// "..", and the root.
+var genPaths = []string{
+	"~/.ssh", "~", "~/proj", "~/proj/secret", ".", "./src", "./src/secret", "./src/*.pem", "**/.env", "**/*.key",
+	"/etc", "/etc/hosts", "/tmp", "/tmp/cache", "~/.config/**", "./build[1]", "./[WIP] x/*.log", "/",
+	"/Users", "/Users/me/proj/out", "./out/*", "/var/log", "./.git", "./.vscode", "~/.aws/credentials", "*.key",
+	"/opt/a/../b", "./a/../c", "~/Library/**/Cookies", "/work", "/work/proj/dist", "/tmp/x/../y", "./src/[ab]*.go",
+	"~/proj/**", "/private/tmp/z", "/var/run", "**/node_modules", "./*.pem", "/tmp/*/cache", "/Users/*/proj",
+	"/etc/ssl/**/*.key", "./.claude", "~/.config/gh/hosts.yml", "./dist/[0-9]", "/**/*.key", "/*",
+	// A deny written from another root than the allows it carves: an
+	// absolute glob over the home directory (HOME is /Users/me on most
+	// hosts) against ~ and . entries.
+	"/Users/me/**/*", "/Users/me/Library/**", "~/Library/Caches", "~/work", "~/work/out",
+	// ".." in relative entries, folded by the compiler; in absolute and ~
+	// patterns, whose spelling as written is pinned too.
+	"./app/../conf/secret", "./a/b/../../c", "src/../*.pem", "/opt/a/../*.key", "~/x/../y/*.pem",
+	// A deny glob whose base directory is a write root.
+	"/srv/cache", "/srv/cache/**/*.pem", "/srv/cache/*.pem",
+	// A bracket set in an allow: no literal reading.
+	"/data/runs/[0-9]*", "/data/runs",
+}
+
+// allowOnlyPaths are spellings generated only in allow lists: a rooted
+// glob ending in a separator is refused in a deny list
+// (docs/reference.md#cross-field-rules), and in an allow it names
+// directories (matching nothing on macOS; never a file directly in the
+// directory).
+var allowOnlyPaths = []string{"/data/in/*/", "./out/*/", "~/proj/*/", "/Users/me/*/", "/srv/cache/**/", "/tmp/*/"}

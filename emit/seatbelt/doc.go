@@ -4,6 +4,14 @@
 // reads deny-then-allow, file writes allow-only, the mandatory denies, the
 // trailing unlink rule, the optional blocks).
 //
+// The emitter builds a Program (Compile): the profile's rules in order,
+// each a typed value (action, operations, filters) whose filters carry
+// the settings entry or built-in rule that made them. Emit renders it;
+// Decide evaluates it with Seatbelt's semantics (last matching rule wins),
+// with the parameters Program.Defines gives for a host. review/query
+// answers macOS questions by evaluating that program, so it reads what is
+// emitted, not a second model of it.
+//
 // Host facts are sandbox-exec parameters ((param "HOME"), string-append),
 // passed with -D at run time (see Host), so the same settings give the same
 // bytes on every machine. Emit is pure: no file system, no environment.
@@ -25,7 +33,8 @@
 //
 // Nothing in this package has been run on a real Mac. The tests prove that
 // every profile is well formed S-expressions using only known operations
-// and filters, and pin the rules of the spec's cases; whether sandbox-exec
+// and filters, that its text reads back as its program, and pin the rules
+// of the spec's cases; whether sandbox-exec
 // accepts the parameter expressions and enforces the rules as intended has
 // not been observed.
 package seatbelt

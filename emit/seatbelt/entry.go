@@ -26,8 +26,8 @@ type entry struct {
 	dirs bool
 	// convenience marks a default convenience write root.
 	convenience bool
-	// pre, when set, is a carve parameter put in front of the entry's
-	// allow filter (see keepConvenience).
+	// pre, when set, names the parameters (separated by spaces) put in
+	// front of the entry's allow filter (see keepConvenience).
 	pre string
 	// text marks the extra reading of a pattern's bracket set as part of
 	// a name (see reading).
@@ -123,7 +123,10 @@ const (
 // has it, and otherwise put behind a parameter the runtime sets from
 // whether the path exists (see HostDefines). A gated spelling that
 // another rule of the list names without condition is not repeated.
-func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
+//
+// dropped are the spellings left out because the reference never grants
+// them (see Rule.Dropped).
+func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) (kept, dropped []entry) {
 	var out []entry
 	for _, r := range rules {
 		e := entryOf(r)
@@ -131,7 +134,8 @@ func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 		for _, x := range spellings(e) {
 			if x.twin || x.fold {
 				if !ok {
-					continue // the reference never grants it
+					dropped = append(dropped, x) // the reference never grants it
+					continue
 				}
 				x.gate = gate
 			}
@@ -145,7 +149,7 @@ func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 			plain[key(x)] = true
 		}
 	}
-	kept := out[:0]
+	kept = out[:0]
 	for _, x := range out {
 		if x.gate == "" || !plain[key(x)] {
 			if x.gate != "" {
@@ -154,7 +158,7 @@ func (m *emitter) allowEntries(rules []policy.PathRule, k allowKind) []entry {
 			kept = append(kept, x)
 		}
 	}
-	return kept
+	return kept, dropped
 }
 
 // hostGate decides the spellings of allow e (of list k) that the

@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,10 +22,10 @@ func (m *emitter) files(fs policy.Filesystem) {
 		}
 	}
 	denies = append(entries(caller), entries(creds)...)
-	allows := m.allowEntries(fs.AllowRead, readAllow)
-	var writes []entry
+	allows, droppedReads := m.allowEntries(fs.AllowRead, readAllow)
+	var writes, droppedWrites []entry
 	if !fs.Disabled {
-		writes = m.allowEntries(fs.AllowWrite, writeRoot)
+		writes, droppedWrites = m.allowEntries(fs.AllowWrite, writeRoot)
 		// Masked files are left out, as the compiler leaves them out
 		// when it drops a convenience root.
 		m.keepConvenience(writes, denies, allows)
@@ -34,31 +35,36 @@ func (m *emitter) files(fs policy.Filesystem) {
 		e.cred = true
 		denies = append(denies, e)
 	}
-	m.read(denies, allows, writes)
+	m.read(denies, allows, writes, droppedReads)
 	if fs.Disabled {
-		m.add("(allow file-write*)")
+		m.add(Rule{Action: Allow, Ops: ops("file-write*"), Step: StepNoFiles})
 		return
 	}
-	m.write(fs, writes)
+	m.write(fs, writes, droppedWrites)
 	m.trailing(denies, allows, writes, fs.AllowWrite)
 }
 
 // read writes the file-read section: everything readable, the denies, the
 // allows inside them, the denies that must win over those allows, and the
 // rules that keep a denied path from being moved somewhere readable.
-func (m *emitter) read(denies, allows, writes []entry) {
-	m.add("; File read: deny, then allow inside the denies")
-	m.add("(allow file-read*)")
-	var fs []string
+//
+// dropped are the spellings of the allows the profile leaves out (see
+// Rule.Dropped).
+func (m *emitter) read(denies, allows, writes, dropped []entry) {
+	m.comment("File read: deny, then allow inside the denies")
+	m.add(Rule{Action: Allow, Ops: ops("file-read*"), Step: StepRead})
+	var fs []Filter
 	for _, d := range denies {
 		fs = append(fs, m.denyF(d))
 	}
-	m.rule("deny file-read*", fs)
+	m.rule(StepReadDeny, Deny, ops("file-read*"), fs)
 	fs = nil
 	for _, a := range allows {
 		fs = append(fs, m.allowF(a))
 	}
-	m.rule("allow file-read*", fs)
+	if r := m.rule(StepReadAllow, Allow, ops("file-read*"), fs); r != nil {
+		r.Dropped = m.droppedFilters(dropped)
+	}
 
 	// Step 4: last match wins, so what must beat an allow comes again.
 	fs = nil
@@ -84,20 +90,39 @@ func (m *emitter) read(denies, allows, writes []entry) {
 		}
 		root = root || d.spelling() == "/"
 	}
-	m.rule("deny file-read*", fs)
+	m.rule(StepReadLate, Deny, ops("file-read*"), fs)
 	if root {
 		// The root inode must stay readable or dyld aborts.
-		m.add(`(allow file-read* (literal "/"))`)
+		m.add(Rule{Action: Allow, Ops: ops("file-read*"), Filters: []Filter{lit("/")}, Step: StepReadRoot})
 	}
 	if len(denies) > 0 {
-		m.add("(allow file-read-metadata (vnode-type DIRECTORY))")
+		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}}, Step: StepReadMetadata})
 	}
-	m.rule("deny file-write-unlink file-write-create", m.moveBlock(denies))
+	m.rule(StepReadMoveBlock, Deny, ops("file-write-unlink", "file-write-create"), m.moveBlock(denies))
 	fs = nil
 	for _, w := range writes {
 		fs = append(fs, m.allowF(w))
 	}
-	m.rule("allow file-write-unlink file-write-create", fs)
+	m.rule(StepWriteRootMove, Allow, ops("file-write-unlink", "file-write-create"), fs)
+}
+
+// filters are the allow filters of es.
+func (m *emitter) filters(es []entry) []Filter {
+	var out []Filter
+	for _, e := range es {
+		out = append(out, m.allowF(e))
+	}
+	return out
+}
+
+// droppedFilters are the allow filters of spellings the profile leaves
+// out: never rendered, so a string of theirs too long for a profile is
+// no error.
+func (m *emitter) droppedFilters(es []entry) []Filter {
+	err := m.err
+	out := m.filters(es)
+	m.err = err
+	return out
 }
 
 // late are the filters that re-emit literal deny d after the allows
@@ -105,22 +130,22 @@ func (m *emitter) read(denies, allows, writes []entry) {
 // text reading inside an allow from another root, d behind the carve
 // parameter of the pair (the allow "covers" the deny), set where it does
 // on the host.
-func (m *emitter) late(d entry, allows []entry, lits *allowSet) []string {
+func (m *emitter) late(d entry, allows []entry, lits *allowSet) []Filter {
 	if !d.text && !lits.linear {
 		// Only a text reading makes carve parameters here.
 		if lits.inside(d.spelling()) {
-			return []string{m.denyF(d)}
+			return []Filter{m.denyF(d)}
 		}
 		return nil
 	}
-	var out []string
+	var out []Filter
 	for _, a := range allows {
 		if a.glob() {
 			continue
 		}
 		switch relate(d.spelling(), a.spelling()) {
 		case inside:
-			return []string{m.denyF(d)}
+			return []Filter{m.denyF(d)}
 		case unknown:
 			if d.text && !strings.HasPrefix(d.spelling(), rootParents) && mayCover(a, d) {
 				out = append(out, m.carveParam(a, d))
@@ -141,8 +166,8 @@ func (m *emitter) late(d entry, allows []entry, lits *allowSet) []string {
 // covers no directory and must stay whole inside it).
 //
 // Only the entries ix finds can be subtracted; they are taken in order.
-func (m *emitter) carve(d entry, ix *otherIndex) string {
-	var nots []string
+func (m *emitter) carve(d entry, ix *otherIndex) Filter {
+	var nots []Filter
 	seen := map[string]bool{}
 	var pieces []string
 	if d.root != "" && !ix.linear {
@@ -150,7 +175,7 @@ func (m *emitter) carve(d entry, ix *otherIndex) string {
 	}
 	for _, i := range ix.candidates(d) {
 		o := ix.es[i]
-		var f string
+		var f Filter
 		switch {
 		case crossRoot(d, o) && !o.convenience && (pieces == nil || o.root != "" || mayContain(pieces, ix.samples[i])) && mayCover(d, o):
 			f = m.carveParam(d, o)
@@ -161,15 +186,16 @@ func (m *emitter) carve(d entry, ix *otherIndex) string {
 		default:
 			continue
 		}
-		if !seen[f] {
-			seen[f] = true
-			nots = append(nots, "(require-not "+f+")")
+		if s := f.String(); !seen[s] {
+			seen[s] = true
+			nots = append(nots, Filter{Kind: RequireNot, Args: []Filter{f}, Origin: f.Origin})
 		}
 	}
 	if len(nots) == 0 {
 		return m.denyF(d)
 	}
-	return "(require-all " + m.denyF(d) + " " + strings.Join(nots, " ") + ")"
+	deny := m.denyF(d)
+	return Filter{Kind: RequireAll, Args: append([]Filter{deny}, nots...), Origin: deny.Origin}
 }
 
 // crossRoot reports whether deny d and entry o are written from different
@@ -225,7 +251,7 @@ func (m *emitter) keepConvenience(writes, denies, allows []entry) {
 			same := d.root == w.root && symCovers(d, w.spelling()) && !reopens(d, w, allows)
 			if same || d.root != w.root && mayCover(d, w) {
 				m.carves = append(m.carves, carve{o: m.intern(w), denies: denies, allows: allows})
-				writes[i].pre = `(param "` + carveParamName(len(m.carves)) + `")`
+				writes[i].pre = carveParamName(len(m.carves))
 				break
 			}
 		}
@@ -261,8 +287,8 @@ func reopens(d, w entry, allows []entry) bool {
 // the parameter is "" where d covers o on the host, and carveOff, a
 // prefix no path has, where it does not, so the filter then matches
 // nothing and nothing is carved.
-func (m *emitter) carveParam(d, o entry) string {
-	key := [2]string{m.denyF(d), m.allowF(o)}
+func (m *emitter) carveParam(d, o entry) Filter {
+	key := [2]string{m.denyF(d).String(), m.allowF(o).String()}
 	n, ok := m.carveIndex[key]
 	if !ok {
 		if m.carveIndex == nil {
@@ -272,11 +298,13 @@ func (m *emitter) carveParam(d, o entry) string {
 		n = len(m.carves)
 		m.carveIndex[key] = n
 	}
-	pre := `(param "` + carveParamName(n) + `")`
+	pre := carveParamName(n)
 	if o.pre != "" {
 		pre += " " + o.pre // a twin behind its own parameter
 	}
-	return m.allowFPrefixed(o, pre)
+	f := m.allowFPrefixed(o, preParts(pre))
+	f.Gate = o.gate
+	return f
 }
 
 // intern is the one copy of e the carves share: a profile may have a
@@ -296,16 +324,16 @@ func (m *emitter) intern(e entry) *entry {
 // moveBlock are the filters that keep denied paths and their ancestors
 // from being renamed or removed (docs/reference.md#macos-reads step 7): each entry's deny filter,
 // for a pattern its base directory, then every ancestor up to "/".
-func (m *emitter) moveBlock(es []entry) []string {
-	var fs []string
+func (m *emitter) moveBlock(es []entry) []Filter {
+	var fs []Filter
 	for _, e := range es {
 		fs = append(fs, m.denyF(e))
 		base := e.base()
 		if e.glob() && base != "/" {
-			fs = append(fs, m.pinF(base))
+			fs = append(fs, m.pinF(base, e.origin))
 		}
 		for _, a := range ancestors(base) {
-			fs = append(fs, m.pinF(a))
+			fs = append(fs, m.pinF(a, e.origin))
 		}
 	}
 	return fs
@@ -381,13 +409,14 @@ func gitHost(sc *policy.MandatoryScan) []entry {
 // write writes the file-write section: the write roots, the denies inside
 // them (literal denies folded into group regexes where many share a
 // shape), and the rules that keep those from being moved.
-func (m *emitter) write(fs policy.Filesystem, writes []entry) {
-	m.add("; File write: only inside the write roots, minus the denies")
-	var fl []string
-	for _, w := range writes {
-		fl = append(fl, m.allowF(w))
+//
+// dropped are the spellings of the write roots the profile leaves out
+// (see Rule.Dropped).
+func (m *emitter) write(fs policy.Filesystem, writes, dropped []entry) {
+	m.comment("File write: only inside the write roots, minus the denies")
+	if r := m.rule(StepWriteRoot, Allow, ops("file-write*"), m.filters(writes)); r != nil {
+		r.Dropped = m.droppedFilters(dropped) // each has its spelling as written in writes
 	}
-	m.rule("allow file-write*", fl)
 
 	var caller []policy.PathRule
 	for _, r := range fs.DenyWrite {
@@ -405,33 +434,34 @@ func (m *emitter) write(fs policy.Filesystem, writes []entry) {
 	}
 	all := append(append(plain, mandatory(fs.MandatoryScan)...), extra...)
 	groups, rest := group(all)
-	fl = nil
+	var fl []Filter
 	for _, g := range groups {
 		fl = append(fl, m.groupRegex(g, false)...)
 	}
 	for _, e := range rest {
 		fl = append(fl, m.denyF(e))
 	}
-	m.rule("deny file-write*", fl)
+	m.rule(StepWriteDeny, Deny, ops("file-write*"), fl)
 	home := gitHost(fs.MandatoryScan)
 	if len(home) > 0 {
-		m.add("; Git's configuration outside the repository, whatever the settings say")
+		m.comment("Git's configuration outside the repository, whatever the settings say")
 		fl = nil
 		for _, e := range home {
 			fl = append(fl, m.denyF(e))
 		}
-		m.rule("deny file-write*", fl)
+		m.rule(StepGitHost, Deny, ops("file-write*"), fl)
 	}
 	fl = m.moveBlock(append(rest, home...))
 	for _, g := range groups {
+		o := g.members[0].origin
 		fl = append(fl, m.groupRegex(g, false)...)
 		fl = append(fl, m.groupRegex(g, true)...)
-		fl = append(fl, m.pinF(g.dir))
+		fl = append(fl, m.pinF(g.dir, o))
 		for _, a := range ancestors(g.dir) {
-			fl = append(fl, m.pinF(a))
+			fl = append(fl, m.pinF(a, o))
 		}
 	}
-	m.rule("deny file-write-unlink file-write-create", fl)
+	m.rule(StepWriteMoveBlock, Deny, ops("file-write-unlink", "file-write-create"), fl)
 }
 
 // trailing writes the last file rule (docs/reference.md#macos-unlink-rule): a read-denied path inside a
@@ -486,44 +516,44 @@ func (m *emitter) trailing(denies, allows, writes []entry, rules []policy.PathRu
 		}
 		return false
 	}
-	pins := func(from string, self, orIs bool) []string {
-		var out []string
+	pins := func(from string, self, orIs bool, o policy.Origin) []Filter {
+		var out []Filter
 		list := ancestors(from)
 		if self {
 			list = append([]string{from}, list...)
 		}
 		for _, a := range list {
 			if a != "/" && inRoot(a, orIs) { // "/" is never pinned (docs/reference.md#macos-reads step 7)
-				out = append(out, m.pinF(a))
+				out = append(out, m.pinF(a, o))
 			}
 		}
 		return out
 	}
 	both := newOtherIndex(append(append([]entry{}, allows...), writes...), m.linear)
-	var fs []string
+	var fs []Filter
 	for _, d := range denies {
 		switch {
 		case d.cred:
 			fs = append(fs, m.denyF(d))
-			fs = append(fs, pins(d.base(), false, true)...)
+			fs = append(fs, pins(d.base(), false, true, d.origin)...)
 		case d.glob():
 			if !m.intersects(d, writes, builtin) {
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.base(), true, true)...)
+			fs = append(fs, pins(d.base(), true, true, d.origin)...)
 		default:
 			if !inRoot(d.spelling(), false) && !globRootMatches(d, writes) {
 				continue
 			}
 			fs = append(fs, m.carve(d, both))
-			fs = append(fs, pins(d.spelling(), false, true)...)
+			fs = append(fs, pins(d.spelling(), false, true, d.origin)...)
 		}
 	}
 	if len(fs) > 0 {
-		m.add("; Read-denied paths inside write roots cannot be unlinked")
+		m.comment("Read-denied paths inside write roots cannot be unlinked")
 	}
-	m.rule("deny file-write-unlink", fs)
+	m.rule(StepTrailing, Deny, ops("file-write-unlink"), fs)
 }
 
 // intersects reports whether a pattern deny's region meets a write root:
@@ -643,6 +673,8 @@ type denyGroup struct {
 	dir    string
 	names  []string
 	leaves []string
+	// members are the entries folded in, in their order.
+	members []entry
 }
 
 // groupBudget bounds a group regex, as the reference's 900 bytes do.
@@ -699,6 +731,16 @@ func group(es []entry) ([]denyGroup, []entry) {
 	for _, e := range es {
 		if e.glob() || !grouped[e.spelling()] {
 			rest = append(rest, e)
+			continue
+		}
+		for i := range groups {
+			if g := &groups[i]; strings.HasPrefix(e.spelling(), g.dir+"/") {
+				_, name, _, _ := shape(e)
+				if slices.Contains(g.names, name) {
+					g.members = append(g.members, e)
+					break
+				}
+			}
 		}
 	}
 	return groups, rest
@@ -736,19 +778,30 @@ func uniqueSorted(s []string) []string {
 
 // groupRegex are a group's deny regexes ("dir/(names)/(leaves)(/.*)?") or,
 // for pins, "dir/(names)", split so that each stays within groupBudget.
-func (m *emitter) groupRegex(g denyGroup, pin bool) []string {
+func (m *emitter) groupRegex(g denyGroup, pin bool) []Filter {
 	root, rest := split(g.dir)
 	prefix := policy.RegexEscape(rest) + "/("
 	suffix := ")/(" + joinEscaped(g.leaves) + ")(/.*)?$"
 	if pin {
 		suffix = ")$"
 	}
-	var out []string
+	var out []Filter
 	var names []string
 	flush := func() {
 		if len(names) > 0 {
 			e := entry{root: root, origin: policy.Origin{Key: "filesystem.denyWrite"}}
-			out = append(out, m.rawRegex(e, prefix+joinEscaped(names)+suffix))
+			f := m.rawRegex(e, prefix+joinEscaped(names)+suffix)
+			for _, x := range g.members {
+				if _, name, _, _ := shape(x); slices.Contains(names, name) {
+					mf := m.denyF(x)
+					if pin {
+						mf = m.pinF(x.root+x.lit[:strings.LastIndexByte(x.lit, '/')], x.origin)
+					}
+					f.Members = append(f.Members, mf)
+				}
+			}
+			f.Origin, f.Pin = f.Members[0].Origin, pin
+			out = append(out, f)
 			names = nil
 		}
 	}
@@ -771,9 +824,12 @@ func joinEscaped(names []string) string {
 }
 
 // rawRegex is a regex filter from the root of e and a regex after it.
-func (m *emitter) rawRegex(e entry, rest string) string {
+func (m *emitter) rawRegex(e entry, rest string) Filter {
+	f := Filter{Kind: Regex, Origin: e.origin}
 	if e.root == "" {
-		return "(regex " + m.q("^"+rest, e.origin) + ")"
+		f.Str = Str{m.t("^"+rest, e.origin)}
+	} else {
+		f.Str = Str{{Text: "^"}, param(rootParams[e.root][1]), m.t(rest, e.origin)}
 	}
-	return `(regex (string-append "^" (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+	return f
 }

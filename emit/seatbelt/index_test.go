@@ -14,7 +14,7 @@ func EmitLinear(p *policy.Policy) ([]byte, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
-	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+	return m.program().Render(), nil
 }
 
 // TestLiteralPieces pins the texts a pattern's matches must contain: the

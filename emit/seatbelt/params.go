@@ -47,16 +47,22 @@ func carveParamName(n int) string { return ParamCarvePrefix + strconv.Itoa(n) }
 // where no read deny hides it on this host (docs/reference.md#default-writable). It is a
 // pure function of p and h.
 func HostDefines(p *policy.Policy, h Host) []string {
-	out := h.Defines()
 	m := emit(p)
-	for i, q := range m.privates {
+	return m.program().Defines(h)
+}
+
+// Defines returns the NAME=VALUE pairs for sandbox-exec -D to run the
+// program's profile on host h, as HostDefines does.
+func (p *Program) Defines(h Host) []string {
+	out := h.Defines()
+	for i, q := range p.privates {
 		v := carveOff
 		if h.Exists[q] {
 			v = ""
 		}
 		out = append(out, privateParamName(i+1)+"="+v)
 	}
-	for i, c := range m.carves {
+	for i, c := range p.carves {
 		v := carveOff
 		switch {
 		case c.denies != nil:
@@ -71,6 +77,10 @@ func HostDefines(p *policy.Policy, h Host) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Probes are the paths whose existence the program's profile asks for
+// (see the function Probes).
+func (p *Program) Probes() []string { return slices.Clone(p.privates) }
 
 // hidden reports whether a read deny covers the literal entry w on h and
 // no literal read allow inside that deny covers w again (docs/reference.md#default-writable).
@@ -218,15 +228,15 @@ const ParamPrivatePrefix = "PRIVATE_"
 
 func privateParamName(n int) string { return ParamPrivatePrefix + strconv.Itoa(n) }
 
-// privateParam is the parameter expression of gate, numbered in the order
-// the profile first needs it.
+// privateParam is the parameter name of gate, numbered in the order the
+// profile first needs it.
 func (m *emitter) privateParam(gate string) string {
 	n := slices.Index(m.privates, gate) + 1
 	if n == 0 {
 		m.privates = append(m.privates, gate)
 		n = len(m.privates)
 	}
-	return `(param "` + privateParamName(n) + `")`
+	return privateParamName(n)
 }
 
 // Probes are the paths whose existence when srt starts p's profile asks

@@ -12,6 +12,25 @@ import (
 	"srt.dev/schema"
 )
 
+// hosts are host facts to ask with: the working directory inside HOME,
+// outside it, equal to it, under /private/tmp (as the runtime passes it:
+// symlinks resolved, docs/reference.md#macos-pitfalls), and named with
+// metacharacters.
+var hosts = []seatbelt.Host{
+	{Home: "/Users/me", Cwd: "/Users/me/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/me", Cwd: "/work/proj", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/me", Cwd: "/Users/me", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/me", Cwd: "/private/tmp/build", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+	{Home: "/Users/j.doe", Cwd: "/Users/j.doe/[WIP] a+b (1)", HTTPPort: 40001, SOCKSPort: 40002, LogTag: "T"},
+}
+
+func verdict(b bool) string {
+	if b {
+		return "allow"
+	}
+	return "deny"
+}
+
 // onHost is h with the existence facts of world for p's profile, as the
 // runtime gathers them.
 func onHost(h seatbelt.Host, p *policy.Policy, world func(string) bool) seatbelt.Host {

@@ -9,20 +9,40 @@ import (
 )
 
 // Emit returns the Seatbelt profile of p (docs/reference.md#macos-profile-layout for
-// the layout). It is a pure function: the same policy gives the same bytes.
-// Host facts are sandbox-exec parameters (see Host). It fails, with an
-// *Error naming the setting, for a path the profile cannot express safely.
+// the layout): Compile's program, rendered. It is a pure function: the
+// same policy gives the same bytes. Host facts are sandbox-exec
+// parameters (see Host). It fails, with an *Error naming the setting, for
+// a path the profile cannot express safely.
 //
 // Nothing here has run on a real Mac: the rule text follows the spec,
 // which records what the reference emits; the parameter expressions
 // ((param ...), string-append) and the tag as a parameter are this
 // project's, and sandbox-exec has not read them yet.
 func Emit(p *policy.Policy) ([]byte, error) {
+	prog, err := Compile(p)
+	if err != nil {
+		return nil, err
+	}
+	return prog.Render(), nil
+}
+
+// Compile returns the program of p's profile: its rules, in order, each
+// filter with the settings entry or built-in rule that made it. It fails
+// as Emit does.
+func Compile(p *policy.Policy) (*Program, error) {
 	m := emit(p)
 	if m.err != nil {
 		return nil, m.err
 	}
-	return []byte(strings.Join(m.lines, "\n") + "\n"), nil
+	return m.program(), nil
+}
+
+// program is what the emitter built, its pending comments at the end.
+func (m *emitter) program() *Program {
+	prog := m.prog
+	prog.Trailing = m.pending
+	prog.privates, prog.carves = m.privates, m.carves
+	return &prog
 }
 
 // emit builds the profile of p.
@@ -42,38 +62,36 @@ func emitWith(p *policy.Policy, linear bool) *emitter {
 	}
 	for _, name := range p.Network.AllowMachLookup {
 		origin := policy.Origin{Key: "network.allowMachLookup"}
+		f := Filter{Kind: GlobalName, Str: Str{m.t(name, origin)}, Origin: origin}
 		if prefix, ok := strings.CutSuffix(name, "*"); ok {
-			m.add("(allow mach-lookup (global-name-prefix " + m.q(prefix, origin) + "))")
-		} else {
-			m.add("(allow mach-lookup (global-name " + m.q(name, origin) + "))")
+			f = Filter{Kind: GlobalNamePrefix, Str: Str{m.t(prefix, origin)}, Origin: origin}
 		}
+		m.add(fixed(ops("mach-lookup"), f))
 	}
-	for _, l := range baseTail {
-		if l == "SYSCTL" {
-			m.add(sysctlRead()...)
-			continue
-		}
-		m.add(l)
-	}
+	m.add(baseTail...)
 	m.network(p.Network)
 	fs := p.Filesystem
 	if fs.Disabled && len(fs.CredentialMasks) == 0 {
-		m.add("; File system: not restricted (filesystem.disabled)")
-		m.add("(allow file-read*)", "(allow file-write*)")
+		m.comment("File system: not restricted (filesystem.disabled)")
+		m.add(Rule{Action: Allow, Ops: ops("file-read*"), Step: StepNoFiles}, Rule{Action: Allow, Ops: ops("file-write*"), Step: StepNoFiles})
 	} else {
 		m.files(fs)
 	}
 	if p.Process.AllowPty {
-		m.add("; Pseudo-terminals (allowPty)")
-		m.add(pty...)
+		m.comment("Pseudo-terminals (allowPty)")
+		for _, r := range pty {
+			r.Step = StepPty
+			m.add(r)
+		}
 	}
 	return m
 }
 
-// emitter accumulates profile lines; the first error sticks.
+// emitter accumulates the program; the first error sticks.
 type emitter struct {
-	lines []string
-	err   error
+	prog    Program
+	pending []string // comments for the next rule
+	err     error
 	// carves are the subtractions decided at run time, in the order of
 	// their parameters (CARVE_1, ...); carveIndex finds one again.
 	carves     []carve
@@ -88,11 +106,23 @@ type emitter struct {
 	linear bool
 	// allowMemo, denyMemo and prefixMemo hold each entry's filters:
 	// carve asks for the same ones for many denies.
-	allowMemo, denyMemo map[entry]string
-	prefixMemo          map[entry][2]string
+	allowMemo, denyMemo map[entry]Filter
+	prefixMemo          map[entry][2]Str
 }
 
-func (m *emitter) add(lines ...string) { m.lines = append(m.lines, lines...) }
+// add appends rules, the pending comments before the first.
+func (m *emitter) add(rules ...Rule) {
+	for _, r := range rules {
+		if len(m.pending) > 0 {
+			r.Comments = append(append([]string{}, m.pending...), r.Comments...)
+			m.pending = nil
+		}
+		m.prog.Rules = append(m.prog.Rules, r)
+	}
+}
+
+// comment writes a comment line before the next rule.
+func (m *emitter) comment(s string) { m.pending = append(m.pending, s) }
 
 // q quotes s as a string literal (see quote).
 func (m *emitter) q(s string, o policy.Origin) string {
@@ -103,40 +133,41 @@ func (m *emitter) q(s string, o policy.Origin) string {
 	return v
 }
 
-// tag is the message every computed rule and the default deny carry.
-var tag = `(with message (param "` + ParamLogTag + `"))`
+// t is s as a piece of text of a string expression, checked as quote
+// checks it; o names the setting in the error.
+func (m *emitter) t(s string, o policy.Origin) Part {
+	m.q(s, o)
+	return Part{Text: s}
+}
 
 // rule writes a computed rule (docs/reference.md#macos-profile-layout): a header line, one filter per line,
-// and the tag. Filters are de-duplicated keeping the first; a rule without
-// filters is left out, since it would match everything (docs/reference.md#macos-pitfalls).
-func (m *emitter) rule(head string, filters []string) {
+// and the tag. Filters are de-duplicated by their text, keeping the
+// first; a rule without filters is left out, since it would match
+// everything (docs/reference.md#macos-pitfalls).
+func (m *emitter) rule(step Step, a Action, o []string, filters []Filter) *Rule {
 	seen := map[string]bool{}
-	var fs []string
+	var fs []Filter
 	for _, f := range filters {
-		if !seen[f] {
-			seen[f] = true
+		if s := f.String(); !seen[s] {
+			seen[s] = true
 			fs = append(fs, f)
 		}
 	}
 	if len(fs) == 0 {
-		return
+		return nil
 	}
-	m.add("(" + head)
-	for _, f := range fs {
-		m.add("  " + f)
-	}
-	m.add("  " + tag + ")")
+	m.add(Rule{Action: a, Ops: o, Filters: fs, Step: step, Form: FormBlock, Tag: true})
+	return &m.prog.Rules[len(m.prog.Rules)-1]
 }
 
 func (m *emitter) header(p *policy.Policy) {
-	m.add("(version 1)")
-	m.add("(deny default " + tag + ")")
-	m.add("; Seatbelt profile compiled by srtc from " + strings.Map(printable, p.Source) + ".")
-	m.add("; Violations are logged with the tag sandbox-exec passes as LOG_TAG.")
-	m.add("; Host facts are parameters: sandbox-exec -D NAME=VALUE for " + strings.Join([]string{
+	m.add(Rule{Action: Deny, Ops: ops("default"), Step: StepBase, Tag: true})
+	m.comment("Seatbelt profile compiled by srtc from " + strings.Map(printable, p.Source) + ".")
+	m.comment("Violations are logged with the tag sandbox-exec passes as LOG_TAG.")
+	m.comment("Host facts are parameters: sandbox-exec -D NAME=VALUE for " + strings.Join([]string{
 		ParamHome, ParamCwd, ParamHomeRegex, ParamCwdRegex, ParamHomeParentsRegex, ParamCwdParentsRegex,
 		ParamHTTPPort, ParamSOCKSPort, ParamLogTag}, " ") + ".")
-	m.add("; Not yet run on a real Mac (see README, macOS).")
+	m.comment("Not yet run on a real Mac (see README, macOS).")
 	var kinds []string
 	for _, st := range policy.SrtState {
 		if st.Hidden {
@@ -145,9 +176,9 @@ func (m *emitter) header(p *policy.Policy) {
 			kinds = append(kinds, string(st.Kind))
 		}
 	}
-	m.add("; srt appends rules after this profile, whatever it says, for " + policy.StateWhy + ": read-only, where they are on the host: " + strings.Join(kinds, ", ") + ".")
+	m.comment("srt appends rules after this profile, whatever it says, for " + policy.StateWhy + ": read-only, where they are on the host: " + strings.Join(kinds, ", ") + ".")
 	for _, l := range p.Process.Limits {
-		m.add(fmt.Sprintf("; %s = %d (%s): not enforced on macOS: Seatbelt has no resource limits, and srt sets none there.", l.Origin.Key, l.Value, strings.Map(printable, l.Origin.Pos)))
+		m.comment(fmt.Sprintf("%s = %d (%s): not enforced on macOS: Seatbelt has no resource limits, and srt sets none there.", l.Origin.Key, l.Value, strings.Map(printable, l.Origin.Pos)))
 	}
 }
 
@@ -166,18 +197,18 @@ var rootParams = map[string][3]string{
 }
 
 // str is the string expression of a symbolic path.
-func (m *emitter) str(p string, o policy.Origin) string {
+func (m *emitter) str(p string, o policy.Origin) Str {
 	root, rest := split(p)
 	switch {
 	case root == "":
-		return m.q(p, o)
+		return Str{m.t(p, o)}
 	case rest == "":
-		return `(param "` + rootParams[root][0] + `")`
+		return Str{param(rootParams[root][0])}
 	}
-	return `(string-append (param "` + rootParams[root][0] + `") ` + m.q(rest, o) + ")"
+	return Str{param(rootParams[root][0]), m.t(rest, o)}
 }
 
-// regex is the regex expression of an entry: the exact form for an allow,
+// regex is the regex filter of an entry: the exact form for an allow,
 // with the subtree tail "(/.*)?" for a deny (docs/reference.md#macos-filters). The root is the
 // parameter holding it regex-escaped; the literal text after it is escaped
 // here, so that a name with brackets is never read as a set.
@@ -187,7 +218,7 @@ func (m *emitter) str(p string, o policy.Origin) string {
 // regex ends in "/$" and matches nothing, as the reference's does. Linux
 // drops the separator; matching the glob without it would grant every
 // file directly in the directory, which the reference denies.
-func (m *emitter) regex(e entry, deny bool) string {
+func (m *emitter) regex(e entry, deny bool) Filter {
 	rest := policy.RegexEscape(e.lit) + body(e.pat)
 	switch {
 	case deny:
@@ -196,28 +227,30 @@ func (m *emitter) regex(e entry, deny bool) string {
 		rest += "/"
 	}
 	rest += "$"
-	if e.root == "" {
-		return "(regex " + m.q("^"+rest, e.origin) + ")"
-	}
-	return `(regex (string-append "^" (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+	return m.rawRegex(e, rest)
 }
 
-// allowFPrefixed is allowF with the string expression pre in front of the
-// path (or after the "^" of the regex).
-func (m *emitter) allowFPrefixed(e entry, pre string) string {
+// allowFPrefixed is allowF with the parameters pre in front of the path
+// (or after the "^" of the regex).
+func (m *emitter) allowFPrefixed(e entry, pre []Part) Filter {
 	parts, ok := m.prefixMemo[e]
 	if !ok {
 		parts[0], parts[1] = m.prefixParts(e)
 		if m.prefixMemo == nil {
-			m.prefixMemo = map[entry][2]string{}
+			m.prefixMemo = map[entry][2]Str{}
 		}
 		m.prefixMemo[e] = parts
 	}
-	return parts[0] + pre + parts[1]
+	s := append(append(append(Str{}, parts[0]...), pre...), parts[1]...)
+	kind := Subpath
+	if e.glob() || e.dirs {
+		kind = Regex
+	}
+	return Filter{Kind: kind, Str: s, Origin: e.origin, Gate: e.gate}
 }
 
 // prefixParts are what allowFPrefixed puts before and after pre.
-func (m *emitter) prefixParts(e entry) (head, tail string) {
+func (m *emitter) prefixParts(e entry) (head, tail Str) {
 	if e.glob() || e.dirs {
 		rest := policy.RegexEscape(e.lit) + body(e.pat)
 		if e.dirs {
@@ -225,64 +258,75 @@ func (m *emitter) prefixParts(e entry) (head, tail string) {
 		}
 		rest += "$"
 		if e.root == "" {
-			return `(regex (string-append "^" `, " " + m.q(rest, e.origin) + "))"
+			return Str{{Text: "^"}}, Str{m.t(rest, e.origin)}
 		}
-		return `(regex (string-append "^" `, ` (param "` + rootParams[e.root][1] + `") ` + m.q(rest, e.origin) + "))"
+		return Str{{Text: "^"}}, Str{param(rootParams[e.root][1]), m.t(rest, e.origin)}
 	}
 	root, rest := split(e.spelling())
 	if root == "" {
-		return "(subpath (string-append ", " " + m.q(rest, e.origin) + "))"
+		return nil, Str{m.t(rest, e.origin)}
 	}
 	if rest == "" {
-		return "(subpath (string-append ", ` (param "` + rootParams[root][0] + `")))`
+		return nil, Str{param(rootParams[root][0])}
 	}
-	return "(subpath (string-append ", ` (param "` + rootParams[root][0] + `") ` + m.q(rest, e.origin) + "))"
+	return nil, Str{param(rootParams[root][0]), m.t(rest, e.origin)}
+}
+
+// preParts are the parameters an entry's pre names.
+func preParts(pre string) []Part {
+	var out []Part
+	for _, name := range strings.Fields(pre) {
+		out = append(out, param(name))
+	}
+	return out
 }
 
 // allowF is an entry's filter in an allow rule; denyF in a deny rule.
-func (m *emitter) allowF(e entry) string {
+func (m *emitter) allowF(e entry) Filter {
 	if f, ok := m.allowMemo[e]; ok {
 		return f
 	}
-	var f string
+	var f Filter
 	switch {
 	case e.pre != "":
-		f = m.allowFPrefixed(e, e.pre)
+		f = m.allowFPrefixed(e, preParts(e.pre))
 	case e.glob() || e.dirs:
 		f = m.regex(e, false)
 	default:
-		f = "(subpath " + m.str(e.spelling(), e.origin) + ")"
+		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
+	f.Gate = e.gate
 	if m.allowMemo == nil {
-		m.allowMemo = map[entry]string{}
+		m.allowMemo = map[entry]Filter{}
 	}
 	m.allowMemo[e] = f
 	return f
 }
 
-func (m *emitter) denyF(e entry) string {
+func (m *emitter) denyF(e entry) Filter {
 	if f, ok := m.denyMemo[e]; ok {
 		return f
 	}
-	var f string
+	var f Filter
 	if e.glob() {
 		f = m.regex(e, true)
 	} else {
-		f = "(subpath " + m.str(e.spelling(), e.origin) + ")"
+		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
 	if m.denyMemo == nil {
-		m.denyMemo = map[entry]string{}
+		m.denyMemo = map[entry]Filter{}
 	}
 	m.denyMemo[e] = f
 	return f
 }
 
-// pinF is the filter of one directory kept in place.
-func (m *emitter) pinF(p string) string {
+// pinF is the filter of one directory kept in place, for what o protects
+// below it.
+func (m *emitter) pinF(p string, o policy.Origin) Filter {
 	if root, ok := strings.CutPrefix(p, rootParents); ok {
-		return `(regex (param "` + rootParams[root][2] + `"))`
+		return Filter{Kind: Regex, Str: Str{param(rootParams[root][2])}, Origin: o, Pin: true}
 	}
-	return "(literal " + m.str(p, policy.Origin{Key: "pin"}) + ")"
+	return Filter{Kind: Literal, Str: m.str(p, policy.Origin{Key: "pin"}), Origin: o, Pin: true}
 }
 
 // network writes the network section (docs/reference.md#macos-network). A settings file always
@@ -290,44 +334,67 @@ func (m *emitter) pinF(p string) string {
 // unrestricted form "(allow network*)" never appears: only srt's proxies
 // on 127.0.0.1 are reachable, plus what the flags open.
 func (m *emitter) network(n policy.Network) {
-	m.add("; Network: only srt's proxies on localhost")
-	if n.AllowLocalBinding {
-		m.add(`(allow network-bind (local ip "*:*"))`,
-			`(allow network-inbound (local ip "*:*"))`,
-			`(allow network-outbound (remote ip "localhost:*"))`)
+	m.comment("Network: only srt's proxies on localhost")
+	net := func(op string, f Filter) Rule {
+		return Rule{Action: Allow, Ops: ops(op), Filters: []Filter{f}, Step: StepNetwork}
 	}
+	ip := func(k FilterKind, s Str, key string) Filter {
+		return Filter{Kind: k, Str: s, Origin: policy.Origin{Key: key}}
+	}
+	if n.AllowLocalBinding {
+		const key = "network.allowLocalBinding"
+		m.add(net("network-bind", ip(LocalIP, text("*:*"), key)),
+			net("network-inbound", ip(LocalIP, text("*:*"), key)),
+			net("network-outbound", ip(RemoteIP, text("localhost:*"), key)))
+	}
+	unixSocket := Rule{Action: Allow, Ops: ops("system-socket"), Filters: []Filter{other("(socket-domain AF_UNIX)")}, Step: StepNetwork}
 	switch {
 	case n.AllowAllUnixSockets:
-		m.add("(allow system-socket (socket-domain AF_UNIX))",
-			`(allow network-bind (local unix-socket (path-regex #"^/")))`,
-			`(allow network-outbound (remote unix-socket (path-regex #"^/")))`)
+		o := policy.Origin{Key: "network.allowAllUnixSockets"}
+		all := Filter{Kind: PathRegex, Str: Str{{Text: "^/", Raw: true}}, Origin: o}
+		unixSocket.Filters[0].Origin = o
+		m.add(unixSocket,
+			net("network-bind", Filter{Kind: LocalUnix, Args: []Filter{all}, Origin: o}),
+			net("network-outbound", Filter{Kind: RemoteUnix, Args: []Filter{all}, Origin: o}))
 	case len(n.AllowUnixSockets) > 0:
-		m.add("(allow system-socket (socket-domain AF_UNIX))")
+		m.add(unixSocket)
 		for _, r := range n.AllowUnixSockets {
 			// Never a pattern (docs/reference.md#macos-pitfalls): "*" in a socket path is a name.
 			r.Pattern, r.Literal, r.TrailingSeparator = false, true, false
-			for _, e := range m.allowEntries([]policy.PathRule{r}, socketAllow) {
+			kept, dropped := m.allowEntries([]policy.PathRule{r}, socketAllow)
+			for i, e := range kept {
 				f := m.allowF(e) // a subpath, behind its parameter where it has one
-				m.add("(allow network-bind (local unix-socket "+f+"))",
-					"(allow network-outbound (remote unix-socket "+f+"))")
+				m.add(net("network-bind", Filter{Kind: LocalUnix, Args: []Filter{f}, Origin: f.Origin}))
+				out := net("network-outbound", Filter{Kind: RemoteUnix, Args: []Filter{f}, Origin: f.Origin})
+				if i == 0 {
+					for _, d := range m.droppedFilters(dropped) {
+						out.Dropped = append(out.Dropped, Filter{Kind: RemoteUnix, Args: []Filter{d}, Origin: d.Origin})
+					}
+				}
+				m.add(out)
 			}
 		}
 	}
-	httpPort := `(string-append "localhost:" (param "` + ParamHTTPPort + `"))`
+	const httpKey, socksKey = "network.httpProxyPort", "network.socksProxyPort"
+	httpPort := Str{{Text: "localhost:"}, param(ParamHTTPPort)}
 	if n.HTTPProxyPort != 0 {
-		httpPort = `"localhost:` + strconv.Itoa(n.HTTPProxyPort) + `"`
+		httpPort = text("localhost:" + strconv.Itoa(n.HTTPProxyPort))
 	}
-	socksPort := `(string-append "localhost:" (param "` + ParamSOCKSPort + `"))`
+	socksPort := Str{{Text: "localhost:"}, param(ParamSOCKSPort)}
 	if n.SOCKSProxyPort != 0 {
-		socksPort = `"localhost:` + strconv.Itoa(n.SOCKSProxyPort) + `"`
+		socksPort = text("localhost:" + strconv.Itoa(n.SOCKSProxyPort))
 	}
-	ports := []string{httpPort, socksPort}
-	if socksPort == httpPort {
+	type port struct {
+		s   Str
+		key string
+	}
+	ports := []port{{httpPort, httpKey}, {socksPort, socksKey}}
+	if socksPort.render() == httpPort.render() {
 		ports = ports[:1] // one proxy serves both (docs/reference.md#macos-network)
 	}
-	for _, port := range ports {
-		m.add("(allow network-bind (local ip "+port+"))",
-			"(allow network-inbound (local ip "+port+"))",
-			"(allow network-outbound (remote ip "+port+"))")
+	for _, p := range ports {
+		m.add(net("network-bind", ip(LocalIP, p.s, p.key)),
+			net("network-inbound", ip(LocalIP, p.s, p.key)),
+			net("network-outbound", ip(RemoteIP, p.s, p.key)))
 	}
 }

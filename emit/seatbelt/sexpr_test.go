@@ -18,7 +18,9 @@ type node struct {
 	isList bool
 	atom   string // symbols and numbers as written
 	str    *string
+	raw    bool // a string written #"..."
 	pos    int
+	end    int // offset after the node
 }
 
 // readProfile parses every top-level form of src.
@@ -72,6 +74,7 @@ func (r *reader) read() (node, error) {
 			}
 			if r.src[r.i] == ')' {
 				r.i++
+				n.end = r.i
 				return n, nil
 			}
 			child, err := r.read()
@@ -92,12 +95,12 @@ func (r *reader) read() (node, error) {
 		}
 		s := r.src[r.i+2 : r.i+2+end]
 		r.i += end + 3
-		return node{str: &s, pos: start}, nil
+		return node{str: &s, raw: true, pos: start, end: r.i}, nil
 	default:
 		for r.i < len(r.src) && !strings.ContainsRune(" \n\t()\";", rune(r.src[r.i])) {
 			r.i++
 		}
-		return node{atom: r.src[start:r.i], pos: start}, nil
+		return node{atom: r.src[start:r.i], pos: start, end: r.i}, nil
 	}
 }
 
@@ -108,7 +111,7 @@ func (r *reader) string(start int) (node, error) {
 		case c == '"':
 			r.i++
 			s := b.String()
-			return node{str: &s, pos: start}, nil
+			return node{str: &s, pos: start, end: r.i}, nil
 		case c == '\\':
 			if r.i+1 >= len(r.src) || (r.src[r.i+1] != '"' && r.src[r.i+1] != '\\') {
 				return node{}, fmt.Errorf("offset %d: escape other than \\\" or \\\\ in a string", r.i)

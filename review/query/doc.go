@@ -5,8 +5,8 @@
 // It is the one static evaluator behind srtc explain, lint, diff and test,
 // so that they cannot disagree with each other. It works on the policy IR
 // (compiler/policy) and the platform semantics the reference documents
-// (docs/reference.md#linux, #macos, #windows, #fs-precedence), not on
-// the emitted artifacts (Windows excepted, below):
+// (docs/reference.md#linux, #macos, #windows, #fs-precedence), and, for
+// macOS and Windows, on the emitted programs:
 //
 //   - Linux: everything is readable (--ro-bind / /) except what denyRead
 //     hides; an allowRead or allowWrite at or inside a deny restores it;
@@ -15,19 +15,16 @@
 //     mandatory deny is; unix sockets cannot be filtered by path (seccomp
 //     refuses socket(AF_UNIX) unless allowAllUnixSockets); globs are
 //     expanded when srt starts, so files created later are not covered.
-//   - macOS: the Seatbelt profile's rule order (docs/reference.md#macos-reads): reads are
-//     deny-then-allow (allowRead reopens; a literal deny inside a literal
-//     allow, every pattern deny except where an allow from the same root
-//     is carved out, and every credential deny are repeated after the
-//     allows and stay; "/" itself stays readable); allowWrite does not
-//     reopen reads; a pattern allow opens its exact matches only, not
-//     their contents; /tmp, /var and /etc are compared as /private/...,
-//     ".." in a rule is folded, and an allow that Seatbelt sees only so
-//     holds only where its path exists when srt starts (Options.Exists;
-//     without it, assumed and said); write denies and the mandatory names apply
-//     at any depth below the working directory (a deeper .vscode, .idea,
-//     .git/hooks or .claude/commands directory is protected inside, not
-//     itself); allowUnixSockets are allowed by subpath.
+//   - macOS: the answers evaluate the Seatbelt program the profile is
+//     rendered from (emit/seatbelt: Compile, Program.Decide), on the host
+//     the options describe (Program.Defines; HOME and the working
+//     directory at stand-ins where the options do not name them, and
+//     whether each of the program's probes exists from Options.Exists,
+//     assumed and said without it): a read is file-read-data, a write
+//     file-write-data, a removal file-write-unlink, a unix socket
+//     network-outbound. The verdict is the program's; macfiles.go and
+//     macprog.go name the settings entry the deciding rule's matching
+//     filter was made from and word the answer by the rule's step.
 //   - Windows: the answers evaluate the access-control program of
 //     windows/plan.json itself (emit/wfp: NewACL, Bound.Access), built
 //     from the policy of either reading; the verdict is the program's,
@@ -39,7 +36,8 @@
 // Each target's semantics is in a file of its own, an implementation of
 // the unexported platform interface (platform.go) that Read, Write,
 // Remove, UnixSocket and Summary dispatch through: linux.go, macos.go
-// (with remove.go, the macOS unlink rules) and windows.go. What the
+// (with macfiles.go and macprog.go, the answers read from the emitted
+// program) and windows.go. What the
 // targets share stays shared: the credential masks and a disabled file
 // system come first for every target (fs.go), write denies and the
 // wording of a write root's answer, the walk down to the mandatory names
@@ -53,16 +51,18 @@
 // or fold "..", which only the host can do (the resolve step binds a write
 // root that is a symlink leading elsewhere as nothing, and hides a read
 // deny where it really is). Answers are for the names the rules use.
-// macOS is the exception above: its profile spells those two foldings
-// itself, so its answers follow them.
+// macOS is the exception above: its profile spells the /private and
+// folded forms itself, and a question is asked of the path as the kernel
+// hands it to Seatbelt (/tmp, /var and /etc as /private/..., ".."
+// folded).
 //
-// The Linux answers are checked against real bubblewrap in a test. The
-// macOS answers are checked against the emitted Seatbelt profiles, read by
-// an independent interpreter of the spec's Seatbelt semantics
-// (emit/seatbelt/agree_test.go). The Windows answers are the plan's
+// The macOS answers are the Seatbelt program's verdicts, held to answers
+// written from the spec (divergence_test.go, query_test.go,
+// emit/seatbelt/private_test.go). The Windows answers are the plan's
 // program evaluated, held to answers written from the spec
-// (emit/wfp/access_test.go, query_test.go, divergence_test.go). Neither
-// is a measurement on a real Mac or Windows machine.
+// (emit/wfp/access_test.go, query_test.go, divergence_test.go). The Linux answers are checked against real
+// bubblewrap in a test. None is a measurement on a real Mac or Windows
+// machine.
 //
 // Network answers use policy.HostList through compiler/policy/netpolicy.Decide,
 // the decision function the proxies use; there is no second matcher.

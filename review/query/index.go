@@ -237,6 +237,9 @@ type indexes struct {
 	byID map[indexID]*ruleIndex
 	// derived lists, made once (see Evaluator.derived).
 	lists map[string][]policy.PathRule
+	// mac is the policy's Seatbelt program, made once (see
+	// Evaluator.macProgram).
+	mac *macProgram
 	// scopes are the indexed inject scopes (see Evaluator.injectScope).
 	scopes map[scopeID]scope
 	// allowedHosts are the allowed hosts, each once, in order (see

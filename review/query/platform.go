@@ -77,7 +77,7 @@ func firstCovering(pl platform, l []policy.PathRule, p string) (policy.PathRule,
 // A layered platform hides what a read deny covers as one unit (Linux: a
 // tmpfs or /dev/null mounted over it) and lets a grant strictly inside
 // the unit restore what it names (Linux: bound back). macOS follows its
-// profile's rule order instead (see readMac), Windows the plan's
+// profile's rule order instead (see macfiles.go), Windows the plan's
 // access-control program (see windows.go).
 type layered interface {
 	platform

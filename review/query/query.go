@@ -78,8 +78,9 @@ type Options struct {
 	// a name is exact for a start now, without it the name is assumed to
 	// exist (and the answer says so). On macOS an allow under /tmp, /var
 	// or /etc, or with "..", holds only where a path exists when srt
-	// starts (see macGate); Exists is then asked whether it resolves to
-	// itself or its /private form, as realpath would adopt it.
+	// starts (the program's probes, seatbelt.Program.Probes); Exists is
+	// then asked whether it resolves to itself or its /private form, as
+	// realpath would adopt it.
 	Exists func(path string) bool
 }
 
@@ -197,9 +198,6 @@ func asPath(p string) (policy.Path, bool) {
 	x, err := policy.CleanPath(p)
 	return x, err == nil
 }
-
-// isCredential reports whether a rule comes from credentials.files.
-func isCredential(r policy.PathRule) bool { return strings.HasPrefix(r.Origin.Key, "credentials.") }
 
 // Connect answers whether the proxies let the command connect to
 // host:port, on target t. The proxies are the same on every target; t

@@ -149,8 +149,8 @@ func TestWindowsGlobs(t *testing.T) {
 	}
 }
 
-// TestMacOSProfileOrder pins the macOS answers that the agreement test
-// with the emitted profiles (emit/seatbelt/agree_test.go) corrected.
+// TestMacOSProfileOrder pins macOS answers that follow the order of the
+// profile's rules.
 func TestMacOSProfileOrder(t *testing.T) {
 	settings := `{
   "network": {"allowedDomains": [], "deniedDomains": [], "allowMachLookup": ["com.apple.*"]},
