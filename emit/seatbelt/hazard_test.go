@@ -62,3 +62,23 @@ func TestClimbingHazard(t *testing.T) {
 		}
 	}
 }
+
+// TestHostCheck: a profile does not run with HOME or CWD "/" (its rules
+// under them would read "//name", which matches nothing) or a path that
+// is not absolute and clean.
+func TestHostCheck(t *testing.T) {
+	for _, h := range []Host{
+		{Home: "/Users/me", Cwd: "/"},
+		{Home: "/", Cwd: "/Users/me/p"},
+		{Home: "/Users/me", Cwd: "proj"},
+		{Home: "/Users/me/", Cwd: "/Users/me/p"},
+		{Home: "/Users/me", Cwd: "/Users/me/../me/p"},
+	} {
+		if err := h.Check(); err == nil {
+			t.Errorf("Host.Check accepted HOME %q, CWD %q", h.Home, h.Cwd)
+		}
+	}
+	if err := (Host{Home: "/Users/me", Cwd: "/Users/me/p"}).Check(); err != nil {
+		t.Errorf("Host.Check refused a plain host: %v", err)
+	}
+}
