@@ -77,8 +77,10 @@ func Params(defines []string) map[string]string {
 // on a real Mac. An undefined parameter is an error: sandbox-exec would
 // refuse the profile.
 func (p *Program) Decide(q Question, params map[string]string) (Verdict, error) {
-	v := Verdict{Rule: -1}
-	for i, r := range p.Rules {
+	// The last rule that matches decides: the rules are read from the
+	// end, and the first that matches is the answer.
+	for i := len(p.Rules) - 1; i >= 0; i-- {
+		r := p.Rules[i]
 		if !coversOp(r.Ops, q.Op) {
 			continue
 		}
@@ -93,10 +95,10 @@ func (p *Program) Decide(q Question, params map[string]string) (Verdict, error) 
 			}
 		}
 		if len(r.Filters) == 0 || len(hits) > 0 {
-			v = Verdict{Allow: r.Action == Allow, Rule: i, Filters: hits}
+			return Verdict{Allow: r.Action == Allow, Rule: i, Filters: hits}, nil
 		}
 	}
-	return v, nil
+	return Verdict{Rule: -1}, nil
 }
 
 // coversOp reports whether a rule naming ops covers op.

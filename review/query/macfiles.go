@@ -178,7 +178,7 @@ func (m macOS) read(p string) Decision {
 	if allow != nil {
 		why += " (it is repeated after the allows, so " + allow.Origin.Key + " does not reopen it)"
 	} else if r, ok := a.rule(seatbelt.StepReadAllow); ok {
-		why += m.macNotHeldIn(fs.AllowRead, r.Filters, r.Dropped, a.q, a.params)
+		why += m.macNotHeldIn(fs.AllowRead, r.Filters, r.Dropped, a.q)
 	}
 	return Decision{Rule: hiding.Origin, Why: why}
 }
@@ -205,7 +205,7 @@ func (m macOS) write(p string) Decision {
 	}
 	why := noWriteRootWhy
 	if r, ok := a.rule(seatbelt.StepWriteRoot); ok {
-		why += m.macNotHeldIn(fs.AllowWrite, r.Filters, r.Dropped, a.q, a.params)
+		why += m.macNotHeldIn(fs.AllowWrite, r.Filters, r.Dropped, a.q)
 	}
 	return Decision{Rule: policy.Default, Why: why}
 }

@@ -18,11 +18,12 @@ import (
 type macProgram struct {
 	prog *seatbelt.Program
 	err  error
-	// params are the parameters on the host the options describe, made
-	// once where they do not ask what exists (which may change between
-	// questions).
-	once   sync.Once
-	params map[string]string
+	// params are the parameters on the host the options describe, and
+	// open the same with every gate in force (openGates), made once: an
+	// Evaluator answers for one moment of its host, and asks
+	// Options.Exists once for each of the program's probes.
+	once         sync.Once
+	params, open map[string]string
 }
 
 // macProgram compiles the policy's profile once.
@@ -71,11 +72,10 @@ func (e *Evaluator) macHost(prog *seatbelt.Program) seatbelt.Host {
 
 // macParams are the sandbox-exec parameters on that host.
 func (e *Evaluator) macParams(mp *macProgram) map[string]string {
-	make := func() map[string]string { return seatbelt.Params(mp.prog.Defines(e.macHost(mp.prog))) }
-	if e.opts.Exists != nil {
-		return make()
-	}
-	mp.once.Do(func() { mp.params = make() })
+	mp.once.Do(func() {
+		mp.params = seatbelt.Params(mp.prog.Defines(e.macHost(mp.prog)))
+		mp.open = openGates(mp.params)
+	})
 	return mp.params
 }
 
@@ -181,7 +181,7 @@ func (m macOS) unixSocket(p string) Decision {
 			return *first
 		}
 	}
-	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeldIn(socks, socketFilters(mp.prog, false), socketFilters(mp.prog, true), q, params)}
+	return Decision{Rule: policy.Default, Why: "AF_UNIX sockets stay denied except the listed paths" + m.macNotHeldIn(socks, socketFilters(mp.prog, false), socketFilters(mp.prog, true), q)}
 }
 
 // socketFilters are the program's unix socket filters the command may
@@ -211,8 +211,10 @@ func socketFilters(prog *seatbelt.Program, dropped bool) []seatbelt.Filter {
 // of dropped, the spellings the program leaves out (the reference never
 // adopts them), or one of kept whose path does not exist here; "" when
 // there is none.
-func (e *Evaluator) macNotHeldIn(rules []policy.PathRule, kept, dropped []seatbelt.Filter, q seatbelt.Question, params map[string]string) string {
-	open := openGates(params)
+func (e *Evaluator) macNotHeldIn(rules []policy.PathRule, kept, dropped []seatbelt.Filter, q seatbelt.Question) string {
+	mp := e.macProgram()
+	e.macParams(mp)
+	open := mp.open
 	for _, r := range rules {
 		for _, f := range dropped {
 			if ok, _ := seatbelt.Match(f, q, open); ok && f.Origin == r.Origin {
