@@ -416,6 +416,20 @@ func TestKilledQuarantine(t *testing.T) {
 	dir := project(t)
 	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	marker := "27.1828"
+	t.Cleanup(func() {
+		// The reaper ends once the registry holds only its locks; the
+		// project directory is removed after that.
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders"))
+			busy := false
+			for _, e := range left {
+				busy = busy || e.Name() != "check.lock" && e.Name() != "registry.lock"
+			}
+			if !busy {
+				return
+			}
+		}
+	})
 	cmd, out := cli(t, dir, "--settings", "s.json", "-c", "mkdir a && echo evil > a/.bashrc && echo ready; sleep "+marker)
 	if line, _ := out.ReadString('\n'); line != "ready\n" {
 		t.Fatalf("%q", line)
@@ -437,7 +451,17 @@ func TestKilledQuarantine(t *testing.T) {
 		state := "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")
 		return runSrt(t, srtCmd(t, dir, []string{state}, append([]string{"quarantine"}, args...)...), "")
 	}
-	code, list, errOut := quarantine("list")
+	// The reaper moves the name out of the tree first and records it in
+	// the quarantine after: the list shows it once the reaper is done.
+	var code int
+	var list, errOut string
+	for {
+		code, list, errOut = quarantine("list")
+		if code != 0 || strings.Contains(list, filepath.Join(dir, "a", ".bashrc")) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	id, _, _ := strings.Cut(list, " ")
 	if code != 0 || !strings.Contains(list, filepath.Join(dir, "a", ".bashrc")) {
 		t.Fatalf("srt quarantine list: %d %q %s", code, list, errOut)
