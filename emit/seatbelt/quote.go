@@ -47,16 +47,7 @@ func quote(s string, o policy.Origin) (string, error) {
 	if len(s) > MaxString {
 		return "", &Error{o, fmt.Sprintf("a string of %d bytes is over the %d bytes a Seatbelt profile can hold in one string: shorten the path or pattern", len(s), MaxString)}
 	}
-	var b strings.Builder
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' || s[i] == '\\' {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	b.WriteByte('"')
-	return b.String(), nil
+	return escape(s), nil
 }
 
 // StateRules are rules to append to a profile (later rules win in SBPL)
