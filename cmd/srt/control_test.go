@@ -356,19 +356,22 @@ func TestInheritedDescriptors(t *testing.T) {
 func TestStateProtected(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	cache := os.Getenv("XDG_CACHE_HOME") // set by TestMain, under /tmp
-	for _, fs := range []string{`"denyRead": [], "allowWrite": ["/tmp", "."], "denyWrite": []`, `"denyRead": [], "allowWrite": [], "denyWrite": [], "disabled": true`} {
+	// TestMain's cache directory, private to this test binary: a write
+	// root at /tmp would also take in what other tests make there, and the
+	// check after the run would move their protected names away.
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		t.Fatal("XDG_CACHE_HOME is not set")
+	}
+	for _, fs := range []string{`"denyRead": [], "allowWrite": [` + strconv.Quote(cache) + `, "."], "denyWrite": []`, `"denyRead": [], "allowWrite": [], "denyWrite": [], "disabled": true`} {
 		testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {`+fs+`}}`), 0o644)
 		script := `ls "$XDG_CACHE_HOME"/srt/policies-v*/ | grep -q json && echo "cache readable"
 for f in "$XDG_CACHE_HOME"/srt/policies-v*/*.json; do echo '{}' > "$f" 2>/dev/null && echo "rewrote $f"; done
 touch "$XDG_CACHE_HOME"/srt/new 2>/dev/null && echo "created in the cache"
-echo x > /tmp/srt-state-test-$$ && echo "wrote /tmp" && rm /tmp/srt-state-test-$$`
+echo x > "$XDG_CACHE_HOME"/srt-state-test-$$ && echo "wrote beside it" && rm "$XDG_CACHE_HOME"/srt-state-test-$$`
 		code, out, errOut := srt(t, dir, "", "--settings", "s.json", "-c", script)
-		if code != 0 || out != "cache readable\nwrote /tmp\n" {
+		if code != 0 || out != "cache readable\nwrote beside it\n" {
 			t.Errorf("%s: exit %d\n%s\n%s", fs, code, out, errOut)
 		}
-	}
-	if cache == "" {
-		t.Fatal("XDG_CACHE_HOME is not set")
 	}
 }

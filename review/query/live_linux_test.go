@@ -125,7 +125,7 @@ func liveCase(t *testing.T, bw string, uid int, settings string) {
 			want = f
 		}
 		if got.read[f] != want {
-			t.Errorf("read %s: bubblewrap showed %q, evaluator says %s by %s (%s)", f, got.read[f], d.Verdict(), d.Rule.Key, d.Why)
+			t.Errorf("read %s: bubblewrap showed %q (cat said %q), evaluator says %s by %s (%s)", f, got.read[f], got.why[f], d.Verdict(), d.Rule.Key, d.Why)
 		}
 		if d := e.Write(p, Linux); d.Allow != got.wrote[f] {
 			t.Errorf("write %s: bubblewrap allowed=%v, evaluator says %s by %s (%s)", f, got.wrote[f], d.Verdict(), d.Rule.Key, d.Why)
@@ -158,6 +158,7 @@ func liveCase(t *testing.T, bw string, uid int, settings string) {
 
 type liveResult struct {
 	read  map[string]string // what the command read of each file
+	why   map[string]string // what cat said when it could not read one
 	wrote map[string]bool
 }
 
@@ -193,6 +194,7 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 	var script strings.Builder
 	for _, f := range liveFiles {
 		fmt.Fprintf(&script, "printf '%%s\\n' \"read %s $(cat '%s' 2>/dev/null | head -c 200)\"\n", f, filepath.Join(home, f))
+		fmt.Fprintf(&script, "printf '%%s\\n' \"why %s $(cat '%s' 2>&1 >/dev/null | head -c 200)\"\n", f, filepath.Join(home, f))
 	}
 	for _, f := range append(append([]string{}, liveFiles...), liveCreate...) {
 		fmt.Fprintf(&script, "( printf +w >> '%s' ) 2>/dev/null\n", filepath.Join(home, f))
@@ -203,11 +205,15 @@ func runLive(t *testing.T, bw string, src *Source, home, cwd string, uid int) li
 	for i := len(res.Placeholders) - 1; i >= 0; i-- {
 		os.Remove(res.Placeholders[i]) // empty mount points, not writes
 	}
-	r := liveResult{read: map[string]string{}, wrote: map[string]bool{}}
+	r := liveResult{read: map[string]string{}, why: map[string]string{}, wrote: map[string]bool{}}
 	for _, line := range strings.Split(string(out), "\n") {
 		if rest, ok := strings.CutPrefix(line, "read "); ok {
 			name, content, _ := strings.Cut(rest, " ")
 			r.read[name] = content
+		}
+		if rest, ok := strings.CutPrefix(line, "why "); ok {
+			name, why, _ := strings.Cut(rest, " ")
+			r.why[name] = why
 		}
 	}
 	for _, f := range liveFiles {
