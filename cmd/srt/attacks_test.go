@@ -186,6 +186,14 @@ type attack struct {
 // plan, TestLayersDisagree), checksum recomputed.
 const widenPlan = `sed -i -e 's|^--ro-bind / /$|--bind / /|' -e 's|^@landlock grant=.*|@landlock off|' -e '/^@landlock-write/d' plan/linux/bwrap.args && h=$(sha256sum plan/linux/bwrap.args | cut -d' ' -f1) && sed -i "s|\"linux/bwrap.args\": \"[0-9a-f]*\"|\"linux/bwrap.args\": \"$h\"|" plan/plan.json`
 
+// widened are settings that let a run write the whole world of an attack
+// (where escaped is), outside its project. Not "/": the check after the
+// control run, which uses them, would move the protected names that other
+// tests write anywhere on the machine meanwhile.
+func widened(w *world) string {
+	return `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": [` + strconv.Quote(w.base) + `], "denyWrite": []}}`
+}
+
 // planSetup: the project may be written (s.json), and holds plan/, its
 // settings compiled with srtc.
 func planSetup(w *world) {
@@ -297,7 +305,7 @@ var attacks = []attack{
 		name:  "settings file in a write root",
 		setup: func(w *world) { w.write(".srt-settings.json", writeProject) },
 		steps: func(w *world, sandboxed bool) {
-			w.inSandbox(sandboxed, ".srt-settings.json", `printf '%s' '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}' > .srt-settings.json`)
+			w.inSandbox(sandboxed, ".srt-settings.json", `printf '%s' '`+widened(w)+`' > .srt-settings.json`)
 			w.srt("--settings", ".srt-settings.json", "-c", "echo out > $BASE/escaped")
 		},
 		judge: func(w *world) string {
@@ -313,7 +321,7 @@ var attacks = []attack{
 			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
 		},
 		steps: func(w *world, sandboxed bool) {
-			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `printf '%s' '{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["/"], "denyWrite": []}}' > ~/.srt-settings.json`)
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `printf '%s' '`+widened(w)+`' > ~/.srt-settings.json`)
 			w.srt("-c", "echo out > $BASE/escaped")
 		},
 		judge: func(w *world) string {
