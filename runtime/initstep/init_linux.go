@@ -122,12 +122,10 @@ func Init(args []string) error {
 	// byte, the command does not start.
 	// The byte may come with the token the second layer's domain is to
 	// be made with (see Ruleset.Enforce).
-	start := make([]byte, 32)
-	n, err := unix.Read(FDHandoff, start)
-	if n < 1 {
-		return fmt.Errorf("the host did not let the command start: %v", err)
+	token, env, err := readStart(opts.CommandLater, &args)
+	if err != nil {
+		return err
 	}
-	token := string(start[1:n])
 	if master != nil {
 		fds = fds[:2] // the master stays open here: its foreground job is read from it
 	}
@@ -155,6 +153,7 @@ func Init(args []string) error {
 		}
 	}
 	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = env // nil: this process's, bubblewrap's
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if slave != nil {
@@ -189,6 +188,64 @@ func Init(args []string) error {
 	return nil
 }
 
+// readStart waits for the host's start message (see CommandHeader) and
+// returns the token of the second layer's domain. With later, the
+// message carries the command: it replaces *args, its environment is
+// returned, and its standard descriptors become this process's 0, 1 and
+// 2, which the command inherits.
+func readStart(later bool, args *[]string) (token string, env []string, err error) {
+	if !later {
+		start := make([]byte, 32)
+		n, err := unix.Read(FDHandoff, start)
+		if n < 1 || start[0] != StartByte {
+			return "", nil, fmt.Errorf("the host did not let the command start: %v", err)
+		}
+		return string(start[1:n]), nil, nil
+	}
+	head := make([]byte, 64)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	n, oobn, _, _, err := unix.Recvmsg(FDHandoff, head, oob, unix.MSG_CMSG_CLOEXEC)
+	if err != nil || n < 1 {
+		return "", nil, fmt.Errorf("the host did not let the command start: %v", err)
+	}
+	var stdio []int
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		stdio, _ = unix.ParseUnixRights(&msgs[0])
+	}
+	defer func() {
+		for _, fd := range stdio {
+			unix.Close(fd)
+		}
+	}()
+	length, token, err := ParseCommandHeader(head[:n])
+	if err != nil {
+		return "", nil, err
+	}
+	if len(stdio) != 3 {
+		return "", nil, fmt.Errorf("bad start message: %d standard descriptors, want 3", len(stdio))
+	}
+	b := make([]byte, 0, length)
+	buf := make([]byte, 64<<10)
+	for len(b) < length {
+		n, err := unix.Read(FDHandoff, buf)
+		if n <= 0 {
+			return "", nil, fmt.Errorf("the host's start message ended after %d of %d bytes: %v", len(b), length, err)
+		}
+		b = append(b, buf[:n]...)
+	}
+	argv, env, err := DecodeCommand(b[:length])
+	if err != nil {
+		return "", nil, err
+	}
+	for i, fd := range stdio {
+		if err := unix.Dup3(fd, i, 0); err != nil {
+			return "", nil, fmt.Errorf("taking the command's standard descriptor %d: %w", i, err)
+		}
+	}
+	*args = argv
+	return token, env, nil
+}
+
 // listen opens a listening TCP socket on 127.0.0.1:port (as Go's net
 // package would: close-on-exec, SO_REUSEADDR, the largest backlog the
 // kernel takes), without linking the net package.
@@ -218,6 +275,9 @@ type Options struct {
 	Rlimits  []string      // --rlimit: NAME=SOFT:HARD, for LimitExec
 	// WatchWrites (--watch-writes) has the command's writes watched.
 	WatchWrites bool
+	// CommandLater (--command-later): the command comes in the start
+	// message, with its environment and standard descriptors.
+	CommandLater bool
 }
 
 // ParseArgs reads the init step's options off args, up to "--" or the
@@ -241,6 +301,10 @@ func ParseArgs(args []string) (Options, []string, error) {
 			o.WatchWrites = true
 			continue
 		}
+		if a == CommandArg {
+			o.CommandLater = true
+			continue
+		}
 		if !strings.HasPrefix(a, TTYArg) {
 			return o, nil, fmt.Errorf("unknown option %q of the init step", a)
 		}
@@ -252,7 +316,10 @@ func ParseArgs(args []string) (Options, []string, error) {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	if len(args) == 0 {
+	switch {
+	case o.CommandLater && len(args) > 0:
+		return o, nil, fmt.Errorf("%s and a command %q: the command comes in the start message", CommandArg, args)
+	case !o.CommandLater && len(args) == 0:
 		return o, nil, errors.New("no command")
 	}
 	return o, args, nil
