@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
@@ -58,7 +57,7 @@ func (r *resolver) kernelMask(p string) error {
 	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
 		return fmt.Errorf("@%s %s: only paths below /proc and /sys can be masked this way", bwrap.KernelMask, p)
 	}
-	fi, err := os.Lstat(p)
+	fi, err := r.lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r.note("@%s %s: not on this host, nothing to hide", bwrap.KernelMask, p)

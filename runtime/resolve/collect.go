@@ -42,7 +42,7 @@ func (r *resolver) targets(s bwrap.Step) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("@%s %s: %w", s.Name(), s.Operand, err)
 	}
-	if _, err := os.Lstat(p); err == nil {
+	if _, err := r.lstat(p); err == nil {
 		matches = append([]string{p}, matches...)
 	}
 	return matches, nil
@@ -197,7 +197,7 @@ func (r *resolver) collectState(steps []bwrap.Step) error {
 				r.addHidden(p)
 				continue
 			}
-			if _, err := os.Lstat(p); err != nil {
+			if _, err := r.lstat(p); err != nil {
 				if r.writable(filepath.Dir(realpath.Of(p))) {
 					r.res.Watch = append(r.res.Watch, p)
 				}
@@ -218,7 +218,7 @@ func (r *resolver) addHidden(p string) {
 	if err != nil {
 		return // absent: nothing to hide
 	}
-	fi, err := os.Stat(real)
+	fi, err := r.stat(real)
 	if err != nil {
 		return
 	}
@@ -327,7 +327,7 @@ func rootLinkError(s bwrap.Step, le *nofollow.LinkError) error {
 func (r *resolver) addReadDeny(p string) {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
-		_, lerr := os.Lstat(p)
+		_, lerr := r.lstat(p)
 		switch {
 		case errors.Is(lerr, fs.ErrNotExist):
 			return // absent: nothing to hide
@@ -357,7 +357,7 @@ func (r *resolver) addReadDeny(p string) {
 		}
 		return
 	}
-	fi, err := os.Stat(real)
+	fi, err := r.stat(real)
 	dir := err == nil && fi.IsDir()
 	r.mark('d', real)
 	for _, u := range r.readDeny {
@@ -372,7 +372,7 @@ func (r *resolver) addReadDeny(p string) {
 // restores below it (docs/reference.md#read-denies).
 func (r *resolver) standIn(p string, why error) {
 	for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		if fi, err := r.stat(d); err == nil && fi.IsDir() {
 			r.note("%s: cannot be inspected (%v); hiding %s instead", p, why, d)
 			r.mark('d', d)
 			r.readDeny = append(r.readDeny, denyUnit{path: d, dir: true, standIn: true})
@@ -389,7 +389,7 @@ func (r *resolver) addMask(operand, p string) error {
 	if err != nil {
 		return nil // absent: nothing to mask
 	}
-	if fi, err := os.Stat(real); err != nil || fi.IsDir() {
+	if fi, err := r.stat(real); err != nil || fi.IsDir() {
 		r.note("%s: a directory cannot be masked; hidden instead", p)
 		r.addReadDeny(p)
 		return nil
@@ -443,7 +443,7 @@ func (r *resolver) addDenyWrite(p string) error {
 	// writable) would let the command put a real file or directory where
 	// the protected one is: no mount can pin a symlink, so refuse.
 	for prefix := p; prefix != "/" && prefix != "."; prefix = filepath.Dir(prefix) {
-		fi, err := os.Lstat(prefix)
+		fi, err := r.lstat(prefix)
 		if err == nil && fi.Mode()&os.ModeSymlink != 0 && r.writable(filepath.Dir(prefix)) {
 			return fmt.Errorf("resolve: %s is write-protected, but %s on its way is a symlink in a writable directory, which the sandboxed command could replace; list the real path, or remove the link", p, prefix)
 		}

@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,7 +40,7 @@ func (r *resolver) collectGitHost(steps []bwrap.Step) error {
 		if !r.reaches(real) {
 			continue
 		}
-		fi, err := os.Lstat(real)
+		fi, err := r.lstat(real)
 		if err == nil && fi.IsDir() {
 			// Git cannot read a directory as a file; bound read-only, the
 			// command cannot put one there.
@@ -74,7 +73,7 @@ func (r *resolver) watchGit(p string) {
 func (r *resolver) reaches(p string) bool {
 	e := p
 	for {
-		if _, err := os.Lstat(e); err == nil {
+		if _, err := r.lstat(e); err == nil {
 			break
 		}
 		parent := filepath.Dir(e)

@@ -5,7 +5,6 @@ package resolve
 // write denies with their placeholders.
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -294,7 +293,7 @@ func (r *resolver) denyWriteMounts() []mount {
 	// them, so nothing below them needs a placeholder.
 	var readOnly []string
 	for _, d := range r.denyWrite {
-		if _, err := os.Lstat(r.host(d)); err == nil {
+		if _, err := r.lstat(r.host(d)); err == nil {
 			readOnly = append(readOnly, d)
 		}
 	}
@@ -316,21 +315,21 @@ func (r *resolver) denyWriteMounts() []mount {
 		if !r.writable(d) && !above {
 			continue // read-only already
 		}
-		if _, err := os.Lstat(r.host(d)); err == nil {
+		if _, err := r.lstat(r.host(d)); err == nil {
 			addMount(mount{r.host(d), d})
 			continue
 		}
 		// Absent: keep it from being created.
 		existing, missing := d, ""
 		for {
-			if _, err := os.Lstat(r.host(existing)); err == nil {
+			if _, err := r.lstat(r.host(existing)); err == nil {
 				break
 			}
 			missing = filepath.Base(existing)
 			existing = filepath.Dir(existing)
 		}
 		first := filepath.Join(existing, missing)
-		if fi, err := os.Stat(r.host(existing)); err == nil && !fi.IsDir() {
+		if fi, err := r.stat(r.host(existing)); err == nil && !fi.IsDir() {
 			if l, ok := r.from["x"+d]; ok {
 				if _, ok := r.from["x"+existing]; !ok {
 					r.from["x"+existing] = l
@@ -433,7 +432,7 @@ func (r *resolver) pins(protected []string) []string {
 				continue
 			}
 			for d := filepath.Dir(p); d != w && within(d, w); d = filepath.Dir(d) {
-				if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				if fi, err := r.lstat(d); err == nil && fi.IsDir() {
 					set[d] = true
 					r.pinFrom(d, p)
 				}

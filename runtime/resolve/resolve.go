@@ -11,6 +11,7 @@ package resolve
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,11 @@ type Host struct {
 	// Plan names the plan's bwrap.args in the messages of the comparison
 	// of the two layers ("" for bwrap.args).
 	Plan string
+	// Placeholders are paths that bubblewrap made on this host as mount
+	// points for a sandbox still running (Result.Placeholders of its
+	// resolution): this resolution takes them, and what is below them,
+	// as absent, as that sandbox's resolution found them.
+	Placeholders []string
 	// Root is set when bubblewrap runs as root (srt run by root). With a
 	// plan that drops every capability (--cap-drop ALL), a directory
 	// where root's classes may not create names, by the permission bits,
@@ -314,6 +320,32 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// lstat is os.Lstat, but for the host's placeholders (Host.Placeholders),
+// which do not exist to the resolution.
+func (r *resolver) lstat(p string) (fs.FileInfo, error) {
+	if r.placeholder(p) {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+	}
+	return os.Lstat(p)
+}
+
+// stat is os.Stat, but for the host's placeholders (see lstat).
+func (r *resolver) stat(p string) (fs.FileInfo, error) {
+	if r.placeholder(p) {
+		return nil, &fs.PathError{Op: "stat", Path: p, Err: fs.ErrNotExist}
+	}
+	return os.Stat(p)
+}
+
+func (r *resolver) placeholder(p string) bool {
+	for _, q := range r.h.Placeholders {
+		if within(p, q) {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether p is base or below it.
