@@ -342,16 +342,41 @@ func TestCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out strings.Builder
+	// The context ends once the command has set its trap (it says "up"),
+	// however long a loaded machine takes to start it.
+	out := &cancelOn{word: "up\n", cancel: cancel}
 	dir := t.TempDir()
 	start := time.Now()
 	res, err := m.Run(ctx, []string{"/bin/sh", "-c", `trap 'echo term; exit 3' TERM; echo up; while :; do sleep 0.05; done`}, Options{
-		Stdout: &out, Stderr: io.Discard, Stdin: strings.NewReader(""), Home: dir, Cwd: dir,
-		Started: func() { time.AfterFunc(200*time.Millisecond, cancel) },
+		Stdout: out, Stderr: io.Discard, Stdin: strings.NewReader(""), Home: dir, Cwd: dir,
 	})
 	if err != nil || res.ExitCode != 3 || out.String() != "up\nterm\n" {
 		t.Errorf("%v %+v %q after %v", err, res, out.String(), time.Since(start))
 	}
+}
+
+// cancelOn keeps what is written, and calls cancel once it holds word.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	word   string
+	cancel func()
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if strings.Contains(c.b.String(), c.word) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func (c *cancelOn) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
 }
 
 // TestAskEndsWithTheRun: a SOCKS connection waiting for the ask callback

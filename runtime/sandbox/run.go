@@ -70,23 +70,24 @@ func (m *Manager) Run(ctx context.Context, argv []string, o Options) (*Result, e
 			return nil, err
 		}
 	}
-	if err := r.prepare(); err != nil {
-		return nil, err
-	}
-	r.out.secrets = append(r.out.secrets, r.token)
-	if o.DryRun {
-		r.discard()
-		return r.out, nil
-	}
-	if err := r.start(ctx); err != nil {
-		return nil, err
+	if o.DryRun || !r.usePrepared(ctx, o.Prepared) {
+		o.Prepared.Close()
+		if err := r.prepare(); err != nil {
+			return nil, err
+		}
+		r.out.secrets = append(r.out.secrets, r.token)
+		if o.DryRun {
+			r.discard()
+			return r.out, nil
+		}
+		if err := r.start(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if o.Started != nil {
 		o.Started()
 	}
-	done := make(chan error, 1)
-	go func() { done <- r.cmd.Wait() }()
-	werr := supervise(ctx, done, r.sigs, r.signal, r.kill)
+	werr := supervise(ctx, r.wait(), r.sigs, r.signal, r.kill)
 	r.stopWatching()
 	// The listeners close at the end; decisions still in flight are
 	// recorded, but the result holds those made while the command ran.
@@ -145,7 +146,10 @@ type run struct {
 
 // newRun is the run of argv under the policy in force.
 func (m *Manager) newRun(argv []string, o Options) (*run, error) {
-	r := &run{m: m, p: m.Policy(), o: o, argv: argv, sigs: make(chan os.Signal, 8)}
+	r := &run{m: m, p: m.Policy(), o: o, argv: argv, sigs: o.Signals}
+	if r.sigs == nil {
+		r.sigs = make(chan os.Signal, 8)
+	}
 	r.id, r.text, r.key = o.attribution(argv)
 	r.allowed = []policy.HostList{r.p.Network.Allowed}
 	if l, ok := m.perCommand(r.key); ok {

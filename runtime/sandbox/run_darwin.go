@@ -252,3 +252,13 @@ func (r *run) finish() error { return nil }
 // network.allowLocalBinding, which the profile turns into outbound
 // connections to localhost on any port.
 func (r *run) reachesHostLoopback() bool { return r.p.Network.AllowLocalBinding }
+
+// usePrepared: macOS prepares no sandbox ahead (Manager.Prepare).
+func (r *run) usePrepared(context.Context, *Prepared) bool { return false }
+
+// wait says when sandbox-exec has ended.
+func (r *run) wait() <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	return done
+}

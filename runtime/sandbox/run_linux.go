@@ -71,9 +71,26 @@ type osRun struct {
 	herr  error
 	// stopProxies stops the proxies that serve the sandbox, once.
 	stopProxies func()
-	cpuHit      func() bool
-	stopWatch   func()
-	stopResize  func()
+	// What start leaves for the command's start (launch): the sandbox's
+	// cgroups, the host's end of the hand-off socket and what came
+	// through it, and ready, which the command's start waits for.
+	cg      *cgroupSet
+	hostEnd *os.File
+	handoff handoff
+	ready   func() error
+	// later says the sandbox starts before its command is known
+	// (Manager.Prepare); command is then its start message's command
+	// (initstep.EncodeCommand), and exited says when bubblewrap has.
+	later bool
+	// resolved is how many of res.Args the resolution gave (commandLine
+	// adds to them).
+	resolved   int
+	command    []byte
+	stdio      []*os.File
+	exited     chan error
+	cpuHit     func() bool
+	stopWatch  func()
+	stopResize func()
 }
 
 // discard removes the scratch space of a run that does not start, and
@@ -103,8 +120,11 @@ func (r *run) prepare() error {
 	// command: they are forwarded to it once it runs, never left to kill
 	// srt (which would leave a terminal in raw mode).
 	r.catchSignals(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	// A command run from a terminal gets one of its own (terminal_linux.go).
-	r.tty = newHostTerminal(o.Stdin, o.Stdout, o.Stderr)
+	// A command run from a terminal gets one of its own (terminal_linux.go);
+	// one that comes later runs without (Prepare).
+	if !r.later {
+		r.tty = newHostTerminal(o.Stdin, o.Stdout, o.Stderr)
+	}
 	if err := r.prepareCredentials(); err != nil {
 		return err
 	}
@@ -382,6 +402,7 @@ func gitHostFiles(home string, env []string) []string {
 // word came from (0 for the runtime's own).
 func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 	o, res := r.o, r.res
+	r.resolved = len(res.Args)
 	if r.tlsDir != "" {
 		res.Args = append(res.Args, "--ro-bind", r.tlsDir, r.tlsDir)
 		res.Lines = append(res.Lines, 0, 0, 0)
@@ -394,6 +415,9 @@ func (r *run) commandLine(steps []bwrap.Step, argv []string) *Result {
 		res.Args = append(res.Args, "--tmpfs", r.reg.TmpDir)
 	}
 	initArgs := []string{InitArg}
+	if r.later {
+		initArgs = append(initArgs, initstep.CommandArg)
+	}
 	if r.tty != nil {
 		initArgs = append(initArgs, r.tty.initArg())
 	}

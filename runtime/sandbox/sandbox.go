@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -94,6 +95,15 @@ type Options struct {
 	// process to the command instead of letting them end this process
 	// (what the srt CLI wants; a library usually cancels ctx instead).
 	ForwardSignals bool
+	// Signals, if set, are signals for the command that the caller
+	// delivers (a server relaying its client's), as ForwardSignals
+	// delivers the process's.
+	Signals chan os.Signal
+	// Prepared, if set, is a sandbox started ahead for this run
+	// (Manager.Prepare): Run uses it when it is the sandbox the run would
+	// start now, and ends it otherwise (the debug log says why). Either
+	// way it is used up.
+	Prepared *Prepared
 	// Started, if set, is called once the command's sandbox is up and
 	// its proxies serve (the srt CLI starts reading --control-fd then).
 	Started func()

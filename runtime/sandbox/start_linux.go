@@ -95,9 +95,10 @@ func (r *run) start(ctx context.Context) error {
 // hands over, and lets the command start once its terminal, its cgroups,
 // the record of its write roots and the reader of its second layer's
 // refusals are ready; herr says why it did not. It leaves what
-// supervise needs (signal, kill) and what watches the command.
+// supervise needs (signal, kill) and what watches the command. A
+// sandbox prepared before its command (later) stops once handed over:
+// launch lets its command start.
 func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) {
-	o := r.o
 	// The sandbox's first process (our init role, PID 1 inside) as the
 	// host sees it, once bubblewrap names it: signals for the command go
 	// to it, and it forwards them. The run's end stops its reader (what
@@ -121,7 +122,7 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 	})
 	// The sandbox enters its cgroups before the command starts, and the
 	// threads that may make its second layer are listed.
-	ready := func() error {
+	r.ready = func() error {
 		r.expectLandlock(llPID)
 		if cg == nil || len(cg.made) == 0 {
 			return nil
@@ -132,34 +133,86 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 		}
 		return cg.join(pid)
 	}
-
-	// What the write roots hold is recorded while bubblewrap starts; the
-	// command starts once it is on disk (see serve).
-	recorded := make(chan error, 1)
-	if r.check != nil {
-		go func() {
-			err := r.snapshot(*r.check)
-			o.step("recorded")
-			recorded <- err
-		}()
-	} else {
-		recorded <- nil
-	}
-	stopServing, herr := r.serve(ctx, files.hostEnd, recorded, ready)
-	// The proxies stop before the check after the run (finish), and at
-	// the latest when the run ends.
-	r.stopProxies = sync.OnceFunc(stopServing)
-	r.atEnd(r.stopProxies)
-	r.atEnd(func() { r.ww.stop() })
-	r.herr = herr
-
-	r.stopResize = r.tty.followSize()
+	r.cg, r.hostEnd = cg, files.hostEnd
 	r.signal = init.signal
 	r.kill = func() {
 		r.cmd.Process.Kill() // bubblewrap; the sandbox dies with it
 		init.kill()          // PID 1 of its namespace: all of it
 	}
-	r.cpuHit, r.stopWatch = r.watchCPU(cg, herr == nil, r.kill)
+	if r.later {
+		r.herr = r.receive()
+		return
+	}
+	// What the write roots hold is recorded while bubblewrap starts; the
+	// command starts once it is on disk (see launch).
+	recorded := r.recordRoots()
+	r.herr = r.receive()
+	r.launch(ctx, recorded)
+}
+
+// recordRoots records what the write roots hold (snapshot), off the caller's
+// way; the channel says when it is on disk.
+func (r *run) recordRoots() <-chan error {
+	recorded := make(chan error, 1)
+	if r.check == nil {
+		recorded <- nil
+		return recorded
+	}
+	go func() {
+		err := r.snapshot(*r.check)
+		r.o.step("recorded")
+		recorded <- err
+	}()
+	return recorded
+}
+
+// receive waits for what the init step hands over (the listeners, the
+// terminal's master side, the write watch), and serves the write watch.
+func (r *run) receive() error {
+	h, herr := receiveHandoff(r.hostEnd, r.tty != nil, r.watchWrites)
+	r.handoff = h
+	r.o.step("handed over")
+	r.atEnd(func() { r.ww.stop() })
+	if herr == nil && r.watchWrites {
+		if h.watch < 0 {
+			r.o.debug("refused writes are not reported: the init step could not watch them (this kernel has no seccomp user notification)")
+		} else if r.ww, herr = newWriteWatch(h.watch); herr != nil {
+			herr = fmt.Errorf("watching the command's writes: %w", herr)
+		}
+	}
+	if herr != nil {
+		r.closeHandoff()
+	}
+	return herr
+}
+
+// closeHandoff closes the listeners and the hand-off socket of a sandbox
+// whose command will not start: without the start message, its init
+// step ends as the socket closes.
+func (r *run) closeHandoff() {
+	for _, l := range r.handoff.listeners {
+		l.Close()
+	}
+	r.handoff.listeners = nil
+	r.hostEnd.Close()
+}
+
+// launch lets the command start once the write roots are recorded, and
+// serves the proxies for it: see serve. It leaves what watches the
+// command.
+func (r *run) launch(ctx context.Context, recorded <-chan error) {
+	if r.herr != nil {
+		<-recorded
+	} else {
+		var stop func()
+		stop, r.herr = r.serve(ctx, recorded)
+		// The proxies stop before the check after the run (finish), and
+		// at the latest when the run ends.
+		r.stopProxies = sync.OnceFunc(stop)
+		r.atEnd(r.stopProxies)
+	}
+	r.stopResize = r.tty.followSize()
+	r.cpuHit, r.stopWatch = r.watchCPU(r.cg, r.herr == nil, r.kill)
 }
 
 // stopWatching stops what watched the command (its CPU time, the
@@ -199,12 +252,14 @@ func (r *run) finish() error {
 	return nil
 }
 
-// serve serves the proxies on the listeners the sandbox's init step hands
-// over (through hostEnd, which it closes), recording decisions in r.rec,
-// and attaches the sandbox's terminal. herr says why the hand-off failed;
-// the command then does not start. stop closes the listeners and every
-// connection of the run's proxies, and returns once they are all gone.
-func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error, ready func() error) (stop func(), herr error) {
+// serve lets the command start and serves the proxies on the listeners
+// the init step handed over, recording decisions in r.rec: the terminal
+// attached, the write roots recorded, the cgroups joined, it sends the
+// start message (with the command, for a sandbox prepared before it)
+// and closes the hand-off socket. herr says why the command did not
+// start. stop closes the listeners and every connection of the run's
+// proxies, and returns once they are all gone.
+func (r *run) serve(ctx context.Context, recorded <-chan error) (stop func(), herr error) {
 	egress := r.egress()
 	if r.tls != nil {
 		egress.TLS = r.tls.Terminator
@@ -214,47 +269,31 @@ func (r *run) serve(ctx context.Context, hostEnd *os.File, recorded <-chan error
 		inject.SigV4 = func() proxy.SigV4Policy { return *r.m.sigv4.Load() }
 		egress.Inject = inject
 	}
-	h, herr := receiveHandoff(hostEnd, r.tty != nil, r.watchWrites)
-	listeners, master := h.listeners, h.master
-	r.o.step("handed over")
-	if herr == nil && r.watchWrites {
-		if h.watch < 0 {
-			r.o.debug("refused writes are not reported: the init step could not watch them (this kernel has no seccomp user notification)")
-		} else if r.ww, herr = newWriteWatch(h.watch); herr != nil {
-			herr = fmt.Errorf("watching the command's writes: %w", herr)
-		}
+	// The command starts once its terminal is set up and the write roots
+	// are recorded (without the start message, the init step ends when
+	// the socket closes, below).
+	if r.tty != nil {
+		herr = r.tty.attach(r.handoff.master)
+	}
+	if err := <-recorded; herr == nil && err != nil {
+		herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
 	}
 	if herr == nil {
-		// The command starts once its terminal is set up and the write
-		// roots are recorded (without this byte, the init step ends when
-		// the socket closes, below).
-		if r.tty != nil {
-			herr = r.tty.attach(master)
-		}
-		if err := <-recorded; herr == nil && err != nil {
-			herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
-		}
-		if herr == nil {
-			herr = ready()
-		}
-		if herr == nil {
-			_, herr = hostEnd.Write(r.ll.startMessage())
-			r.o.step("command started")
-		}
-		if herr != nil {
-			listeners[0].Close()
-			listeners[1].Close()
-		}
-	} else {
-		<-recorded
+		herr = r.ready()
 	}
-	hostEnd.Close()
+	if herr == nil {
+		herr = r.sendStart()
+		r.o.step("command started")
+	}
 	if herr != nil {
+		r.closeHandoff()
 		return func() {}, herr
 	}
+	r.hostEnd.Close()
 	for _, n := range externalNote(r.p.Network) {
 		r.o.debug(n)
 	}
+	listeners := r.handoff.listeners
 	return serveProxies(ctx, egress, r.p.Network, listeners[0], listeners[1], r.o.Log), nil
 }
 
