@@ -31,7 +31,12 @@ import (
 // run is srt: it returns the exit status, and prints every error of srt's
 // own in one place and one style (report).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	code, err := runCmd(args, stdin, stdout, stderr)
+	return runIn(nil, args, stdin, stdout, stderr)
+}
+
+// runIn is run for a session of the warm server (nil: none).
+func runIn(s *session, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code, err := runCmd(s, args, stdin, stdout, stderr)
 	prefix := errorPrefix
 	if len(args) > 0 && args[0] == "proxy" {
 		prefix = proxyPrefix
@@ -41,13 +46,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // runCmd parses the command line and runs what it asks for: a
 // subcommand, or a command in the sandbox (its exit status).
-func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+func runCmd(s *session, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	c, args := commandOf(args)
 	switch c.name {
 	case "proxy":
 		return proxyCmd(args, stdout, stderr)
 	case "", "run":
-		return sandboxCmd(c, args, stdin, stdout, stderr)
+		return sandboxCmd(s, c, args, stdin, stdout, stderr)
 	}
 	if helpAsked(args) {
 		return printHelp(stdout, c)
@@ -65,9 +70,9 @@ func runCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) (int, erro
 	}
 }
 
-// sandboxCmd is srt or srt run (c): it runs a command in the sandbox.
-func sandboxCmd(c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	plan := c.name == "run"
+// sandboxCmd is srt or srt run (c): it runs a command in the sandbox,
+// in a sandbox the warm server prepared when it can (warm.go).
+func sandboxCmd(s *session, c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	o, err := parse(args, c)
 	if err != nil {
 		return 0, err
@@ -82,33 +87,28 @@ func sandboxCmd(c *command, args []string, stdin io.Reader, stdout, stderr io.Wr
 	if o.refusals, err = refusalsWhen(o.refusals, os.Getenv); err != nil {
 		return 0, err
 	}
-	var log *slog.Logger
-	if o.debug {
-		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if s == nil {
+		if code, served, err := warmClient(c, o, stdin, stdout, stderr); served || err != nil {
+			return code, err
+		}
 	}
-	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
-	so.State = srtState(o)
-	if so.CheckLimits, err = checkLimits(os.Getenv); err != nil {
-		return 0, err
-	}
-	switch v := os.Getenv("SRT_WRITE_WATCH"); v {
-	case "", "on":
-	case "off":
-		so.NoWriteWatch = true
-	default:
-		return 0, fmt.Errorf("SRT_WRITE_WATCH must be on or off, not %q", v)
-	}
+	// The steps are timed from this process's start, or in the warm
+	// server from the command's arrival.
+	var steps *stepTimes
 	if f := os.Getenv("SRT_STEP_TIMES"); f != "" {
-		steps := newStepTimes(f)
+		start := processStart
+		if s != nil {
+			start = s.start
+		}
+		steps = newStepTimes(f, start)
 		defer steps.write()
-		so.Step = steps.step
 	}
-	p, err := loadPolicy(o, plan, &so, stderr)
+	p, so, err := runOptions(c, o, steps, stdin, stdout, stderr)
 	if err != nil {
 		return 0, err
 	}
-	if so.Step != nil {
-		so.Step("policy ready")
+	if s != nil {
+		so.ForwardSignals, so.Signals, so.Prepared = false, s.signals, s.take()
 	}
 	argv := o.argv
 	if o.shellCmd != "" {
@@ -117,14 +117,57 @@ func sandboxCmd(c *command, args []string, stdin io.Reader, stdout, stderr io.Wr
 	if len(argv) == 0 {
 		return 0, fail("No command specified. Use -c <command> or provide command arguments.")
 	}
-	if p.Process.BwrapPath != "" {
-		so.Bwrap = p.Process.BwrapPath
-		if _, err := os.Stat(so.Bwrap); err != nil {
-			return 0, fail("bubblewrap (bwrap) not executable at %s", so.Bwrap)
-		}
+	if err := setBwrap(p, &so); err != nil {
+		return 0, err
 	}
 	warnWritesHome(p, stderr)
 	return execute(p, argv, o, so, stdout, stderr)
+}
+
+// runOptions are the policy of srt or srt run (c) with options o, and
+// the sandbox's options (its steps timed by steps, when not nil), as a
+// run of its command needs them and as the warm server prepares a
+// sandbox with them.
+func runOptions(c *command, o *options, steps *stepTimes, stdin io.Reader, stdout, stderr io.Writer) (*policy.Policy, sandbox.Options, error) {
+	var log *slog.Logger
+	if o.debug {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
+	so.State = srtState(o)
+	var err error
+	if so.CheckLimits, err = checkLimits(os.Getenv); err != nil {
+		return nil, so, err
+	}
+	switch v := os.Getenv("SRT_WRITE_WATCH"); v {
+	case "", "on":
+	case "off":
+		so.NoWriteWatch = true
+	default:
+		return nil, so, fmt.Errorf("SRT_WRITE_WATCH must be on or off, not %q", v)
+	}
+	if steps != nil {
+		so.Step = steps.step
+	}
+	p, err := loadPolicy(o, c.name == "run", &so, stderr)
+	if err != nil {
+		return nil, so, err
+	}
+	if so.Step != nil {
+		so.Step("policy ready")
+	}
+	return p, so, nil
+}
+
+// setBwrap sets the bubblewrap the policy names (process.bwrapPath).
+func setBwrap(p *policy.Policy, so *sandbox.Options) error {
+	if p.Process.BwrapPath != "" {
+		so.Bwrap = p.Process.BwrapPath
+		if _, err := os.Stat(so.Bwrap); err != nil {
+			return fail("bubblewrap (bwrap) not executable at %s", so.Bwrap)
+		}
+	}
+	return nil
 }
 
 // loadPolicy reads the policy of the run: a compiled plan (run --plan),

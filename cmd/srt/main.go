@@ -25,7 +25,7 @@ func main() {
 }
 
 // helperRole runs srt's own helper roles: the sandbox's init step, the
-// reaper, and the ProxyCommand of GIT_SSH_COMMAND.
+// reaper, the ProxyCommand of GIT_SSH_COMMAND, and the warm server.
 func helperRole(args []string) (code int, ok bool) {
 	if len(args) == 0 {
 		return 0, false
@@ -40,6 +40,9 @@ func helperRole(args []string) (code int, ok bool) {
 		err = sandbox.Reap(args[1:])
 	case sandbox.ConnectArg:
 		err = sandbox.Connect(args[1:], os.Stdin, os.Stdout)
+	case warmArg:
+		servingWarm = true
+		err = warmServer(args[1:])
 	default:
 		return 0, false
 	}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"srt.dev/compiler/policy"
@@ -39,9 +40,38 @@ func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, 
 	if fi, err := os.Stat(srtc); err == nil {
 		fmt.Fprintf(key, "\x00%s\x00%d\x00%d", srtc, fi.Size(), fi.ModTime().UnixNano())
 	}
+	sum := hex.EncodeToString(key.Sum(nil))
+	if servingWarm {
+		// One policy value per settings: a prepared sandbox is used by a
+		// run of the same policy (sandbox.Options.Prepared).
+		servedMu.Lock()
+		defer servedMu.Unlock()
+		if p, ok := served[sum]; ok {
+			return p, nil
+		}
+		p, err := compileOrRead(srtc, sum, name, data, stderr)
+		if err == nil {
+			served[sum] = p
+		}
+		return p, err
+	}
+	return compileOrRead(srtc, sum, name, data, stderr)
+}
+
+// servingWarm is set in the warm server, whose runs share each policy
+// they read (served, by the key of the policy cache).
+var (
+	servingWarm bool
+	servedMu    sync.Mutex
+	served      = map[string]*policy.Policy{}
+)
+
+// compileOrRead reads the policy from the policy cache (its key sum), or
+// compiles it with srtc and caches it.
+func compileOrRead(srtc, sum, name string, data []byte, stderr io.Writer) (*policy.Policy, error) {
 	cacheFile := ""
 	if dir, err := cacheDir(); err == nil {
-		cacheFile = filepath.Join(dir, hex.EncodeToString(key.Sum(nil))+".json")
+		cacheFile = filepath.Join(dir, sum+".json")
 		if b, err := os.ReadFile(cacheFile); err == nil {
 			if p, err := decodePolicy(b); err == nil {
 				return p, nil
@@ -52,7 +82,7 @@ func compilePolicy(name string, data []byte, stderr io.Writer) (*policy.Policy, 
 	cmd.Stdin = bytes.NewReader(data)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee) && ee.ExitCode() == 1:

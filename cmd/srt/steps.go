@@ -11,11 +11,13 @@ import (
 // a run are timed from it.
 var processStart = time.Now()
 
-// stepTimes records when each step of a run ended, in ms since the process
-// started, and appends them to a file as one JSON object when srt ends
+// stepTimes records when each step of a run ended, in ms since start
+// (the process's, or the command's arrival at the warm server), and
+// appends them to a file as one JSON object when srt ends
 // (SRT_STEP_TIMES=FILE; the start-up benchmark reads them).
 type stepTimes struct {
 	file  string
+	start time.Time
 	mu    sync.Mutex
 	steps []stepTime
 }
@@ -25,8 +27,8 @@ type stepTime struct {
 	Ms   float64 `json:"ms"`
 }
 
-func newStepTimes(file string) *stepTimes {
-	t := &stepTimes{file: file}
+func newStepTimes(file string, start time.Time) *stepTimes {
+	t := &stepTimes{file: file, start: start}
 	t.step("options read")
 	return t
 }
@@ -34,7 +36,7 @@ func newStepTimes(file string) *stepTimes {
 func (t *stepTimes) step(name string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.steps = append(t.steps, stepTime{name, float64(time.Since(processStart).Microseconds()) / 1000})
+	t.steps = append(t.steps, stepTime{name, float64(time.Since(t.start).Microseconds()) / 1000})
 }
 
 // write appends the run's steps, with the end, as one line.

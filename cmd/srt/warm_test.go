@@ -1,0 +1,259 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"srt.dev/internal/testenv"
+)
+
+// warmEnv is the environment of a test's warm runs: SRT_WARM on, its own
+// runtime and state directories, and a server that ends 3 s after its
+// last command. The test's end stops its servers (stopWarmServers).
+func warmEnv(t *testing.T, dir string) []string {
+	t.Helper()
+	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
+	t.Cleanup(func() { stopWarmServers(t, dir) })
+	return []string{"SRT_WARM=on", "SRT_WARM_IDLE=3", "XDG_RUNTIME_DIR=" + filepath.Join(dir, ".run"), "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")}
+}
+
+// warmServers are the pids of the warm servers working in dir.
+func warmServers(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if strings.Contains(string(cmdline), warmArg) && cwd == dir {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// stopWarmServers ends the warm servers working in dir, and waits until
+// they have: a server that ends leaves nothing in dir.
+func stopWarmServers(t *testing.T, dir string) {
+	for _, pid := range warmServers(dir) {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(warmServers(dir)) > 0 {
+		if time.Now().After(deadline) {
+			t.Errorf("warm servers in %s still run 10 s after SIGTERM: %v", dir, warmServers(dir))
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWarmStart: with SRT_WARM=on, srt's commands run in sandboxes the
+// warm server prepared, the first command included, with their standard
+// streams, environment and exit status; a changed settings file is in
+// force from the next command on.
+func TestWarmStart(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	settings := filepath.Join(dir, "s.json")
+	write := func(denyRead string) {
+		testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [`+denyRead+`], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	}
+	write("")
+	env := append(warmEnv(t, dir), "WARM_VALUE=from-the-caller")
+	script := `read line; echo "$line $WARM_VALUE $(cat secret.env 2>/dev/null || echo hidden)"; echo to-stderr >&2; exit 4`
+	for i := range 3 {
+		code, stdout, stderr := runSrt(t, srtCmd(t, dir, env, "--debug", "--settings", settings, "-c", script), "in\n")
+		if code != 4 || stdout != "in from-the-caller s3cret\n" || !strings.Contains(stderr, "to-stderr\n") {
+			t.Fatalf("run %d: exit %d, stdout %q, stderr:\n%s", i+1, code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "warm start: the command ran in the warm server's sandbox") || !strings.Contains(stderr, "warm start: the command runs in the prepared sandbox") {
+			t.Errorf("run %d did not run in a prepared sandbox of the warm server:\n%s", i+1, stderr)
+		}
+	}
+	if n := len(warmServers(dir)); n != 1 {
+		t.Errorf("%d warm servers work in the project, want 1", n)
+	}
+	// The settings change: the next command runs under the new ones.
+	write(`"secret.env"`)
+	code, stdout, stderr := runSrt(t, srtCmd(t, dir, env, "--debug", "--settings", settings, "-c", script), "in\n")
+	if code != 4 || stdout != "in from-the-caller hidden\n" {
+		t.Errorf("after the settings changed: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "the prepared sandbox is not used: the policy is not the one it was prepared with") {
+		t.Errorf("the sandbox prepared for the old settings was not refused:\n%s", stderr)
+	}
+	// Another environment is another server's.
+	code, stdout, _ = runSrt(t, srtCmd(t, dir, append(env, "OTHER=1"), "--settings", settings, "-c", "echo $OTHER"), "")
+	if code != 0 || stdout != "1\n" {
+		t.Errorf("another environment: exit %d, stdout %q", code, stdout)
+	}
+	if n := len(warmServers(dir)); n != 2 {
+		t.Errorf("%d warm servers work in the project, want 2 (one per environment)", n)
+	}
+}
+
+// TestWarmSignals: the client relays its signals to the command, and a
+// client killed with SIGKILL takes its command with it.
+func TestWarmSignals(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	env := warmEnv(t, dir)
+	start := func(script string) (*exec.Cmd, *bufio.Reader) {
+		cmd := srtCmd(t, dir, env, "-c", script)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		if line, err := r.ReadString('\n'); line != "up\n" {
+			t.Fatalf("%q %v", line, err)
+		}
+		return cmd, r
+	}
+	cmd, out := start(`trap 'echo term; exit 3' TERM; echo up; while :; do sleep 0.05; done`)
+	cmd.Process.Signal(syscall.SIGTERM)
+	rest, _ := out.ReadString(0)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || rest != "term\n" {
+		t.Errorf("SIGTERM to the client: exit %d, output %q; want 3 and the command's trap", code, rest)
+	}
+	marker := "27.1828"
+	cmd, _ = start(`echo up; sleep ` + marker)
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
+		if len(b) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command outlived its client, killed with SIGKILL: %s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestWarmServerUnreachable: a sandbox sees no warm server's socket, and
+// a process in other namespaces (as a sandbox's are) that connects all
+// the same is refused: nothing runs.
+func TestWarmServerUnreachable(t *testing.T) {
+	requireSandbox(t)
+	testenv.Require(t, "unshare", "python3")
+	dir := project(t)
+	env := warmEnv(t, dir)
+	settings := filepath.Join(dir, "s.json")
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	if code, _, stderr := runSrt(t, srtCmd(t, dir, env, "--settings", settings, "-c", "true"), ""); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sock := serverSocket(t, dir)
+	tmp := filepath.Dir(sock)
+	code, stdout, stderr := runSrt(t, srtCmd(t, dir, env, "--settings", settings, "-c", "ls -A "+tmp+"; echo listed"), "")
+	if code != 0 || stdout != "listed\n" {
+		t.Errorf("the sandbox sees %s: exit %d, %q %s", tmp, code, stdout, stderr)
+	}
+	// A request as the client sends it is served from this process's
+	// namespaces (the control), and refused from another user namespace,
+	// as root of it, before anything runs.
+	send := func(unshare bool, marker string) string {
+		req, _ := json.Marshal(warmRequest{Args: []string{"--settings", settings, "-c", "touch " + marker}, Cwd: dir, Env: srtCmd(t, dir, env).Environ()})
+		py := `
+import socket, sys, array
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+try:
+    s.sendmsg([sys.argv[2].encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2]).tobytes())])
+    print("reply:", s.recv(4096).decode())
+except OSError as e:
+    print("refused:", e)
+`
+		argv := []string{"python3", "-c", py, sock, string(req)}
+		if unshare {
+			argv = append([]string{"unshare", "--user", "--map-root-user"}, argv...)
+		}
+		out, _ := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	control := filepath.Join(dir, "control")
+	if out := send(false, control); !strings.HasSuffix(out, `reply: {"code":0}`) {
+		t.Fatalf("the control request: %s", out)
+	}
+	if _, err := os.Stat(control); err != nil {
+		t.Fatalf("the control request ran nothing: %v", err)
+	}
+	marker := filepath.Join(dir, "ran")
+	if out := send(true, marker); strings.Contains(out, "code") {
+		t.Errorf("a peer in another user namespace got an answer: %s", out)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the warm server ran a command sent from another user namespace")
+	}
+}
+
+// serverSocket is the socket of the one warm server working in dir.
+func serverSocket(t *testing.T, dir string) string {
+	t.Helper()
+	pids := warmServers(dir)
+	if len(pids) != 1 {
+		t.Fatalf("warm servers in %s: %v, want one", dir, pids)
+	}
+	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pids[0]) + "/cmdline")
+	args := strings.Split(string(cmdline), "\x00")
+	if len(args) < 3 || args[1] != warmArg {
+		t.Fatalf("a warm server's command line: %q", args)
+	}
+	return args[2]
+}
+
+// TestWarmIdle: the warm server ends once idle for SRT_WARM_IDLE, and
+// leaves neither its socket nor a sandbox behind.
+func TestWarmIdle(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	env := append(warmEnv(t, dir), "SRT_WARM_IDLE=1")
+	if code, _, stderr := runSrt(t, srtCmd(t, dir, env, "-c", "true"), ""); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sock := serverSocket(t, dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(warmServers(dir)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the warm server still runs 10 s after its last command, with SRT_WARM_IDLE=1")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Its prepared sandbox went with it: no bubblewrap works in dir.
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		exe, _ := os.Readlink("/proc/" + e.Name() + "/exe")
+		if cwd == dir && strings.HasSuffix(exe, "bwrap") {
+			t.Errorf("bubblewrap (pid %s) outlived the warm server", e.Name())
+		}
+	}
+	for _, f := range []string{sock, sock + ".lock"} {
+		if _, err := os.Lstat(f); !os.IsNotExist(err) {
+			t.Errorf("the warm server left %s: %v", f, err)
+		}
+	}
+}
