@@ -32,7 +32,8 @@
 //     protocol between srt proxy and an external decider;
 //   - sandbox runs commands: the Manager and one run's steps (run.go),
 //     bubblewrap on Linux, sandbox-exec on macOS (never run on a real Mac),
-//     the write watch, srt doctor;
+//     sandboxes prepared before their command (Prepare), the write watch,
+//     srt doctor;
 //   - initstep is the first process inside a Linux sandbox (the program
 //     srt-init, or srt in its place): it opens the proxies' listeners and
 //     the terminal there and hands them over, applies the second layer

@@ -286,18 +286,27 @@ func warmServer(args []string) error {
 	if err != nil {
 		return err
 	}
+	w := &warm{args: startArgs, listener: l}
+	defer w.close()
 	// SIGTERM, SIGINT and SIGHUP end the server as idleness does: no new
 	// command, the running ones finished.
-	stop := make(chan os.Signal, 1)
+	stop, done := make(chan os.Signal, 1), make(chan struct{})
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	var signals sync.WaitGroup
+	signals.Add(1)
 	go func() {
-		if _, ok := <-stop; ok {
-			l.Close()
+		defer signals.Done()
+		select {
+		case <-stop:
+			w.stop()
+		case <-done:
 		}
 	}()
-	defer signal.Stop(stop)
-	w := &warm{args: startArgs}
-	defer w.close()
+	defer func() {
+		signal.Stop(stop)
+		close(done)
+		signals.Wait()
+	}()
 	w.refill()
 	var sessions sync.WaitGroup
 	defer sessions.Wait()
@@ -334,6 +343,18 @@ type warm struct {
 	preparing chan struct{}
 	running   int
 	closed    bool
+	listener  *net.UnixListener
+}
+
+// stop has the server take no more commands: it ends once the running
+// ones have.
+func (w *warm) stop() { w.listener.Close() }
+
+// sameDir reports whether dir is still this process's working directory.
+func sameDir(dir string) bool {
+	here, err1 := os.Stat(".")
+	there, err2 := os.Stat(dir)
+	return err1 == nil && err2 == nil && os.SameFile(here, there)
 }
 
 func (w *warm) active() bool {
@@ -352,15 +373,19 @@ func (w *warm) refill() {
 	done := make(chan struct{})
 	w.preparing = done
 	go func() {
+		defer close(done)
 		p := w.prepare()
 		w.mu.Lock()
-		if w.closed && p != nil {
-			defer p.Close()
-		} else {
+		closed := w.closed
+		if !closed {
 			w.next = p
 		}
+		w.mu.Unlock()
+		if closed {
+			p.Close()
+		}
+		w.mu.Lock()
 		w.preparing = nil
-		close(done)
 		w.mu.Unlock()
 	}()
 }
@@ -428,9 +453,17 @@ func (w *warm) take() *sandbox.Prepared {
 	return p
 }
 
+// close ends the prepared sandbox, once the one on its way (if any) is
+// ready.
 func (w *warm) close() {
 	w.mu.Lock()
 	w.closed = true
+	preparing := w.preparing
+	w.mu.Unlock()
+	if preparing != nil {
+		<-preparing // refill closes what it prepares once closed
+	}
+	w.mu.Lock()
 	p := w.next
 	w.next = nil
 	w.mu.Unlock()
@@ -477,6 +510,12 @@ func (w *warm) serve(conn *net.UnixConn) {
 		return
 	case req.Cwd != cwd:
 		reply(warmReply{Cold: "the warm server runs in another directory"})
+		return
+	case !sameDir(req.Cwd):
+		// The directory was removed or replaced since the server started
+		// in it: the server is of no more use.
+		reply(warmReply{Cold: "the warm server's working directory was replaced"})
+		w.stop()
 		return
 	case !slices.Equal(req.Env, os.Environ()):
 		reply(warmReply{Cold: "the warm server has another environment"})

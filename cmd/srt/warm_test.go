@@ -27,9 +27,10 @@ func warmEnv(t *testing.T, dir string) []string {
 	return []string{"SRT_WARM=on", "SRT_WARM_IDLE=3", "XDG_RUNTIME_DIR=" + filepath.Join(dir, ".run"), "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")}
 }
 
-// warmServers are the pids of the warm servers working in dir.
+// warmServers are the pids of the warm servers working in dir (not the
+// children a server forks, which look like it until they exec).
 func warmServers(dir string) []int {
-	var pids []int
+	parent := map[int]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -38,7 +39,20 @@ func warmServers(dir string) []int {
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if strings.Contains(string(cmdline), warmArg) && cwd == dir {
+		if !strings.Contains(string(cmdline), warmArg) || cwd != dir {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		// pid (comm) state ppid ...: comm may hold spaces, not ")".
+		if _, rest, ok := strings.Cut(string(stat), ") "); ok {
+			if f := strings.Fields(rest); len(f) > 1 {
+				parent[pid], _ = strconv.Atoi(f[1])
+			}
+		}
+	}
+	var pids []int
+	for pid, ppid := range parent {
+		if _, forked := parent[ppid]; !forked {
 			pids = append(pids, pid)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,6 +213,66 @@ func size(n, files int, bwrap, bin, work, keep string) error {
 		}
 		fmt.Printf("  %-16s %7.1f ms   %5.2f× raw\n", c.name, ms(median(times[j])), medianF(ratios))
 	}
+	if err := printSteps(steps); err != nil {
+		return err
+	}
+	return warmStart(n, cmds[0].argv, cmds[1].argv, env, proj, steps)
+}
+
+// warmStart measures srt -c true with SRT_WARM=on: the first command,
+// which starts the warm server (after the server of the last run has
+// ended), then n commands one after another, each paired with a raw
+// bubblewrap run, then n commands back to back.
+func warmStart(n int, raw, srt, env []string, proj, steps string) error {
+	env = append(slices.Clip(env), "SRT_WARM=on", "SRT_WARM_IDLE=60")
+	timed := func(argv, env []string) (time.Duration, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = proj, env
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("%q: %v\n%s", argv, err, out)
+		}
+		return time.Since(start), nil
+	}
+	// The server of an earlier measure in this project ends on SIGTERM.
+	exec.Command("pkill", "-TERM", "-f", "__srt_warm__ .* -- --settings "+srt[2]).Run()
+	time.Sleep(500 * time.Millisecond)
+	r0, err := timed(raw, env)
+	if err != nil {
+		return err
+	}
+	first, err := timed(srt, env)
+	if err != nil {
+		return err
+	}
+	os.Remove(steps)
+	var paired, rawTimes, ratios, backToBack []float64
+	for range n {
+		r, err := timed(raw, env)
+		if err != nil {
+			return err
+		}
+		w, err := timed(srt, append(slices.Clip(env), "SRT_STEP_TIMES="+steps))
+		if err != nil {
+			return err
+		}
+		rawTimes, paired = append(rawTimes, ms(r)), append(paired, ms(w))
+		ratios = append(ratios, float64(w)/float64(r))
+	}
+	for range n {
+		w, err := timed(srt, env)
+		if err != nil {
+			return err
+		}
+		backToBack = append(backToBack, ms(w))
+	}
+	exec.Command("pkill", "-TERM", "-f", "__srt_warm__ .* -- --settings "+srt[2]).Run()
+	fmt.Printf("  warm start (SRT_WARM=on):\n")
+	fmt.Printf("    first command (starts the server) %7.1f ms   %5.2f× raw (%.1f ms, the run before)\n", ms(first), float64(first)/float64(r0), ms(r0))
+	fmt.Printf("    each after a raw run              %7.1f ms   %5.2f× raw (median of pairs; raw %.1f ms)\n", medianF(paired), medianF(ratios), medianF(rawTimes))
+	fmt.Printf("    back to back                      %7.1f ms   %5.2f× the raw median\n", medianF(backToBack), medianF(backToBack)/medianF(rawTimes))
+	fmt.Println("  steps in the warm server (ms since the command came):")
 	return printSteps(steps)
 }
 
@@ -239,7 +300,7 @@ func printSteps(file string) error {
 			at[s.Step] = append(at[s.Step], s.Ms)
 		}
 	}
-	fmt.Println("  steps of srt -c true (ms since the process started, median; the step's own time):")
+	fmt.Println("  steps of srt -c true (ms since the process started or the command came to the warm server, median; the step's own time):")
 	prev := 0.0
 	for _, s := range order {
 		m := medianF(at[s])

@@ -281,3 +281,43 @@ func TestPreparedWithPlaceholders(t *testing.T) {
 		t.Errorf(".bashrc on the host holds %q", b)
 	}
 }
+
+// TestPreparedEnvironment: the command in a prepared sandbox gets the
+// environment it gets in a sandbox started for it (as bubblewrap leaves
+// it: the caller's, then the plan's variables), the proxy password
+// aside, which is each run's own.
+func TestPreparedEnvironment(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	m, err := NewManager(compile(t, `"allowedDomains": ["example.com"], "deniedDomains": []`), ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := Options{Home: dir, Cwd: dir, Env: append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=a.b", "GIT_CONFIG_VALUE_0=c", "TMPDIR=/caller/tmp")}
+	env := func(p *Prepared) (string, *Result) {
+		w := runWith(t, m, o, p, "", "env | sort")
+		if (p != nil) != w.usedPrepared {
+			t.Fatalf("prepared %v, used %v (%s)", p != nil, w.usedPrepared, w.notUsedBecause)
+		}
+		out := w.stdout
+		for _, s := range w.res.secrets {
+			out = strings.ReplaceAll(out, s, "PASSWORD")
+		}
+		return out, w.res
+	}
+	cold, _ := env(nil)
+	p, err := m.Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	warm, _ := env(p)
+	if cold != warm {
+		t.Errorf("the environment in a prepared sandbox differs:\ncold:\n%s\nwarm:\n%s", cold, warm)
+	}
+	for _, want := range []string{"GIT_CONFIG_COUNT=", "HTTP_PROXY=http://srt.", ":PASSWORD@localhost:3128", "TMPDIR=/tmp/claude"} {
+		if !strings.Contains(warm, want) {
+			t.Errorf("the environment lacks %q:\n%s", want, warm)
+		}
+	}
+}
