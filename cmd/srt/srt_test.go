@@ -372,17 +372,10 @@ func TestKilled(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	// The sandbox is gone: no process runs the marker command.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
-		if len(b) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sandbox processes outlived srt: %s", b)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := waitGone("sleep " + marker); left != "" {
+		t.Fatalf("sandbox processes outlived srt: %s", left)
 	}
+	deadline := time.Now().Add(5 * time.Second)
 	// The reaper removes what the killed run left, without another run.
 	var names []string
 	for {
@@ -405,6 +398,19 @@ func TestKilled(t *testing.T) {
 			t.Errorf("left in the registry: %v", left)
 			break
 		}
+	}
+}
+
+// waitGone waits up to 5 s until no process's command line holds
+// pattern (pgrep -f), and returns what pgrep still lists then.
+func waitGone(pattern string) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := exec.Command("pgrep", "-f", pattern).Output()
+		if len(b) == 0 || time.Now().After(deadline) {
+			return string(b)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

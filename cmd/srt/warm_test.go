@@ -153,16 +153,8 @@ func TestWarmSignals(t *testing.T) {
 	cmd, _ = start(`echo up; sleep ` + marker)
 	cmd.Process.Kill()
 	cmd.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := exec.Command("pgrep", "-f", "sleep "+marker).Output()
-		if len(b) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the command outlived its client, killed with SIGKILL: %s", b)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if left := waitGone("sleep " + marker); left != "" {
+		t.Fatalf("the command outlived its client, killed with SIGKILL: %s", left)
 	}
 }
 
