@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -122,7 +121,7 @@ func RunBwrap(t testing.TB, bwrap string, args []string, prog []byte, uid int, e
 	cmd.ExtraFiles = append([]*os.File{rd}, extra...)
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
 	if uid != 0 {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+		asUser(cmd, uid)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -3,14 +3,12 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"srt.dev/internal/testenv"
@@ -25,24 +23,6 @@ type warmRun struct {
 	debug          string
 	usedPrepared   bool
 	notUsedBecause string
-}
-
-// syncBuffer is a buffer the debug log writes from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // runWith runs script in m with p (nil: none), its stdin holding stdin,
@@ -65,7 +45,7 @@ func runWith(t *testing.T, m *Manager, o Options, p *Prepared, stdin, script str
 		return f
 	}
 	in, out, errf := open("in", stdin), open("out", ""), open("err", "")
-	var debug syncBuffer
+	var debug testenv.SyncBuffer
 	o.Stdin, o.Stdout, o.Stderr, o.Prepared = in, out, errf, p
 	o.Log = slog.New(slog.NewTextHandler(&debug, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	res, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, o)

@@ -27,7 +27,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"srt.dev/internal/settingsgen"
@@ -166,9 +165,7 @@ func measure(bin, dir string, args []string, timeout time.Duration, runs int) sa
 		}
 		if cmd.ProcessState != nil {
 			s.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				s.rssKB = ru.Maxrss
-			}
+			s.rssKB = peakKB(cmd.ProcessState)
 		}
 		if r == 0 || s.cpu < best.cpu {
 			best.cpu, best.timeout = s.cpu, s.timeout
