@@ -146,6 +146,7 @@ func (r *run) adopt(p *prepared) (why string) {
 	out.ArgvLines = slices.Concat(out.ArgvLines[:1], res.Lines, out.ArgvLines[tail:], make([]int, len(r.argv)))
 	out.secrets = append(slices.Clip(out.secrets), r.token)
 	r.out = &out
+	r.o.Stderr.Write(pr.said.Bytes())
 	for _, w := range res.Warnings {
 		fmt.Fprintf(r.o.Stderr, "srt: warning: %s\n", w)
 	}

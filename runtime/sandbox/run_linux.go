@@ -7,7 +7,9 @@ package sandbox
 // the record of the run. start_linux.go starts it.
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -82,6 +84,9 @@ type osRun struct {
 	// (Manager.Prepare); command is then its start message's command
 	// (initstep.EncodeCommand), and exited says when bubblewrap has.
 	later bool
+	// said is what the preparation of a sandbox for a later command
+	// says to that command (adopt).
+	said bytes.Buffer
 	// resolved is how many of res.Args the resolution gave (commandLine
 	// adds to them).
 	resolved   int
@@ -132,7 +137,13 @@ func (r *run) prepare() error {
 		return err
 	}
 	if !o.DryRun {
-		createWriteDirs(p, o.Home, o.Cwd, o.Stderr)
+		// What srt made for the command is said to the command that
+		// comes later, when there is one (adopt).
+		var said io.Writer = o.Stderr
+		if r.later {
+			said = &r.said
+		}
+		createWriteDirs(p, o.Home, o.Cwd, said)
 	}
 	steps, err := r.readPlan()
 	if err != nil {
