@@ -110,7 +110,7 @@ func warmClient(c *command, o *options, stdin io.Reader, stdout, stderr io.Write
 			case r.Code == nil:
 				return 0, true, errors.New("the warm server sent no status")
 			}
-			debug("the command ran in the warm server's sandbox")
+			debug("the warm server ran the command")
 			return *r.Code, true, nil
 		}
 	}
@@ -344,6 +344,8 @@ type warm struct {
 	running   int
 	closed    bool
 	listener  *net.UnixListener
+	// why the last sandbox could not be prepared ("" when it was)
+	why string
 }
 
 // stop has the server take no more commands: it ends once the running
@@ -374,11 +376,14 @@ func (w *warm) refill() {
 	w.preparing = done
 	go func() {
 		defer close(done)
-		p := w.prepare()
+		p, err := w.prepare()
 		w.mu.Lock()
 		closed := w.closed
 		if !closed {
-			w.next = p
+			w.next, w.why = p, ""
+			if err != nil {
+				w.why = err.Error()
+			}
 		}
 		w.mu.Unlock()
 		if closed {
@@ -391,27 +396,34 @@ func (w *warm) refill() {
 }
 
 // prepare prepares a sandbox for a command of srt with the server's
-// arguments, as that command's run will ask for it (nil when it cannot).
-func (w *warm) prepare() *sandbox.Prepared {
+// arguments, as that command's run will ask for it; its error says why
+// it could not.
+func (w *warm) prepare() (*sandbox.Prepared, error) {
 	c, args := commandOf(w.args)
 	o, err := parse(args, c)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	p, so, err := runOptions(c, o, nil, nil, io.Discard, io.Discard)
-	if err != nil || setBwrap(p, &so) != nil {
-		return nil
+	if err == nil {
+		err = setBwrap(p, &so)
+	}
+	if err != nil {
+		return nil, err
 	}
 	so.Stderr = nil
 	m, err := sandbox.NewManager(p, sandbox.ManagerOptions{})
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	prep, err := m.Prepare(context.Background(), so)
-	if err != nil {
-		return nil
-	}
-	return prep
+	return m.Prepare(context.Background(), so)
+}
+
+// debugAsked reports whether srt's arguments ask for --debug.
+func debugAsked(args []string) bool {
+	c, args := commandOf(args)
+	o, err := parse(args, c)
+	return err == nil && o.debug
 }
 
 // serves reports whether args name the settings file this server was
@@ -435,8 +447,8 @@ func (w *warm) serves(args []string) bool {
 }
 
 // take is the prepared sandbox for a command, waiting up to warmWait
-// for one on its way; nil when there is none.
-func (w *warm) take() *sandbox.Prepared {
+// for one on its way; nil when there is none, and then why.
+func (w *warm) take() (*sandbox.Prepared, string) {
 	w.mu.Lock()
 	if w.next == nil && w.preparing != nil {
 		ch := w.preparing
@@ -447,10 +459,16 @@ func (w *warm) take() *sandbox.Prepared {
 		}
 		w.mu.Lock()
 	}
-	p := w.next
+	p, why := w.next, w.why
 	w.next = nil
 	w.mu.Unlock()
-	return p
+	switch {
+	case p != nil:
+		why = ""
+	case why == "":
+		why = "the one on its way was not ready within " + warmWait.String()
+	}
+	return p, why
 }
 
 // close ends the prepared sandbox, once the one on its way (if any) is
@@ -533,7 +551,11 @@ func (w *warm) serve(conn *net.UnixConn) {
 		w.mu.Unlock()
 		w.refill()
 	}()
-	s := &session{signals: make(chan os.Signal, 8), prepared: w.take(), start: time.Now()}
+	s := &session{signals: make(chan os.Signal, 8), start: time.Now()}
+	var why string
+	if s.prepared, why = w.take(); why != "" && debugAsked(req.Args) {
+		slog.New(slog.NewTextHandler(files[2], &slog.HandlerOptions{Level: slog.LevelDebug})).Debug("warm start: no sandbox was prepared for this command: " + why)
+	}
 	// The client's signals go to the command; a client that goes away
 	// (SIGKILL) takes the command with it.
 	var relay sync.WaitGroup

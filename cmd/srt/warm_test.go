@@ -94,7 +94,7 @@ func TestWarmStart(t *testing.T) {
 		if code != 4 || stdout != "in from-the-caller s3cret\n" || !strings.Contains(stderr, "to-stderr\n") {
 			t.Fatalf("run %d: exit %d, stdout %q, stderr:\n%s", i+1, code, stdout, stderr)
 		}
-		if !strings.Contains(stderr, "warm start: the command ran in the warm server's sandbox") || !strings.Contains(stderr, "warm start: the command runs in the prepared sandbox") {
+		if !strings.Contains(stderr, "warm start: the warm server ran the command") || !strings.Contains(stderr, "warm start: the command runs in the prepared sandbox") {
 			t.Errorf("run %d did not run in a prepared sandbox of the warm server:\n%s", i+1, stderr)
 		}
 	}
@@ -117,6 +117,25 @@ func TestWarmStart(t *testing.T) {
 	}
 	if n := len(warmServers(dir)); n != 2 {
 		t.Errorf("%d warm servers work in the project, want 2 (one per environment)", n)
+	}
+}
+
+// TestWarmNotPrepared: settings whose sandbox cannot be prepared ahead
+// (TLS termination: each run makes its own trust bundle) run in the warm
+// server all the same, which says why under --debug.
+func TestWarmNotPrepared(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	settings := filepath.Join(dir, "t.json")
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": ["localhost"], "deniedDomains": [], "tlsTerminate": {}}, "filesystem": {"denyRead": [], "allowWrite": [], "denyWrite": []}}`), 0o644)
+	code, stdout, stderr := runSrt(t, srtCmd(t, dir, warmEnv(t, dir), "--debug", "--settings", settings, "-c", "echo ok"), "")
+	if code != 0 || stdout != "ok\n" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"warm start: no sandbox was prepared for this command: the settings terminate TLS", "warm start: the warm server ran the command"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 }
 
