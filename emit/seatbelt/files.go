@@ -195,7 +195,7 @@ func (m *emitter) carve(d entry, ix *otherIndex) Filter {
 		return m.denyF(d)
 	}
 	deny := m.denyF(d)
-	return Filter{Kind: RequireAll, Args: append([]Filter{deny}, nots...), Origin: deny.Origin}
+	return Filter{Kind: RequireAll, Args: append([]Filter{deny}, nots...), Origin: deny.Origin}.withText()
 }
 
 // crossRoot reports whether deny d and entry o are written from different
@@ -831,5 +831,5 @@ func (m *emitter) rawRegex(e entry, rest string) Filter {
 	} else {
 		f.Str = Str{{Text: "^"}, param(rootParams[e.root][1]), m.t(rest, e.origin)}
 	}
-	return f
+	return f.withText()
 }

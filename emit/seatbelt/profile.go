@@ -110,15 +110,33 @@ type emitter struct {
 	prefixMemo          map[entry][2]Str
 }
 
-// add appends rules, the pending comments before the first.
+// add appends rules, the pending comments before the first, each filter
+// with its text (see Filter.withText).
 func (m *emitter) add(rules ...Rule) {
 	for _, r := range rules {
+		if !rendered(r.Filters) {
+			fs := make([]Filter, len(r.Filters))
+			for i, f := range r.Filters {
+				fs[i] = f.withText()
+			}
+			r.Filters = fs
+		}
 		if len(m.pending) > 0 {
 			r.Comments = append(append([]string{}, m.pending...), r.Comments...)
 			m.pending = nil
 		}
 		m.prog.Rules = append(m.prog.Rules, r)
 	}
+}
+
+// rendered reports whether every filter of fs has its text.
+func rendered(fs []Filter) bool {
+	for _, f := range fs {
+		if f.text == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // comment writes a comment line before the next rule.
@@ -145,11 +163,12 @@ func (m *emitter) t(s string, o policy.Origin) Part {
 // first; a rule without filters is left out, since it would match
 // everything (docs/reference.md#macos-pitfalls).
 func (m *emitter) rule(step Step, a Action, o []string, filters []Filter) *Rule {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(filters))
 	var fs []Filter
 	for _, f := range filters {
-		if s := f.String(); !seen[s] {
-			seen[s] = true
+		f = f.withText()
+		if !seen[f.text] {
+			seen[f.text] = true
 			fs = append(fs, f)
 		}
 	}
@@ -246,7 +265,7 @@ func (m *emitter) allowFPrefixed(e entry, pre []Part) Filter {
 	if e.glob() || e.dirs {
 		kind = Regex
 	}
-	return Filter{Kind: kind, Str: s, Origin: e.origin, Gate: e.gate}
+	return Filter{Kind: kind, Str: s, Origin: e.origin, Gate: e.gate}.withText()
 }
 
 // prefixParts are what allowFPrefixed puts before and after pre.
@@ -295,6 +314,7 @@ func (m *emitter) allowF(e entry) Filter {
 	default:
 		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
+	f = f.withText()
 	f.Gate = e.gate
 	if m.allowMemo == nil {
 		m.allowMemo = map[entry]Filter{}
@@ -313,6 +333,7 @@ func (m *emitter) denyF(e entry) Filter {
 	} else {
 		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
+	f = f.withText()
 	if m.denyMemo == nil {
 		m.denyMemo = map[entry]Filter{}
 	}
@@ -324,9 +345,9 @@ func (m *emitter) denyF(e entry) Filter {
 // below it.
 func (m *emitter) pinF(p string, o policy.Origin) Filter {
 	if root, ok := strings.CutPrefix(p, rootParents); ok {
-		return Filter{Kind: Regex, Str: Str{param(rootParams[root][2])}, Origin: o, Pin: true}
+		return Filter{Kind: Regex, Str: Str{param(rootParams[root][2])}, Origin: o, Pin: true}.withText()
 	}
-	return Filter{Kind: Literal, Str: m.str(p, policy.Origin{Key: "pin"}), Origin: o, Pin: true}
+	return Filter{Kind: Literal, Str: m.str(p, policy.Origin{Key: "pin"}), Origin: o, Pin: true}.withText()
 }
 
 // network writes the network section (docs/reference.md#macos-network). A settings file always

@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"bytes"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -145,6 +146,9 @@ type Filter struct {
 	// Members are the literal entries a group regex stands for
 	// (docs/reference.md#macos-reads, grouping), not rendered.
 	Members []Filter
+	// text is the filter as the profile writes it, when the emitter
+	// rendered it where it made the filter (see withText); "" otherwise.
+	text string
 }
 
 // A Str is a string expression: its parts, concatenated.
@@ -208,6 +212,24 @@ func (s Str) Value(params map[string]string) (v string, ok bool) {
 
 // String is the filter as the profile writes it.
 func (f Filter) String() string {
+	if f.text != "" {
+		return f.text
+	}
+	return f.render()
+}
+
+// withText is f with its text rendered and kept: the emitter compares
+// filters by their text, and writes it, so each filter it makes is
+// rendered once. Kind, Str, Args and Text must not change after.
+func (f Filter) withText() Filter {
+	if f.text == "" {
+		f.text = f.render()
+	}
+	return f
+}
+
+// render writes f as the profile does.
+func (f Filter) render() string {
 	switch f.Kind {
 	case Literal, Subpath, Regex, PathRegex, GlobalName, GlobalNamePrefix:
 		return "(" + kindNames[f.Kind] + " " + f.Str.render() + ")"
@@ -234,46 +256,84 @@ func (f Filter) String() string {
 // tagText is the message every computed rule and the default deny carry.
 var tagText = `(with message (param "` + ParamLogTag + `"))`
 
-// lines are the rule as the profile writes it, its comments first.
-func (r Rule) lines() []string {
-	var out []string
+// A textWriter is where Render writes: the profile's bytes, or a count
+// of them.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// counter counts what is written to it.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) { *c += counter(len(s)); return len(s), nil }
+func (c *counter) WriteByte(byte) error              { *c++; return nil }
+
+// write writes the rule as the profile does, its comments first, each
+// line ending in a newline.
+func (r Rule) write(b textWriter) {
 	for _, c := range r.Comments {
-		out = append(out, "; "+c)
+		b.WriteString("; ")
+		b.WriteString(c)
+		b.WriteByte('\n')
 	}
-	head := "(" + r.Action.String() + " " + strings.Join(r.Ops, " ")
+	b.WriteByte('(')
+	b.WriteString(r.Action.String())
+	b.WriteByte(' ')
+	for i, o := range r.Ops {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(o)
+	}
 	if r.Form == FormLine {
 		for _, f := range r.Filters {
-			head += " " + f.String()
+			b.WriteByte(' ')
+			b.WriteString(f.String())
 		}
 		if r.Tag {
-			head += " " + tagText
+			b.WriteByte(' ')
+			b.WriteString(tagText)
 		}
-		return append(out, head+")")
+		b.WriteString(")\n")
+		return
 	}
-	out = append(out, head)
+	b.WriteByte('\n')
 	for i, f := range r.Filters {
-		l := "  " + f.String()
+		b.WriteString("  ")
+		b.WriteString(f.String())
 		if i == len(r.Filters)-1 && !r.Tag {
-			l += ")"
+			b.WriteByte(')')
 		}
-		out = append(out, l)
+		b.WriteByte('\n')
 	}
 	if r.Tag {
-		out = append(out, "  "+tagText+")")
+		b.WriteString("  ")
+		b.WriteString(tagText)
+		b.WriteString(")\n")
 	}
-	return out
 }
 
 // Render is the profile's text: (version 1), then each rule.
 func (p *Program) Render() []byte {
-	lines := []string{"(version 1)"}
+	var n counter
+	p.write(&n)
+	var b bytes.Buffer
+	b.Grow(int(n))
+	p.write(&b)
+	return b.Bytes()
+}
+
+func (p *Program) write(b textWriter) {
+	b.WriteString("(version 1)\n")
 	for _, r := range p.Rules {
-		lines = append(lines, r.lines()...)
+		r.write(b)
 	}
 	for _, c := range p.Trailing {
-		lines = append(lines, "; "+c)
+		b.WriteString("; ")
+		b.WriteString(c)
+		b.WriteByte('\n')
 	}
-	return []byte(strings.Join(lines, "\n") + "\n")
 }
 
 // escape writes s as an SBPL string literal, JSON's escaping of `"` and
