@@ -257,10 +257,7 @@ func TestDecide(t *testing.T) {
 // Interp answers questions about a profile's text, read back with
 // parseProgram and evaluated with Decide (private_test.go, package
 // seatbelt_test, uses it).
-type Interp struct {
-	p      *Program
-	params map[string]string
-}
+type Interp struct{ d *Decider }
 
 // NewInterp reads profile and takes the parameters sandbox-exec would be
 // given.
@@ -269,11 +266,11 @@ func NewInterp(profile []byte, defines []string) (*Interp, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Interp{p: p, params: Params(defines)}, nil
+	return &Interp{d: p.Decider(Params(defines))}, nil
 }
 
 func (in *Interp) ask(q Question) (bool, int, error) {
-	v, err := in.p.Decide(q, in.params)
+	v, err := in.d.Decide(q)
 	return v.Allow, v.Rule, err
 }
 
