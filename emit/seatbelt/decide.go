@@ -335,19 +335,30 @@ func coversOp(ops []string, op string) bool {
 // does not match.
 func Match(f Filter, q Question, params map[string]string) (bool, error) {
 	switch f.Kind {
-	case Literal, Subpath, Regex, PathRegex:
+	case Literal, Subpath:
+		if q.Path == "" {
+			return false, nil
+		}
+		// The path against the value s, read without building it.
+		prefix, n, last, ok := f.Str.prefixOf(q.Path, params)
+		switch {
+		case !ok:
+			return false, fmt.Errorf("%s: a parameter is not defined", f)
+		case f.Kind == Literal:
+			return prefix && len(q.Path) == n, nil // q.Path == s
+		case n == 1 && last == '/':
+			return true, nil // s == "/"
+		}
+		// q.Path == s, or q.Path starts with s without one trailing "/",
+		// then "/".
+		return prefix && (len(q.Path) == n || last == '/' || q.Path[n] == '/'), nil
+	case Regex, PathRegex:
 		if q.Path == "" {
 			return false, nil
 		}
 		s, ok := f.Str.Value(params)
 		if !ok {
 			return false, fmt.Errorf("%s: a parameter is not defined", f)
-		}
-		switch f.Kind {
-		case Literal:
-			return q.Path == s, nil
-		case Subpath:
-			return q.Path == s || s == "/" || strings.HasPrefix(q.Path, strings.TrimSuffix(s, "/")+"/"), nil
 		}
 		re, err := compileOnce(s)
 		if err != nil {

@@ -3,6 +3,7 @@ package seatbelt
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -179,6 +180,49 @@ func TestDeciderByHand(t *testing.T) {
 		v, err := d.Decide(c.q)
 		if (err != nil) != c.err || err == nil && (v.Allow != c.allow || v.Rule != c.rule) {
 			t.Errorf("Decide(%+v) = %v (rule %d, %v), want %v (rule %d, error %v)", c.q, v.Allow, v.Rule, err, c.allow, c.rule, c.err)
+		}
+	}
+}
+
+// TestMatchPaths compares Match on literal and subpath filters, which
+// reads a string expression against the path part by part, with the
+// definition on the string built whole: literal is the path itself,
+// subpath the path, "/", or a path starting with it (one trailing "/"
+// removed) and "/". The expressions join texts and parameters whose
+// values are "", "/", with and without trailing separators, or not
+// defined.
+func TestMatchPaths(t *testing.T) {
+	params := map[string]string{"E": "", "R": "/", "A": "/a", "AS": "/a/", "B": "b", "BS": "b/", "OFF": "/\x00"}
+	parts := []Part{{Text: ""}, {Text: "/"}, {Text: "/a"}, {Text: "/a/"}, {Text: "b"}, {Text: "//"},
+		{Param: "E"}, {Param: "R"}, {Param: "A"}, {Param: "AS"}, {Param: "B"}, {Param: "BS"}, {Param: "OFF"}, {Param: "UNDEFINED"}}
+	var strs []Str
+	for _, a := range parts {
+		strs = append(strs, Str{a})
+		for _, b := range parts {
+			strs = append(strs, Str{a, b})
+			for _, c := range parts[:6] {
+				strs = append(strs, Str{a, b, c})
+			}
+		}
+	}
+	paths := []string{"x", "/", "//", "/a", "/a/", "/a//", "/ab", "/a/b", "/a/b/", "/a/bb", "/a/b/c", "/ab/", "//a", "/a//b", "b", "b/", "b/c", "/\x00", "/\x00/a"}
+	for _, s := range strs {
+		v, defined := s.Value(params)
+		for _, k := range []FilterKind{Literal, Subpath} {
+			f := Filter{Kind: k, Str: s}
+			for _, p := range paths {
+				got, err := Match(f, Question{Op: OpReadData, Path: p}, params)
+				want := false
+				switch {
+				case k == Literal:
+					want = p == v
+				default:
+					want = p == v || v == "/" || strings.HasPrefix(p, strings.TrimSuffix(v, "/")+"/")
+				}
+				if (err == nil) != defined || defined && got != want {
+					t.Errorf("Match(%s, %q) = %v, %v; want %v (defined %v)", f, p, got, err, want, defined)
+				}
+			}
 		}
 	}
 }

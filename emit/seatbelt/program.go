@@ -210,6 +210,32 @@ func (s Str) Value(params map[string]string) (v string, ok bool) {
 	return b.String(), true
 }
 
+// prefixOf compares path with the string s stands for, v, without
+// building it: prefix is whether path starts with v, n is len(v) and last
+// its last byte (0 when v is ""); ok is false when a parameter is not
+// defined.
+func (s Str) prefixOf(path string, params map[string]string) (prefix bool, n int, last byte, ok bool) {
+	prefix = true
+	for _, p := range s {
+		v := p.Text
+		if p.Param != "" {
+			if v, ok = params[p.Param]; !ok {
+				return false, 0, 0, false
+			}
+		}
+		if v == "" {
+			continue
+		}
+		n += len(v)
+		last = v[len(v)-1]
+		if prefix {
+			prefix = strings.HasPrefix(path, v)
+			path = path[min(len(v), len(path)):]
+		}
+	}
+	return prefix, n, last, true
+}
+
 // String is the filter as the profile writes it.
 func (f Filter) String() string {
 	if f.text != "" {
