@@ -96,7 +96,7 @@ func (m *emitter) read(denies, allows, writes, dropped []entry) {
 		m.add(Rule{Action: Allow, Ops: ops("file-read*"), Filters: []Filter{lit("/")}, Step: StepReadRoot})
 	}
 	if len(denies) > 0 {
-		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}}, Step: StepReadMetadata})
+		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{Filter{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}.withText()}, Step: StepReadMetadata})
 	}
 	m.rule(StepReadMoveBlock, Deny, ops("file-write-unlink", "file-write-create"), m.moveBlock(denies))
 	fs = nil
@@ -195,7 +195,7 @@ func (m *emitter) carve(d entry, ix *otherIndex) Filter {
 		return m.denyF(d)
 	}
 	deny := m.denyF(d)
-	return Filter{Kind: RequireAll, Args: append([]Filter{deny}, nots...), Origin: deny.Origin}.withText()
+	return Filter{Kind: RequireAll, Args: append([]Filter{deny}, nots...), Origin: deny.Origin}
 }
 
 // crossRoot reports whether deny d and entry o are written from different

@@ -66,7 +66,7 @@ func emitWith(p *policy.Policy, linear bool) *emitter {
 		if prefix, ok := strings.CutSuffix(name, "*"); ok {
 			f = Filter{Kind: GlobalNamePrefix, Str: Str{m.t(prefix, origin)}, Origin: origin}
 		}
-		m.add(fixed(ops("mach-lookup"), f))
+		m.add(fixed(ops("mach-lookup"), f.withText()))
 	}
 	m.add(baseTail...)
 	m.network(p.Network)
@@ -110,33 +110,15 @@ type emitter struct {
 	prefixMemo          map[entry][2]Str
 }
 
-// add appends rules, the pending comments before the first, each filter
-// with its text (see Filter.withText).
+// add appends rules, the pending comments before the first.
 func (m *emitter) add(rules ...Rule) {
 	for _, r := range rules {
-		if !rendered(r.Filters) {
-			fs := make([]Filter, len(r.Filters))
-			for i, f := range r.Filters {
-				fs[i] = f.withText()
-			}
-			r.Filters = fs
-		}
 		if len(m.pending) > 0 {
 			r.Comments = append(append([]string{}, m.pending...), r.Comments...)
 			m.pending = nil
 		}
 		m.prog.Rules = append(m.prog.Rules, r)
 	}
-}
-
-// rendered reports whether every filter of fs has its text.
-func rendered(fs []Filter) bool {
-	for _, f := range fs {
-		if f.text == "" {
-			return false
-		}
-	}
-	return true
 }
 
 // comment writes a comment line before the next rule.
@@ -166,9 +148,8 @@ func (m *emitter) rule(step Step, a Action, o []string, filters []Filter) *Rule 
 	seen := make(map[string]bool, len(filters))
 	var fs []Filter
 	for _, f := range filters {
-		f = f.withText()
-		if !seen[f.text] {
-			seen[f.text] = true
+		if s := f.String(); !seen[s] {
+			seen[s] = true
 			fs = append(fs, f)
 		}
 	}
@@ -360,7 +341,7 @@ func (m *emitter) network(n policy.Network) {
 		return Rule{Action: Allow, Ops: ops(op), Filters: []Filter{f}, Step: StepNetwork}
 	}
 	ip := func(k FilterKind, s Str, key string) Filter {
-		return Filter{Kind: k, Str: s, Origin: policy.Origin{Key: key}}
+		return Filter{Kind: k, Str: s, Origin: policy.Origin{Key: key}}.withText()
 	}
 	if n.AllowLocalBinding {
 		const key = "network.allowLocalBinding"
@@ -372,7 +353,7 @@ func (m *emitter) network(n policy.Network) {
 	switch {
 	case n.AllowAllUnixSockets:
 		o := policy.Origin{Key: "network.allowAllUnixSockets"}
-		all := Filter{Kind: PathRegex, Str: Str{{Text: "^/", Raw: true}}, Origin: o}
+		all := Filter{Kind: PathRegex, Str: Str{{Text: "^/", Raw: true}}, Origin: o}.withText()
 		unixSocket.Filters[0].Origin = o
 		m.add(unixSocket,
 			net("network-bind", Filter{Kind: LocalUnix, Args: []Filter{all}, Origin: o}),

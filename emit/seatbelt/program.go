@@ -146,8 +146,8 @@ type Filter struct {
 	// Members are the literal entries a group regex stands for
 	// (docs/reference.md#macos-reads, grouping), not rendered.
 	Members []Filter
-	// text is the filter as the profile writes it, when the emitter
-	// rendered it where it made the filter (see withText); "" otherwise.
+	// text is the filter as the profile writes it, for a filter on a
+	// string the emitter made (see withText); "" otherwise.
 	text string
 }
 
@@ -245,13 +245,45 @@ func (f Filter) String() string {
 }
 
 // withText is f with its text rendered and kept: the emitter compares
-// filters by their text, and writes it, so each filter it makes is
-// rendered once. Kind, Str, Args and Text must not change after.
+// filters by their text, and writes it, so each filter on a string it
+// makes is rendered once. Kind, Str, Args and Text must not change after.
+// A combination (require-all, require-not, a unix socket filter) keeps no
+// text: its text is its filters', which the profile writes from them
+// (see writeTo), and keeping it too would hold a second copy of most of
+// a large profile.
 func (f Filter) withText() Filter {
 	if f.text == "" {
 		f.text = f.render()
 	}
 	return f
+}
+
+// writeTo writes f as the profile does, a combination from its filters.
+func (f Filter) writeTo(b textWriter) {
+	if f.text != "" {
+		b.WriteString(f.text)
+		return
+	}
+	switch f.Kind {
+	case RequireAll, RequireNot:
+		b.WriteByte('(')
+		b.WriteString(kindNames[f.Kind])
+		for _, a := range f.Args {
+			b.WriteByte(' ')
+			a.writeTo(b)
+		}
+		b.WriteByte(')')
+	case LocalUnix, RemoteUnix:
+		if f.Kind == LocalUnix {
+			b.WriteString("(local unix-socket ")
+		} else {
+			b.WriteString("(remote unix-socket ")
+		}
+		f.Args[0].writeTo(b)
+		b.WriteByte(')')
+	default:
+		b.WriteString(f.render())
+	}
 }
 
 // render writes f as the profile does.
@@ -315,7 +347,7 @@ func (r Rule) write(b textWriter) {
 	if r.Form == FormLine {
 		for _, f := range r.Filters {
 			b.WriteByte(' ')
-			b.WriteString(f.String())
+			f.writeTo(b)
 		}
 		if r.Tag {
 			b.WriteByte(' ')
@@ -327,7 +359,7 @@ func (r Rule) write(b textWriter) {
 	b.WriteByte('\n')
 	for i, f := range r.Filters {
 		b.WriteString("  ")
-		b.WriteString(f.String())
+		f.writeTo(b)
 		if i == len(r.Filters)-1 && !r.Tag {
 			b.WriteByte(')')
 		}
