@@ -18,10 +18,10 @@ func block(op string, filters ...Filter) Rule {
 }
 
 // other is a filter on what no file question asks about, as written.
-func other(s string) Filter { return Filter{Kind: Other, Text: s, Origin: builtin} }
+func other(s string) Filter { return Filter{Kind: Other, Text: s, Origin: builtin}.withText() }
 
 // lit is a built-in literal path filter.
-func lit(p string) Filter { return Filter{Kind: Literal, Str: text(p), Origin: builtin} }
+func lit(p string) Filter { return Filter{Kind: Literal, Str: text(p), Origin: builtin}.withText() }
 
 // ops is a list of operations.
 func ops(o ...string) []string { return o }
@@ -30,7 +30,7 @@ func ops(o ...string) []string { return o }
 func globalNames(names ...string) []Filter {
 	var out []Filter
 	for _, n := range names {
-		out = append(out, Filter{Kind: GlobalName, Str: text(n), Origin: builtin})
+		out = append(out, Filter{Kind: GlobalName, Str: text(n), Origin: builtin}.withText())
 	}
 	return out
 }
@@ -101,7 +101,7 @@ var baseTail = []Rule{
 	fixed(ops("file-ioctl"), lit("/dev/dtracehelper")),
 	fixed(ops("file-ioctl"), lit("/dev/tty")),
 	fixed(ops("file-ioctl", "file-read-data", "file-write-data"),
-		Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{lit("/dev/null"), Filter{Kind: VnodeType, Text: "CHARACTER-DEVICE", Origin: builtin}}}),
+		Filter{Kind: RequireAll, Origin: builtin, Args: []Filter{lit("/dev/null"), Filter{Kind: VnodeType, Text: "CHARACTER-DEVICE", Origin: builtin}.withText()}}),
 }
 
 // sysctlRead is the sysctl-read rule, one filter per line.
@@ -126,7 +126,7 @@ var (
 		fixed(ops("mach-lookup"), globalNames("com.apple.CoreServices.coreservicesd")...),
 		fixed(ops("mach-lookup"), globalNames("com.apple.coreservices.quarantine-resolver")...),
 	}
-	ttys = Filter{Kind: Regex, Str: Str{{Text: "^/dev/ttys", Raw: true}}, Origin: builtin}
+	ttys = Filter{Kind: Regex, Str: Str{{Text: "^/dev/ttys", Raw: true}}, Origin: builtin}.withText()
 	pty  = []Rule{
 		fixed(ops("pseudo-tty")),
 		fixed(ops("file-ioctl"), lit("/dev/ptmx"), ttys),

@@ -8,7 +8,8 @@
 // each a typed value (action, operations, filters) whose filters carry
 // the settings entry or built-in rule that made them. Emit renders it;
 // Decide evaluates it with Seatbelt's semantics (last matching rule wins),
-// with the parameters Program.Defines gives for a host. review/query
+// with the parameters Program.Defines gives for a host; a Decider answers
+// many questions from the program's filters indexed by path. review/query
 // answers macOS questions by evaluating that program, so it reads what is
 // emitted, not a second model of it.
 //

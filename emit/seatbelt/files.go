@@ -96,7 +96,7 @@ func (m *emitter) read(denies, allows, writes, dropped []entry) {
 		m.add(Rule{Action: Allow, Ops: ops("file-read*"), Filters: []Filter{lit("/")}, Step: StepReadRoot})
 	}
 	if len(denies) > 0 {
-		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}}, Step: StepReadMetadata})
+		m.add(Rule{Action: Allow, Ops: ops("file-read-metadata"), Filters: []Filter{Filter{Kind: VnodeType, Text: "DIRECTORY", Origin: builtin}.withText()}, Step: StepReadMetadata})
 	}
 	m.rule(StepReadMoveBlock, Deny, ops("file-write-unlink", "file-write-create"), m.moveBlock(denies))
 	fs = nil
@@ -831,5 +831,5 @@ func (m *emitter) rawRegex(e entry, rest string) Filter {
 	} else {
 		f.Str = Str{{Text: "^"}, param(rootParams[e.root][1]), m.t(rest, e.origin)}
 	}
-	return f
+	return f.withText()
 }

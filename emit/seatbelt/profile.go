@@ -66,7 +66,7 @@ func emitWith(p *policy.Policy, linear bool) *emitter {
 		if prefix, ok := strings.CutSuffix(name, "*"); ok {
 			f = Filter{Kind: GlobalNamePrefix, Str: Str{m.t(prefix, origin)}, Origin: origin}
 		}
-		m.add(fixed(ops("mach-lookup"), f))
+		m.add(fixed(ops("mach-lookup"), f.withText()))
 	}
 	m.add(baseTail...)
 	m.network(p.Network)
@@ -145,7 +145,7 @@ func (m *emitter) t(s string, o policy.Origin) Part {
 // first; a rule without filters is left out, since it would match
 // everything (docs/reference.md#macos-pitfalls).
 func (m *emitter) rule(step Step, a Action, o []string, filters []Filter) *Rule {
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(filters))
 	var fs []Filter
 	for _, f := range filters {
 		if s := f.String(); !seen[s] {
@@ -246,7 +246,7 @@ func (m *emitter) allowFPrefixed(e entry, pre []Part) Filter {
 	if e.glob() || e.dirs {
 		kind = Regex
 	}
-	return Filter{Kind: kind, Str: s, Origin: e.origin, Gate: e.gate}
+	return Filter{Kind: kind, Str: s, Origin: e.origin, Gate: e.gate}.withText()
 }
 
 // prefixParts are what allowFPrefixed puts before and after pre.
@@ -295,6 +295,7 @@ func (m *emitter) allowF(e entry) Filter {
 	default:
 		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
+	f = f.withText()
 	f.Gate = e.gate
 	if m.allowMemo == nil {
 		m.allowMemo = map[entry]Filter{}
@@ -313,6 +314,7 @@ func (m *emitter) denyF(e entry) Filter {
 	} else {
 		f = Filter{Kind: Subpath, Str: m.str(e.spelling(), e.origin), Origin: e.origin}
 	}
+	f = f.withText()
 	if m.denyMemo == nil {
 		m.denyMemo = map[entry]Filter{}
 	}
@@ -324,9 +326,9 @@ func (m *emitter) denyF(e entry) Filter {
 // below it.
 func (m *emitter) pinF(p string, o policy.Origin) Filter {
 	if root, ok := strings.CutPrefix(p, rootParents); ok {
-		return Filter{Kind: Regex, Str: Str{param(rootParams[root][2])}, Origin: o, Pin: true}
+		return Filter{Kind: Regex, Str: Str{param(rootParams[root][2])}, Origin: o, Pin: true}.withText()
 	}
-	return Filter{Kind: Literal, Str: m.str(p, policy.Origin{Key: "pin"}), Origin: o, Pin: true}
+	return Filter{Kind: Literal, Str: m.str(p, policy.Origin{Key: "pin"}), Origin: o, Pin: true}.withText()
 }
 
 // network writes the network section (docs/reference.md#macos-network). A settings file always
@@ -339,7 +341,7 @@ func (m *emitter) network(n policy.Network) {
 		return Rule{Action: Allow, Ops: ops(op), Filters: []Filter{f}, Step: StepNetwork}
 	}
 	ip := func(k FilterKind, s Str, key string) Filter {
-		return Filter{Kind: k, Str: s, Origin: policy.Origin{Key: key}}
+		return Filter{Kind: k, Str: s, Origin: policy.Origin{Key: key}}.withText()
 	}
 	if n.AllowLocalBinding {
 		const key = "network.allowLocalBinding"
@@ -351,7 +353,7 @@ func (m *emitter) network(n policy.Network) {
 	switch {
 	case n.AllowAllUnixSockets:
 		o := policy.Origin{Key: "network.allowAllUnixSockets"}
-		all := Filter{Kind: PathRegex, Str: Str{{Text: "^/", Raw: true}}, Origin: o}
+		all := Filter{Kind: PathRegex, Str: Str{{Text: "^/", Raw: true}}, Origin: o}.withText()
 		unixSocket.Filters[0].Origin = o
 		m.add(unixSocket,
 			net("network-bind", Filter{Kind: LocalUnix, Args: []Filter{all}, Origin: o}),

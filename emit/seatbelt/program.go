@@ -1,6 +1,7 @@
 package seatbelt
 
 import (
+	"bytes"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -145,6 +146,9 @@ type Filter struct {
 	// Members are the literal entries a group regex stands for
 	// (docs/reference.md#macos-reads, grouping), not rendered.
 	Members []Filter
+	// text is the filter as the profile writes it, for a filter on a
+	// string the emitter made (see withText); "" otherwise.
+	text string
 }
 
 // A Str is a string expression: its parts, concatenated.
@@ -206,8 +210,84 @@ func (s Str) Value(params map[string]string) (v string, ok bool) {
 	return b.String(), true
 }
 
+// prefixOf compares path with the string s stands for, v, without
+// building it: prefix is whether path starts with v, n is len(v) and last
+// its last byte (0 when v is ""); ok is false when a parameter is not
+// defined.
+func (s Str) prefixOf(path string, params map[string]string) (prefix bool, n int, last byte, ok bool) {
+	prefix = true
+	for _, p := range s {
+		v := p.Text
+		if p.Param != "" {
+			if v, ok = params[p.Param]; !ok {
+				return false, 0, 0, false
+			}
+		}
+		if v == "" {
+			continue
+		}
+		n += len(v)
+		last = v[len(v)-1]
+		if prefix {
+			prefix = strings.HasPrefix(path, v)
+			path = path[min(len(v), len(path)):]
+		}
+	}
+	return prefix, n, last, true
+}
+
 // String is the filter as the profile writes it.
 func (f Filter) String() string {
+	if f.text != "" {
+		return f.text
+	}
+	return f.render()
+}
+
+// withText is f with its text rendered and kept: the emitter compares
+// filters by their text, and writes it, so each filter on a string it
+// makes is rendered once. Kind, Str, Args and Text must not change after.
+// A combination (require-all, require-not, a unix socket filter) keeps no
+// text: its text is its filters', which the profile writes from them
+// (see writeTo), and keeping it too would hold a second copy of most of
+// a large profile.
+func (f Filter) withText() Filter {
+	if f.text == "" {
+		f.text = f.render()
+	}
+	return f
+}
+
+// writeTo writes f as the profile does, a combination from its filters.
+func (f Filter) writeTo(b textWriter) {
+	if f.text != "" {
+		b.WriteString(f.text)
+		return
+	}
+	switch f.Kind {
+	case RequireAll, RequireNot:
+		b.WriteByte('(')
+		b.WriteString(kindNames[f.Kind])
+		for _, a := range f.Args {
+			b.WriteByte(' ')
+			a.writeTo(b)
+		}
+		b.WriteByte(')')
+	case LocalUnix, RemoteUnix:
+		if f.Kind == LocalUnix {
+			b.WriteString("(local unix-socket ")
+		} else {
+			b.WriteString("(remote unix-socket ")
+		}
+		f.Args[0].writeTo(b)
+		b.WriteByte(')')
+	default:
+		b.WriteString(f.render())
+	}
+}
+
+// render writes f as the profile does.
+func (f Filter) render() string {
 	switch f.Kind {
 	case Literal, Subpath, Regex, PathRegex, GlobalName, GlobalNamePrefix:
 		return "(" + kindNames[f.Kind] + " " + f.Str.render() + ")"
@@ -234,46 +314,84 @@ func (f Filter) String() string {
 // tagText is the message every computed rule and the default deny carry.
 var tagText = `(with message (param "` + ParamLogTag + `"))`
 
-// lines are the rule as the profile writes it, its comments first.
-func (r Rule) lines() []string {
-	var out []string
+// A textWriter is where Render writes: the profile's bytes, or a count
+// of them.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// counter counts what is written to it.
+type counter int
+
+func (c *counter) WriteString(s string) (int, error) { *c += counter(len(s)); return len(s), nil }
+func (c *counter) WriteByte(byte) error              { *c++; return nil }
+
+// write writes the rule as the profile does, its comments first, each
+// line ending in a newline.
+func (r Rule) write(b textWriter) {
 	for _, c := range r.Comments {
-		out = append(out, "; "+c)
+		b.WriteString("; ")
+		b.WriteString(c)
+		b.WriteByte('\n')
 	}
-	head := "(" + r.Action.String() + " " + strings.Join(r.Ops, " ")
+	b.WriteByte('(')
+	b.WriteString(r.Action.String())
+	b.WriteByte(' ')
+	for i, o := range r.Ops {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(o)
+	}
 	if r.Form == FormLine {
 		for _, f := range r.Filters {
-			head += " " + f.String()
+			b.WriteByte(' ')
+			f.writeTo(b)
 		}
 		if r.Tag {
-			head += " " + tagText
+			b.WriteByte(' ')
+			b.WriteString(tagText)
 		}
-		return append(out, head+")")
+		b.WriteString(")\n")
+		return
 	}
-	out = append(out, head)
+	b.WriteByte('\n')
 	for i, f := range r.Filters {
-		l := "  " + f.String()
+		b.WriteString("  ")
+		f.writeTo(b)
 		if i == len(r.Filters)-1 && !r.Tag {
-			l += ")"
+			b.WriteByte(')')
 		}
-		out = append(out, l)
+		b.WriteByte('\n')
 	}
 	if r.Tag {
-		out = append(out, "  "+tagText+")")
+		b.WriteString("  ")
+		b.WriteString(tagText)
+		b.WriteString(")\n")
 	}
-	return out
 }
 
 // Render is the profile's text: (version 1), then each rule.
 func (p *Program) Render() []byte {
-	lines := []string{"(version 1)"}
+	var n counter
+	p.write(&n)
+	var b bytes.Buffer
+	b.Grow(int(n))
+	p.write(&b)
+	return b.Bytes()
+}
+
+func (p *Program) write(b textWriter) {
+	b.WriteString("(version 1)\n")
 	for _, r := range p.Rules {
-		lines = append(lines, r.lines()...)
+		r.write(b)
 	}
 	for _, c := range p.Trailing {
-		lines = append(lines, "; "+c)
+		b.WriteString("; ")
+		b.WriteString(c)
+		b.WriteByte('\n')
 	}
-	return []byte(strings.Join(lines, "\n") + "\n")
 }
 
 // escape writes s as an SBPL string literal, JSON's escaping of `"` and

@@ -257,10 +257,7 @@ func TestDecide(t *testing.T) {
 // Interp answers questions about a profile's text, read back with
 // parseProgram and evaluated with Decide (private_test.go, package
 // seatbelt_test, uses it).
-type Interp struct {
-	p      *Program
-	params map[string]string
-}
+type Interp struct{ d *Decider }
 
 // NewInterp reads profile and takes the parameters sandbox-exec would be
 // given.
@@ -269,11 +266,11 @@ func NewInterp(profile []byte, defines []string) (*Interp, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Interp{p: p, params: Params(defines)}, nil
+	return &Interp{d: p.Decider(Params(defines))}, nil
 }
 
 func (in *Interp) ask(q Question) (bool, int, error) {
-	v, err := in.p.Decide(q, in.params)
+	v, err := in.d.Decide(q)
 	return v.Allow, v.Rule, err
 }
 
@@ -304,3 +301,49 @@ func (in *Interp) MachLookup(name string) (bool, int, error) {
 
 // Op answers an operation without an object.
 func (in *Interp) Op(op string) (bool, int, error) { return in.ask(Question{Op: op}) }
+
+// TestFiltersCarryText: every filter on a string in the programs of the
+// golden policies carries its text, rendered where the emitter made it
+// (withText), and it is the text render gives; a combination carries
+// none.
+func TestFiltersCarryText(t *testing.T) {
+	files, err := filepath.Glob("../../golden/testdata/*/settings.json")
+	if err != nil || len(files) < 30 {
+		t.Fatalf("found %d golden settings files (%v), want at least 30", len(files), err)
+	}
+	var check func(name string, f Filter)
+	check = func(name string, f Filter) {
+		switch f.Kind {
+		case RequireAll, RequireNot, LocalUnix, RemoteUnix:
+			if f.text != "" {
+				t.Errorf("%s: the combination %s keeps its text", name, f)
+			}
+			for _, a := range f.Args {
+				check(name, a)
+			}
+		default:
+			if f.text == "" || f.text != f.render() {
+				t.Errorf("%s: %s carries the text %q", name, f.render(), f.text)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, diags, err := compiler.CompileFile("settings.json", data, schema.Options{OS: schema.OSPosix})
+		if err != nil || diags != nil {
+			continue // a Windows-only case
+		}
+		prog, err := Compile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, r := range prog.Rules {
+			for _, x := range r.Filters {
+				check(f, x)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package seatbelt
 
 import (
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"srt.dev/compiler"
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/settingsgen"
 	"srt.dev/schema"
 )
 
@@ -257,5 +259,27 @@ func TestDotDot(t *testing.T) {
 	}
 	if strings.Contains(string(b), `"/secrets"`) {
 		t.Errorf("${CWD}/../secrets was folded into ${CWD}/secrets")
+	}
+}
+
+// BenchmarkEmitPathHeavy emits the profiles of path-heavy settings
+// files: 200 domains and 1,300 or 3,900 path rules (docs/performance.md,
+// the macOS answers).
+func BenchmarkEmitPathHeavy(b *testing.B) {
+	for _, n := range [][2]int{{325, 925}, {975, 2875}} {
+		s := settingsgen.Scale(200)
+		s.DenyRead, s.DenyWrite = n[0], n[1]
+		b.Run(fmt.Sprintf("rules=%d", s.DenyRead+s.DenyWrite+s.AllowRead+s.AllowWrite), func(b *testing.B) {
+			p, d, err := compiler.CompileFile("heavy.json", settingsgen.Generate(1, s), schema.Options{OS: schema.OSPosix})
+			if err != nil || d != nil {
+				b.Fatal(err, d)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Emit(p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -238,8 +238,10 @@ type indexes struct {
 	// derived lists, made once (see Evaluator.derived).
 	lists map[string][]policy.PathRule
 	// mac is the policy's Seatbelt program, made once (see
-	// Evaluator.macProgram).
-	mac *macProgram
+	// Evaluator.macProgram), and macOrigins the lists its answers rank
+	// by (see Evaluator.macOrigins).
+	mac        *macProgram
+	macOrigins *macOrigins
 	// scopes are the indexed inject scopes (see Evaluator.injectScope).
 	scopes map[scopeID]scope
 	// allowedHosts are the allowed hosts, each once, in order (see

@@ -18,6 +18,7 @@ import (
 type macAsk struct {
 	prog   *seatbelt.Program
 	params map[string]string
+	d      *seatbelt.Decider
 	q      seatbelt.Question
 	v      seatbelt.Verdict
 }
@@ -29,8 +30,9 @@ func (m macOS) ask(op, p string) (macAsk, *Decision) {
 	if mp.err != nil {
 		return macAsk{}, &Decision{Rule: policy.Default, Why: "srt has no macOS profile for this policy: " + mp.err.Error()}
 	}
-	a := macAsk{prog: mp.prog, params: m.macParams(mp), q: seatbelt.Question{Op: op, Path: macQuestionPath(p)}}
-	v, err := a.prog.Decide(a.q, a.params)
+	a := macAsk{prog: mp.prog, q: seatbelt.Question{Op: op, Path: macQuestionPath(p)}}
+	a.params, a.d = m.macParams(mp)
+	v, err := a.d.Decide(a.q)
 	if err != nil {
 		return macAsk{}, &Decision{Rule: policy.Default, Why: "the macOS profile cannot be evaluated: " + err.Error()}
 	}
@@ -50,14 +52,11 @@ func (a macAsk) step() seatbelt.Step {
 // the question; a group regex stands for its member entries that match.
 func (a macAsk) matching(st seatbelt.Step) []seatbelt.Filter {
 	var out []seatbelt.Filter
-	for _, r := range a.prog.Rules {
+	for i, r := range a.prog.Rules {
 		if r.Step != st {
 			continue
 		}
-		for _, f := range r.Filters {
-			if ok, _ := seatbelt.Match(f, a.q, a.params); !ok {
-				continue
-			}
+		for _, f := range macMatching(a.prog, a.d, i, a.q, a.params) {
 			if len(f.Members) == 0 {
 				out = append(out, f)
 				continue
@@ -72,6 +71,27 @@ func (a macAsk) matching(st seatbelt.Step) []seatbelt.Filter {
 	return out
 }
 
+// macMatching are the filters of rule i that match q, in order: those
+// the Decider finds; where it meets an error (a parameter not defined),
+// every filter Match answers true for.
+func macMatching(prog *seatbelt.Program, d *seatbelt.Decider, i int, q seatbelt.Question, params map[string]string) []seatbelt.Filter {
+	fs := prog.Rules[i].Filters
+	var out []seatbelt.Filter
+	hits, err := d.Matching(i, q)
+	if err != nil {
+		for _, f := range fs {
+			if ok, _ := seatbelt.Match(f, q, params); ok {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	for _, j := range hits {
+		out = append(out, fs[j])
+	}
+	return out
+}
+
 // rule is the program's rule of step st.
 func (a macAsk) rule(st seatbelt.Step) (seatbelt.Rule, bool) {
 	for _, r := range a.prog.Rules {
@@ -82,15 +102,68 @@ func (a macAsk) rule(st seatbelt.Step) (seatbelt.Rule, bool) {
 	return seatbelt.Rule{}, false
 }
 
-// indexOf is the position in l of the rule with origin o, len(l) when
-// none has it.
-func indexOf(l []policy.PathRule, o policy.Origin) int {
+// An origins finds the rules of a list by their origin: an answer ranks
+// the filters that match by the position of their rule in the settings.
+type origins struct {
+	l   []policy.PathRule
+	pos map[policy.Origin]int // the first rule with each origin
+}
+
+func newOrigins(l []policy.PathRule) *origins {
+	x := &origins{l: l, pos: make(map[policy.Origin]int, len(l))}
 	for i, r := range l {
-		if r.Origin == o {
-			return i
+		if _, ok := x.pos[r.Origin]; !ok {
+			x.pos[r.Origin] = i
 		}
 	}
-	return len(l)
+	return x
+}
+
+// index is the position of the first rule with origin o, len(l) when
+// none has it.
+func (x *origins) index(o policy.Origin) int {
+	if i, ok := x.pos[o]; ok {
+		return i
+	}
+	return len(x.l)
+}
+
+// rule is the first rule with origin o.
+func (x *origins) rule(o policy.Origin) (policy.PathRule, bool) {
+	if i, ok := x.pos[o]; ok {
+		return x.l[i], true
+	}
+	return policy.PathRule{}, false
+}
+
+// The lists the macOS answers rank by, each found by origin: the read
+// denies, the read allows, the write denies, and the read denies followed
+// by the credential masks.
+type macOrigins struct {
+	denyRead, allowRead, denyWrite, denies *origins
+}
+
+// macOrigins are the policy's, made once for the evaluator.
+func (e *Evaluator) macOrigins() *macOrigins {
+	make := func() *macOrigins {
+		fs := &e.p.Filesystem
+		return &macOrigins{
+			denyRead:  newOrigins(fs.DenyRead),
+			allowRead: newOrigins(fs.AllowRead),
+			denyWrite: newOrigins(fs.DenyWrite),
+			denies:    newOrigins(append(slices.Clone(fs.DenyRead), fs.CredentialMasks...)),
+		}
+	}
+	x := e.idx
+	if x == nil {
+		return make()
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.macOrigins == nil {
+		x.macOrigins = make()
+	}
+	return x.macOrigins
 }
 
 // ptyAnswer is the answer where allowPty's rules decide.
@@ -105,17 +178,14 @@ func (m macOS) covers(r policy.PathRule, p string) bool {
 	if mp.err != nil {
 		return false
 	}
-	params := m.macParams(mp)
+	params, d := m.macParams(mp)
 	q := seatbelt.Question{Op: seatbelt.OpReadData, Path: macQuestionPath(p)}
-	for _, x := range mp.prog.Rules {
+	for i, x := range mp.prog.Rules {
 		if x.Step != seatbelt.StepReadDeny {
 			continue
 		}
-		for _, f := range x.Filters {
-			if f.Origin != r.Origin {
-				continue
-			}
-			if ok, _ := seatbelt.Match(f, q, params); ok {
+		for _, f := range macMatching(mp.prog, d, i, q, params) {
+			if f.Origin == r.Origin {
 				return true
 			}
 		}
@@ -129,7 +199,7 @@ func (m macOS) read(p string) Decision {
 	if bad != nil {
 		return *bad
 	}
-	fs := &m.p.Filesystem
+	fs, o := &m.p.Filesystem, m.macOrigins()
 	// The allow named where one matches: one that holds whatever exists,
 	// else the last that matches.
 	var allow *seatbelt.Filter
@@ -142,11 +212,11 @@ func (m macOS) read(p string) Decision {
 	case a.v.Allow && st == seatbelt.StepReadRoot:
 		denies := a.matching(seatbelt.StepReadDeny)
 		first := slices.MinFunc(denies, func(x, y seatbelt.Filter) int {
-			return indexOf(fs.DenyRead, x.Origin) - indexOf(fs.DenyRead, y.Origin)
+			return o.denyRead.index(x.Origin) - o.denyRead.index(y.Origin)
 		})
 		return Decision{Allow: true, Rule: first.Origin, Why: "the root directory itself stays readable (dyld needs it); what is below it stays denied"}
 	case a.v.Allow && st == seatbelt.StepReadAllow && len(a.matching(seatbelt.StepReadDeny)) > 0:
-		r, _ := ruleOf(fs.AllowRead, allow.Origin)
+		r, _ := o.allowRead.rule(allow.Origin)
 		return Decision{Allow: true, Rule: allow.Origin, Why: "reopened inside a read deny by this rule" + m.macGateWhyProbe(r, allow.Gate)}
 	case st == seatbelt.StepPty:
 		return m.ptyAnswer()
@@ -162,12 +232,12 @@ func (m macOS) read(p string) Decision {
 	}
 	var hiding *policy.PathRule
 	for _, f := range denies {
-		d, ok := ruleOf(fs.DenyRead, f.Origin)
+		d, ok := o.denyRead.rule(f.Origin)
 		if !ok {
 			continue
 		}
 		if hiding == nil || len(d.Path.String()) > len(hiding.Path.String()) ||
-			len(d.Path.String()) == len(hiding.Path.String()) && indexOf(fs.DenyRead, d.Origin) < indexOf(fs.DenyRead, hiding.Origin) {
+			len(d.Path.String()) == len(hiding.Path.String()) && o.denyRead.index(d.Origin) < o.denyRead.index(hiding.Origin) {
 			hiding = &d
 		}
 	}
@@ -262,7 +332,7 @@ func (m macOS) writeDeny(a macAsk) Decision {
 	best := len(fs.DenyWrite)
 	below := false
 	for _, f := range a.matching(seatbelt.StepWriteDeny) {
-		i := indexOf(fs.DenyWrite, f.Origin)
+		i := m.macOrigins().denyWrite.index(f.Origin)
 		if f.Origin == policy.Mandatory {
 			i = m.mandatoryIndex(f, a.params)
 		}
@@ -315,7 +385,6 @@ func (m macOS) remove(p string) Decision {
 	if a.v.Allow {
 		return w
 	}
-	fs := &m.p.Filesystem
 	// A directory holding a write-protected path.
 	best, bestOrigin := -1, policy.Origin{}
 	for _, f := range a.matching(seatbelt.StepWriteMoveBlock) {
@@ -328,10 +397,10 @@ func (m macOS) remove(p string) Decision {
 		return Decision{Rule: bestOrigin, Why: "holds a write-protected path: the directory and those above it cannot be removed or renamed"}
 	}
 	// A read-denied path, or a directory holding one, inside a write root.
-	denies := append(slices.Clone(fs.DenyRead), fs.CredentialMasks...)
+	denies := m.macOrigins().denies
 	var hit *seatbelt.Filter
 	rank := func(f seatbelt.Filter) int {
-		i := 2 * indexOf(denies, f.Origin)
+		i := 2 * denies.index(f.Origin)
 		if f.Pin {
 			i++
 		}
@@ -359,7 +428,7 @@ func (m macOS) remove(p string) Decision {
 func (m macOS) pinRank(f seatbelt.Filter, dir string) (int, policy.Origin) {
 	fs := &m.p.Filesystem
 	if f.Origin != policy.Mandatory {
-		return indexOf(fs.DenyWrite, f.Origin), f.Origin
+		return m.macOrigins().denyWrite.index(f.Origin), f.Origin
 	}
 	holds := func(p policy.Path) bool {
 		x := macQuestionPath(m.expand(p))

@@ -21,9 +21,11 @@ type macProgram struct {
 	// params are the parameters on the host the options describe, and
 	// open the same with every gate in force (openGates), made once: an
 	// Evaluator answers for one moment of its host, and asks
-	// Options.Exists once for each of the program's probes.
+	// Options.Exists once for each of the program's probes. decider
+	// answers with params.
 	once         sync.Once
 	params, open map[string]string
+	decider      *seatbelt.Decider
 }
 
 // macProgram compiles the policy's profile once.
@@ -70,13 +72,15 @@ func (e *Evaluator) macHost(prog *seatbelt.Program) seatbelt.Host {
 	return h
 }
 
-// macParams are the sandbox-exec parameters on that host.
-func (e *Evaluator) macParams(mp *macProgram) map[string]string {
+// macParams are the sandbox-exec parameters on that host, and the
+// program's Decider with them.
+func (e *Evaluator) macParams(mp *macProgram) (map[string]string, *seatbelt.Decider) {
 	mp.once.Do(func() {
 		mp.params = seatbelt.Params(mp.prog.Defines(e.macHost(mp.prog)))
 		mp.open = openGates(mp.params)
+		mp.decider = mp.prog.Decider(mp.params)
 	})
-	return mp.params
+	return mp.params, mp.decider
 }
 
 // macQuestionPath is p (as Path returns it) as the kernel hands it to
@@ -149,9 +153,9 @@ func (m macOS) unixSocket(p string) Decision {
 	if mp.err != nil {
 		return Decision{Rule: policy.Default, Why: "srt has no macOS profile for this policy: " + mp.err.Error()}
 	}
-	params := m.macParams(mp)
+	params, d := m.macParams(mp)
 	q := seatbelt.Question{Op: "network-outbound", Socket: macQuestionPath(p)}
-	v, err := mp.prog.Decide(q, params)
+	v, err := d.Decide(q)
 	if err != nil {
 		return Decision{Rule: policy.Default, Why: "the macOS profile cannot be evaluated: " + err.Error()}
 	}
@@ -210,24 +214,37 @@ func socketFilters(prog *seatbelt.Program, dropped bool) []seatbelt.Filter {
 // would match q but does not hold on this host, for a deny's answer: one
 // of dropped, the spellings the program leaves out (the reference never
 // adopts them), or one of kept whose path does not exist here; "" when
-// there is none.
+// there is none. Of a rule, a dropped spelling is named before a kept
+// one, and of kept the first that matches.
 func (e *Evaluator) macNotHeldIn(rules []policy.PathRule, kept, dropped []seatbelt.Filter, q seatbelt.Question) string {
 	mp := e.macProgram()
 	e.macParams(mp)
 	open := mp.open
-	for _, r := range rules {
-		for _, f := range dropped {
-			if ok, _ := seatbelt.Match(f, q, open); ok && f.Origin == r.Origin {
-				return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path.String()) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
-			}
+	// The origins of the matching spellings, each filter asked once.
+	droppedHit := map[policy.Origin]bool{}
+	for _, f := range dropped {
+		if droppedHit[f.Origin] {
+			continue
 		}
-		for _, f := range kept {
-			if f.Origin != r.Origin || gateOf(f) == "" {
-				continue
-			}
-			if ok, _ := seatbelt.Match(f, q, open); ok {
-				return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(gateOf(f)) + " exists when srt starts, and it does not here"
-			}
+		if ok, _ := seatbelt.Match(f, q, open); ok {
+			droppedHit[f.Origin] = true
+		}
+	}
+	keptHit := map[policy.Origin]seatbelt.Filter{}
+	for _, f := range kept {
+		if _, seen := keptHit[f.Origin]; seen || gateOf(f) == "" {
+			continue
+		}
+		if ok, _ := seatbelt.Match(f, q, open); ok {
+			keptHit[f.Origin] = f
+		}
+	}
+	for _, r := range rules {
+		if droppedHit[r.Origin] {
+			return "; " + r.Origin.Key + " names it, but macOS sees it only as /private" + path.Clean(r.Path.String()) + ", a spelling the reference never adopts for that path (realpath's result is refused there)"
+		}
+		if f, ok := keptHit[r.Origin]; ok {
+			return "; " + r.Origin.Key + " names it, but only if " + e.expandRaw(gateOf(f)) + " exists when srt starts, and it does not here"
 		}
 	}
 	return ""
