@@ -247,10 +247,10 @@ func (f Filter) String() string {
 // withText is f with its text rendered and kept: the emitter compares
 // filters by their text, and writes it, so each filter on a string it
 // makes is rendered once. Kind, Str, Args and Text must not change after.
-// A combination (require-all, require-not, a unix socket filter) keeps no
-// text: its text is its filters', which the profile writes from them
-// (see writeTo), and keeping it too would hold a second copy of most of
-// a large profile.
+// The emitter keeps no text on a combination (require-all, require-not, a
+// unix socket filter): its text is its filters', which the profile writes
+// from them (see writeTo), and keeping it too would hold a second copy of
+// most of a large profile.
 func (f Filter) withText() Filter {
 	if f.text == "" {
 		f.text = f.render()
@@ -286,7 +286,7 @@ func (f Filter) writeTo(b textWriter) {
 	}
 }
 
-// render writes f as the profile does.
+// render is f as the profile writes it.
 func (f Filter) render() string {
 	switch f.Kind {
 	case Literal, Subpath, Regex, PathRegex, GlobalName, GlobalNamePrefix:
@@ -372,7 +372,8 @@ func (r Rule) write(b textWriter) {
 	}
 }
 
-// Render is the profile's text: (version 1), then each rule.
+// Render is the profile's text: (version 1), then each rule; its size
+// is counted first, so that it is written into one buffer of that size.
 func (p *Program) Render() []byte {
 	var n counter
 	p.write(&n)
@@ -382,6 +383,7 @@ func (p *Program) Render() []byte {
 	return b.Bytes()
 }
 
+// write writes the profile's text to b.
 func (p *Program) write(b textWriter) {
 	b.WriteString("(version 1)\n")
 	for _, r := range p.Rules {
