@@ -545,12 +545,15 @@ func (w *warm) serve(conn *net.UnixConn) {
 	w.mu.Lock()
 	w.running++
 	w.mu.Unlock()
-	defer func() {
+	// Once the command has ended and been checked, the next sandbox is
+	// prepared.
+	ended := sync.OnceFunc(func() {
 		w.mu.Lock()
 		w.running--
 		w.mu.Unlock()
 		w.refill()
-	}()
+	})
+	defer ended()
 	s := &session{signals: make(chan os.Signal, 8), start: time.Now()}
 	var why string
 	if s.prepared, why = w.take(); why != "" && debugAsked(req.Args) {
@@ -584,6 +587,7 @@ func (w *warm) serve(conn *net.UnixConn) {
 	code := runIn(s, req.Args, files[0], files[1], files[2])
 	s.take().Close() // a run that ended before it used it
 	reply(warmReply{Code: &code})
+	ended()
 	conn.CloseRead()
 	relay.Wait()
 }
