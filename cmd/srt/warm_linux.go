@@ -419,6 +419,28 @@ func (w *warm) prepare() (*sandbox.Prepared, error) {
 	return m.Prepare(context.Background(), so)
 }
 
+// readRequest reads a client's request and its standard descriptors
+// (close-on-exec, as every descriptor of the server).
+func readRequest(conn *net.UnixConn) (req warmRequest, files []*os.File, err error) {
+	buf := make([]byte, 1<<20)
+	oob := make([]byte, unix.CmsgSpace(3*4))
+	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
+	if err != nil {
+		return req, nil, err
+	}
+	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
+		fds, _ := unix.ParseUnixRights(&msgs[0])
+		for i, fd := range fds {
+			unix.CloseOnExec(fd)
+			files = append(files, os.NewFile(uintptr(fd), fmt.Sprintf("client-%d", i)))
+		}
+	}
+	if len(files) != 3 {
+		return req, files, fmt.Errorf("%d standard descriptors, want 3", len(files))
+	}
+	return req, files, json.Unmarshal(buf[:n], &req)
+}
+
 // debugAsked reports whether srt's arguments ask for --debug.
 func debugAsked(args []string) bool {
 	c, args := commandOf(args)
@@ -497,20 +519,7 @@ func (w *warm) serve(conn *net.UnixConn) {
 	if samePeer(conn) != nil {
 		return
 	}
-	buf := make([]byte, 1<<20)
-	oob := make([]byte, unix.CmsgSpace(3*4))
-	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
-	if err != nil {
-		return
-	}
-	var files []*os.File
-	if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil && len(msgs) == 1 {
-		fds, _ := unix.ParseUnixRights(&msgs[0])
-		for i, fd := range fds {
-			unix.CloseOnExec(fd)
-			files = append(files, os.NewFile(uintptr(fd), fmt.Sprintf("client-%d", i)))
-		}
-	}
+	req, files, err := readRequest(conn)
 	defer func() {
 		for _, f := range files {
 			f.Close()
@@ -520,11 +529,10 @@ func (w *warm) serve(conn *net.UnixConn) {
 		b, _ := json.Marshal(r)
 		conn.Write(b)
 	}
-	var req warmRequest
 	cwd, _ := os.Getwd()
 	switch {
-	case json.Unmarshal(buf[:n], &req) != nil || len(files) != 3:
-		reply(warmReply{Cold: "the warm server could not read the request"})
+	case err != nil:
+		reply(warmReply{Cold: "the warm server could not read the request: " + err.Error()})
 		return
 	case req.Cwd != cwd:
 		reply(warmReply{Cold: "the warm server runs in another directory"})
