@@ -36,7 +36,7 @@ fi
 phase "cross-builds for macOS and Windows"
 # Nothing may rot on the platforms we cannot run here.
 for target in darwin/amd64 darwin/arm64 windows/amd64; do
-	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/srtc ./cmd/srt ./cmd/srt-init
+	GOOS=${target%/*} GOARCH=${target#*/} go build -o /dev/null ./cmd/srtc ./cmd/srt ./cmd/srt-main ./cmd/srt-init
 done
 # The darwin-only and windows-only files are vetted too: no Mac or
 # Windows machine runs them here.
@@ -44,12 +44,12 @@ GOOS=darwin GOARCH=arm64 go vet ./...
 GOOS=windows GOARCH=amd64 go vet ./...
 
 phase "tests"
-# The live tests of cmd/srt take minutes (the recipes build from empty caches).
+# The live tests of cmd/srt-main take minutes (the recipes build from empty caches).
 # They choose whether srt runs warm (the caller's SRT_WARM does not).
 unset SRT_WARM SRT_WARM_IDLE
 go test -count=1 -timeout 30m ./...
 phase "the attack tests again, each srt served by a warm server (SRT_WARM=on)"
-SRT_WARM=on go test -count=1 -timeout 30m -run '^TestAttacks$' ./cmd/srt
+SRT_WARM=on go test -count=1 -timeout 30m -run '^TestAttacks$' ./cmd/srt-main
 
 phase "fuzz targets"
 # Each fuzz target runs a fixed number of inputs (about 10-20 s each here):

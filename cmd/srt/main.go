@@ -1,50 +1,34 @@
 // Command srt runs a command in a sandbox described by a settings file, as
-// the reference CLI does: srt [--settings FILE] [-d] [-c CMD] [--] [CMD ARGS...].
+// the reference CLI does: srt [--settings FILE] [-d] [-c CMD] [--] [CMD
+// ARGS...]. It is a small front: with SRT_WARM=on it hands a command to
+// the warm server (docs/srt.md#warm-start), and otherwise starts srt-main,
+// srt's main program, installed beside it, with the same arguments. Its
+// own start is paid by every command, so it links little: srt's command
+// line (cmd/internal/cmdline) and the warm server's protocol
+// (cmd/internal/warmwire).
 package main
 
 import (
+	"fmt"
 	"os"
-
-	"srt.dev/internal/buildversion"
-	"srt.dev/runtime/initstep"
-	"srt.dev/runtime/sandbox"
+	"path/filepath"
 )
 
-// version is set at build time with -ldflags "-X main.version=..."; ""
-// means the module version and VCS revision the binary was built from.
-var version = ""
-
-// versionLine is what --version prints.
-func versionLine() string { return buildversion.Line("srt", version) }
+// mainProgram is the name of srt's main program, beside srt.
+const mainProgram = "srt-main"
 
 func main() {
-	if code, ok := helperRole(os.Args[1:]); ok {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "srt: cannot find its own program, and so %s beside it: %v\n", mainProgram, err)
+		os.Exit(1)
+	}
+	prog := filepath.Join(filepath.Dir(self), mainProgram+filepath.Ext(self))
+	if code, served := warm(self, prog, os.Args[1:]); served {
 		os.Exit(code)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// helperRole runs srt's own helper roles: the sandbox's init step, the
-// reaper, the ProxyCommand of GIT_SSH_COMMAND, and the warm server.
-func helperRole(args []string) (code int, ok bool) {
-	if len(args) == 0 {
-		return 0, false
-	}
-	var err error
-	switch args[0] {
-	case initstep.InitArg, initstep.LimitArg:
-		// srt in srt-init's place (see runtime/initstep); returns only on
-		// failure.
-		return initstep.Main(args), true
-	case sandbox.ReapArg:
-		err = sandbox.Reap(args[1:])
-	case sandbox.ConnectArg:
-		err = sandbox.Connect(args[1:], os.Stdin, os.Stdout)
-	case warmArg:
-		servingWarm = true
-		err = warmServer(args[1:])
-	default:
-		return 0, false
-	}
-	return report(os.Stderr, rolePrefix, 0, err), true
+	err = runMain(prog, os.Args[1:])
+	fmt.Fprintf(os.Stderr, "srt: cannot run %s, srt's main program: %v\n"+
+		"  fix: install it beside srt, from the same source: CGO_ENABLED=0 go install ./cmd/srt ./cmd/srt-main ./cmd/srt-init ./cmd/srtc (in srt's checkout)\n", prog, err)
+	os.Exit(1)
 }

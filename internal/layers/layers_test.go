@@ -82,10 +82,12 @@ var lean = []struct {
 	links   []string
 	why     string
 }{
-	{"srt.dev/cmd/srt", []string{"cuelang.org/...", "srt.dev/schema", "srt.dev/compiler"},
-		"srt starts twice a run: it links neither the grammar (CUE) nor the compiler, which srtc holds"},
-	{"srt.dev/cmd/srt", []string{"github.com/alecthomas/kong", "go/ast", "go/doc"},
-		"srt parses its command line itself: kong and the go/* packages it brings cost every start 3-4 ms (docs/srt.md, Why srt does not use kong)"},
+	{"srt.dev/cmd/srt", []string{"net", "crypto/tls", "crypto/x509", "srt.dev/runtime/sandbox", "srt.dev/runtime/proxy/...", "srt.dev/compiler/...", "srt.dev/schema/..."},
+		"srt, the front, starts before every command, and a warm command pays for little else: it links the command line, the warm server's protocol and runtime/private, nothing that makes sandboxes or proxies (cmd/srt)"},
+	{"srt.dev/cmd/srt-main", []string{"cuelang.org/...", "srt.dev/schema", "srt.dev/compiler"},
+		"srt-main starts on every cold run: it links neither the grammar (CUE) nor the compiler, which srtc holds"},
+	{"srt.dev/cmd/srt-main", []string{"github.com/alecthomas/kong", "go/ast", "go/doc"},
+		"srt parses its command line itself (cmd/internal/cmdline): kong and the go/* packages it brings cost every start 3-4 ms (docs/srt.md, Why srt does not use kong)"},
 	{"srt.dev/cmd/srt-init", []string{"net", "net/http", "crypto/tls", "encoding/json", "srt.dev/runtime/sandbox", "srt.dev/compiler/..."},
 		"srt-init starts inside every sandbox: it links no network stack, TLS or JSON, nor the sandbox setup or the compiler (runtime/initstep)"},
 }

@@ -58,7 +58,7 @@ func run(n int, sizes, keep string, watchRuns int) error {
 		keep = filepath.Join(work, "trees")
 	}
 	bin := filepath.Join(work, "bin")
-	for _, c := range []string{"srt", "srtc", "srt-init"} {
+	for _, c := range []string{"srt", "srt-main", "srtc", "srt-init"} {
 		// Built as the README installs them: without cgo.
 		build := exec.Command("go", "build", "-o", filepath.Join(bin, c), "srt.dev/cmd/"+c)
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")

@@ -67,7 +67,6 @@ type Registry struct {
 // a per-user name, on the file system the command's temporary files would
 // use without a sandbox (XDG_RUNTIME_DIR is often a small tmpfs).
 func Default() (*Registry, error) {
-	perUser := filepath.Join(os.TempDir(), "srt-"+strconv.Itoa(os.Getuid()))
 	base := os.Getenv("XDG_RUNTIME_DIR")
 	if base != "" {
 		base = filepath.Join(base, "srt")
@@ -76,7 +75,7 @@ func Default() (*Registry, error) {
 	} else {
 		base = filepath.Join("/tmp", "srt-"+strconv.Itoa(os.Getuid()))
 	}
-	r := &Registry{Dir: filepath.Join(base, "placeholders"), TmpDir: filepath.Join(perUser, "tmp")}
+	r := &Registry{Dir: filepath.Join(base, "placeholders"), TmpDir: private.TmpDir()}
 	if state, err := stateDir(); err == nil {
 		r.UncheckedDir = filepath.Join(state, "unchecked")
 	}

@@ -18,7 +18,7 @@ func TestSameBuild(t *testing.T) {
 	srt := func() *debug.BuildInfo {
 		return &debug.BuildInfo{
 			GoVersion: "go1.26.8",
-			Path:      "srt.dev/cmd/srt",
+			Path:      "srt.dev/cmd/srt-main",
 			Main:      debug.Module{Path: "srt.dev", Version: "(devel)"},
 			Deps: []*debug.Module{
 				{Path: "golang.org/x/sys", Version: "v0.50.0", Sum: "h1:a"},

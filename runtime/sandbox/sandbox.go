@@ -301,5 +301,5 @@ type Check struct {
 // killed) and the run's record is unlocked, then sweeps the registry (DIR)
 // and the runs' temporary directories (TMPDIR). Every Linux run with a
 // TMPDIR starts it: a program that calls Manager.Run must handle it as it
-// handles InitArg (cmd/srt does).
+// handles InitArg (cmd/srt-main does).
 const ReapArg = "__srt_reap__"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"srt.dev/cmd/internal/cmdline"
 	"strings"
 
 	"srt.dev/runtime/placeholders"
@@ -18,7 +19,7 @@ func quarantineCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	noArgs := len(args) == 1 && (args[0] == "list" || args[0] == "check")
 	withIDs := len(args) > 1 && (args[0] == "release" || args[0] == "drop")
 	if !noArgs && !withIDs {
-		return 0, fail("srt quarantine takes list, release ID..., drop ID... or check (got %q)", strings.Join(args, " ")).also(commandNamed("quarantine").usage())
+		return 0, fail("srt quarantine takes list, release ID..., drop ID... or check (got %q)", strings.Join(args, " ")).also(cmdline.Named("quarantine").Usage())
 	}
 	if args[0] == "check" {
 		return 0, quarantineCheck(stdout, stderr)

@@ -20,7 +20,7 @@ import (
 // validation, no compilation), and srt --settings FILE with a warm policy
 // cache. It reports each in ms/op and the gaps to the floor.
 //
-//	go test ./cmd/srt -run '^$' -bench BenchmarkStart -benchtime 30x
+//	go test ./cmd/srt-main -run '^$' -bench BenchmarkStart -benchtime 30x
 func BenchmarkStart(b *testing.B) {
 	paths := testenv.Require(b, "bwrap")
 	bw := paths[0]
@@ -66,7 +66,7 @@ func BenchmarkStart(b *testing.B) {
 // iteration. It reports each in ms/op and the ratios to the plan without
 // the layer.
 //
-//	go test ./cmd/srt -run '^$' -bench BenchmarkLayers -benchtime 100x
+//	go test ./cmd/srt-main -run '^$' -bench BenchmarkLayers -benchtime 100x
 func BenchmarkLayers(b *testing.B) {
 	testenv.Require(b, "bwrap")
 	dir := b.TempDir()

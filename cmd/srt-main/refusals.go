@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"srt.dev/cmd/internal/cmdline"
 	"strings"
 
 	"srt.dev/compiler/policy"
@@ -64,25 +65,13 @@ func showRefusals(when string, stderr io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// isRefusalsWhen reports whether v is a value of --refusals.
-func isRefusalsWhen(v string) bool { return v == "auto" || v == "always" || v == "never" }
-
-// parseRefusals checks the value of --refusals=WHEN (from, the option as
-// written) or of SRT_REFUSALS.
-func parseRefusals(from, v string) (string, error) {
-	if isRefusalsWhen(v) {
-		return v, nil
-	}
-	return "", fmt.Errorf("%s must be always, never or auto, not %q", from, v)
-}
-
 // refusalsWhen is --refusals as given, else SRT_REFUSALS, else "always".
 func refusalsWhen(flag string, getenv func(string) string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
 	if v := getenv(refusalsEnv); v != "" {
-		return parseRefusals(refusalsEnv, v)
+		return cmdline.ParseRefusals(refusalsEnv, v)
 	}
 	return "always", nil
 }

@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"srt.dev/cmd/internal/cmdline"
 	"strings"
 	"testing"
 
@@ -82,10 +83,10 @@ func TestRefusalsOption(t *testing.T) {
 		{args: []string{"echo"}, env: "off", err: `SRT_REFUSALS must be always, never or auto, not "off"`},
 	}
 	for _, tt := range tests {
-		o, err := parse(tt.args, commands[0])
+		o, err := cmdline.Parse(tt.args, cmdline.Commands[0])
 		when := ""
 		if err == nil {
-			when, err = refusalsWhen(o.refusals, func(k string) string {
+			when, err = refusalsWhen(o.Refusals, func(k string) string {
 				if k == refusalsEnv {
 					return tt.env
 				}
@@ -99,8 +100,8 @@ func TestRefusalsOption(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("srt %q (SRT_REFUSALS=%s): %v", tt.args, tt.env, err)
-		case when != tt.when || strings.Join(o.argv, " ") != strings.Join(tt.argv, " "):
-			t.Errorf("srt %q (SRT_REFUSALS=%s) = %s %q, want %s %q", tt.args, tt.env, when, o.argv, tt.when, tt.argv)
+		case when != tt.when || strings.Join(o.Argv, " ") != strings.Join(tt.argv, " "):
+			t.Errorf("srt %q (SRT_REFUSALS=%s) = %s %q, want %s %q", tt.args, tt.env, when, o.Argv, tt.when, tt.argv)
 		}
 	}
 }

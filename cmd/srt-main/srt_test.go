@@ -42,10 +42,10 @@ func TestMain(m *testing.M) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		panic(err)
 	}
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-init", "srt.dev/cmd/srtc")
+	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "srt.dev/cmd/srt", "srt.dev/cmd/srt-main", "srt.dev/cmd/srt-init", "srt.dev/cmd/srtc")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README installs them
 	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building srt, srt-init and srtc: %v\n%s", err, out)
+		fmt.Fprintf(os.Stderr, "building srt, srt-main, srt-init and srtc: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"srt.dev/cmd/internal/warmwire"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +40,7 @@ func warmServers(dir string) []int {
 		}
 		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
 		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if !strings.Contains(string(cmdline), warmArg) || cwd != dir {
+		if !strings.Contains(string(cmdline), warmwire.Arg) || cwd != dir {
 			continue
 		}
 		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -139,6 +140,98 @@ func TestWarmNotPrepared(t *testing.T) {
 	}
 }
 
+// TestWarmMainReplaced: a warm server whose srt-main was replaced since
+// it started (by a file of the same size and time: srt names the same
+// server) tells srt to run the command itself, and ends: the command runs
+// once, with its status, under the new srt-main.
+func TestWarmMainReplaced(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	bin := t.TempDir() // a copy of srt's programs this test may replace
+	for _, name := range []string{"srt", "srt-main", "srt-init"} {
+		data, err := os.ReadFile(filepath.Join(binDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.WriteFile(t, filepath.Join(bin, name), data, 0o755)
+	}
+	env := warmEnv(t, dir)
+	settings := filepath.Join(dir, "s.json")
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	run := func(script string) (int, string, string) {
+		cmd := srtCmd(t, dir, env, "--debug", "--settings", settings, "-c", script)
+		cmd.Path = filepath.Join(bin, "srt")
+		return runSrt(t, cmd, "")
+	}
+	if code, _, stderr := run("true"); code != 0 || !strings.Contains(stderr, "warm start: the warm server ran the command") {
+		t.Fatalf("the first command: exit %d, stderr:\n%s", code, stderr)
+	}
+	// Replaced as cp -p and mv would: another file, of the same size and
+	// time (so srt names the same server).
+	main := filepath.Join(bin, "srt-main")
+	fi, err := os.Stat(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.WriteFile(t, main+".new", data, 0o755)
+	if err := os.Chtimes(main+".new", fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(main+".new", main); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := run("echo once >> ran; cat ran; exit 5")
+	if code != 5 || stdout != "once\n" {
+		t.Errorf("after srt-main was replaced: exit %d, stdout %q (want 5, %q), stderr:\n%s", code, stdout, "once\n", stderr)
+	}
+	if want := "srt-main was replaced since the warm server started"; !strings.Contains(stderr, want) {
+		t.Errorf("--debug does not say %q:\n%s", want, stderr)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(warmServers(dir)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if pids := warmServers(dir); len(pids) > 0 {
+		t.Errorf("the warm server of the replaced srt-main still runs: %v", pids)
+	}
+}
+
+// TestWarmOnlyRuns: with SRT_WARM=on, what is not a command to run in
+// the sandbox (--version, --help, srt doctor, a wrong command line) is
+// srt-main's to answer, and starts no warm server.
+func TestWarmOnlyRuns(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	env := warmEnv(t, dir)
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--version"}, 0, "srt "},
+		{[]string{"--help"}, 0, "Usage: srt"},
+		{[]string{"run", "--help"}, 0, "Usage: srt run"},
+		{[]string{"--bogus", "true"}, 1, "unknown option --bogus"},
+		{[]string{"--debug"}, 1, "No command specified"},
+	} {
+		code, stdout, stderr := runSrt(t, srtCmd(t, dir, env, tc.args...), "")
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.out) {
+			t.Errorf("srt %q: exit %d, output %q %q; want %d and %q", tc.args, code, stdout, stderr, tc.code, tc.out)
+		}
+	}
+	if pids := warmServers(dir); len(pids) > 0 {
+		t.Errorf("warm servers started for commands they do not run: %v", pids)
+	}
+	code, _, stderr := runSrt(t, srtCmd(t, dir, append(env, "SRT_WARM=yes"), "-c", "true"), "")
+	if code != 1 || !strings.Contains(stderr, `SRT_WARM must be on or off, not "yes"`) {
+		t.Errorf("SRT_WARM=yes: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestWarmSignals: the client relays its signals to the command, and a
 // client killed with SIGKILL takes its command with it.
 func TestWarmSignals(t *testing.T) {
@@ -200,7 +293,7 @@ func TestWarmServerUnreachable(t *testing.T) {
 	// namespaces (the control), and refused from another user namespace,
 	// as root of it, before anything runs.
 	send := func(unshare bool, marker string) string {
-		req, _ := json.Marshal(warmRequest{Args: []string{"--settings", settings, "-c", "touch " + marker}, Cwd: dir, Env: srtCmd(t, dir, env).Environ()})
+		req, _ := json.Marshal(warmwire.Request{Args: []string{"--settings", settings, "-c", "touch " + marker}, Cwd: dir, Env: srtCmd(t, dir, env).Environ()})
 		py := `
 import socket, sys, array
 s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -244,7 +337,7 @@ func serverSocket(t *testing.T, dir string) string {
 	}
 	cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pids[0]) + "/cmdline")
 	args := strings.Split(string(cmdline), "\x00")
-	if len(args) < 3 || args[1] != warmArg {
+	if len(args) < 3 || args[1] != warmwire.Arg {
 		t.Fatalf("a warm server's command line: %q", args)
 	}
 	return args[2]

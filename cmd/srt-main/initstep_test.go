@@ -13,19 +13,21 @@ import (
 )
 
 // TestInitStepProgram: srt starts srt-init beside it as the sandbox's
-// first process when it is of srt's build, and itself otherwise (no
+// first process when it is of srt's build, and srt-main otherwise (no
 // srt-init, or one of another build); srt doctor says which.
 func TestInitStepProgram(t *testing.T) {
 	requireSandbox(t)
 	bin := binDir
 	other := t.TempDir()
 	testenv.Chmod(t, other, 0o755)
-	data, err := os.ReadFile(filepath.Join(bin, "srt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(other, "srt"), data, 0o755); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"srt", "srt-main"} {
+		data, err := os.ReadFile(filepath.Join(bin, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, name), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
@@ -47,8 +49,8 @@ func TestInitStepProgram(t *testing.T) {
 		name, dir, initFile, want, doctor string
 	}{
 		{"srt-init of srt's build", bin, "", filepath.Join(bin, "srt-init"), "of srt's build"},
-		{"no srt-init", other, "", filepath.Join(other, "srt"), "srt itself"},
-		{"srt-init of no Go build", other, "#!/bin/sh\nexit 0\n", filepath.Join(other, "srt"), "srt itself"},
+		{"no srt-init", other, "", filepath.Join(other, "srt-main"), "srt itself"},
+		{"srt-init of no Go build", other, "#!/bin/sh\nexit 0\n", filepath.Join(other, "srt-main"), "srt itself"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.initFile != "" {

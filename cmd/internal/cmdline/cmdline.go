@@ -1,54 +1,57 @@
-package main
-
-// srt's command line: its commands, the options of srt and srt run, the
-// parser of those options, and every help text, each written once in the
-// tables below. The parser is written by hand (see parse).
+// Package cmdline is srt's command line: its commands, the options of
+// srt and srt run, the parser of those options, and every help text, each
+// written once in the tables below. The parser is written by hand (see
+// Parse). Both of srt's programs read it: srt, the front, which hands a
+// command to the warm server or starts srt-main, and srt-main, which does
+// the work.
+package cmdline
 
 import (
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
-// A command is one of srt's commands, named by the first word of the
+// A Command is one of srt's commands, named by the first word of the
 // command line; srt itself, with no such word, runs a command in the
 // sandbox.
-type command struct {
-	name string // "" for srt itself
+type Command struct {
+	Name string // "" for srt itself
 	// synopsis is its command lines, one a line, without "Usage: "; a
 	// line that starts with a space continues the one before.
-	synopsis string
+	Synopsis string
 	// summary is what srt --help says of it ("" for srt itself).
-	summary string
+	Summary string
 	// about is what its help says after the synopsis.
-	about string
+	About string
 }
 
-// commands are srt's commands, srt itself first; srt --help lists them
+// Commands are srt's commands, srt itself first; srt --help lists them
 // in this order.
-var commands = []*command{
+var Commands = []*Command{
 	{
-		synopsis: "srt [options] [--] command [args...]\nsrt [options] -c 'shell command'",
-		about: `Runs the command in a sandbox: it can read, write and reach only what the
+		Synopsis: "srt [options] [--] command [args...]\nsrt [options] -c 'shell command'",
+		About: `Runs the command in a sandbox: it can read, write and reach only what the
 settings file allows (see 'srtc validate' and 'srtc compile').`,
 	},
 	{
-		name:     "run",
-		synopsis: "srt run --plan DIR [--dry-run] [options] [--] command [args...]\nsrt run --plan DIR [--dry-run] [options] -c 'shell command'",
-		summary:  "srt run runs a directory written by 'srtc compile' (srt run --help).",
-		about: `Runs the command in the sandbox of a plan: DIR is a directory written by
+		Name:     "run",
+		Synopsis: "srt run --plan DIR [--dry-run] [options] [--] command [args...]\nsrt run --plan DIR [--dry-run] [options] -c 'shell command'",
+		Summary:  "srt run runs a directory written by 'srtc compile' (srt run --help).",
+		About: `Runs the command in the sandbox of a plan: DIR is a directory written by
 'srtc compile', run as it is. srt checks every file's checksum first, and
 runs only a plan this machine trusts: one srtc compile wrote here, or one
 trusted with srt trust DIR after review (a sandboxed run that can write the
 directory can rewrite a plan, checksums included).`,
 	},
 	{
-		name:     "trust",
-		synopsis: "srt trust DIR...",
-		summary:  "srt trust records plans as reviewed and trusted here (srt trust --help).",
-		about: `Records each plan directory (written by srtc compile) as trusted on this
+		Name:     "trust",
+		Synopsis: "srt trust DIR...",
+		Summary:  "srt trust records plans as reviewed and trusted here (srt trust --help).",
+		About: `Records each plan directory (written by srtc compile) as trusted on this
 machine: srt run --plan runs only such plans. Review a plan before you
 trust it (git diff DIR, srtc explain DIR): a sandboxed run that could
 write the directory could have rewritten it, checksums included. A plan
@@ -57,24 +60,24 @@ checksum of every other file): after any change, trust it again.
 srtc compile trusts what it writes, when run outside a sandbox.`,
 	},
 	{
-		name:     "doctor",
-		synopsis: "srt doctor",
-		summary:  "srt doctor checks what this host allows and says how to fix what it does not.",
-		about: `Checks what this host allows srt to do (bubblewrap, user and network
+		Name:     "doctor",
+		Synopsis: "srt doctor",
+		Summary:  "srt doctor checks what this host allows and says how to fix what it does not.",
+		About: `Checks what this host allows srt to do (bubblewrap, user and network
 namespaces, seccomp, Landlock, the AppArmor user-namespace restriction)
 and that srt finds srtc, which compiles the settings of every run, and
 prints, for each failed check, how to fix it. Exit status 1 when a check
 fails.`,
 	},
 	{
-		name:     "quarantine",
-		synopsis: "srt quarantine list | release ID... | drop ID... | check",
-		summary: `srt quarantine lists, puts back or deletes the protected names (git hooks
+		Name:     "quarantine",
+		Synopsis: "srt quarantine list | release ID... | drop ID... | check",
+		Summary: `srt quarantine lists, puts back or deletes the protected names (git hooks
 and configuration, shell start-up files, editor settings) that a sandboxed
 command wrote and srt moved aside when it ended; srt quarantine check
 checks again, without limits, a tree whose check after a run could not
 vouch for everything.`,
-		about: `The protected names (git hooks and configuration, shell start-up files,
+		About: `The protected names (git hooks and configuration, shell start-up files,
 editor settings) that a sandboxed command wrote, srt moves aside when the
 command ends, into the quarantine.
 
@@ -87,11 +90,11 @@ command ends, into the quarantine.
                 again once it can`,
 	},
 	{
-		name:     "proxy",
-		synopsis: "srt proxy (--listen HOST:PORT | --listen-fd N)\n          (--decider-fd N | --decider-in N --decider-out N) [options]",
-		summary: `srt proxy runs only the HTTP proxy, with an external program deciding each
+		Name:     "proxy",
+		Synopsis: "srt proxy (--listen HOST:PORT | --listen-fd N)\n          (--decider-fd N | --decider-in N --decider-out N) [options]",
+		Summary: `srt proxy runs only the HTTP proxy, with an external program deciding each
 request (srt proxy --help).`,
-		about: `Runs only the HTTP proxy, and puts every request to an external decider
+		About: `Runs only the HTTP proxy, and puts every request to an external decider
 (protocol v1: 4-byte big-endian length, then one JSON object). See
 docs/srt-proxy.md.
 
@@ -118,55 +121,55 @@ goes or breaks the protocol (or another failure), 2 for a usage error.`,
 	},
 }
 
-// commandOf is the command args name, and the arguments that follow its
-// name: srt itself unless the first word names one of its commands.
-func commandOf(args []string) (*command, []string) {
+// Of is the command args name, and the arguments that follow its name:
+// srt itself unless the first word names one of its commands.
+func Of(args []string) (*Command, []string) {
 	if len(args) > 0 {
-		for _, c := range commands[1:] {
-			if c.name == args[0] {
+		for _, c := range Commands[1:] {
+			if c.Name == args[0] {
 				return c, args[1:]
 			}
 		}
 	}
-	return commands[0], args
+	return Commands[0], args
 }
 
-// commandNamed is the command called name.
-func commandNamed(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
+// Named is the command called name.
+func Named(name string) *Command {
+	for _, c := range Commands {
+		if c.Name == name {
 			return c
 		}
 	}
 	panic("srt has no command " + name)
 }
 
-// runsCommand reports whether c runs a command in the sandbox (srt
+// RunsCommand reports whether c runs a command in the sandbox (srt
 // itself and srt run), and so takes the options below.
-func (c *command) runsCommand() bool { return c.name == "" || c.name == "run" }
+func (c *Command) RunsCommand() bool { return c.Name == "" || c.Name == "run" }
 
-// usage is the synopsis as the first lines of a help: "Usage: " before
+// Usage is the synopsis as the first lines of a help: "Usage: " before
 // the first line, the others aligned under it.
-func (c *command) usage() string {
-	return "Usage: " + strings.ReplaceAll(c.synopsis, "\n", "\n       ")
+func (c *Command) Usage() string {
+	return "Usage: " + strings.ReplaceAll(c.Synopsis, "\n", "\n       ")
 }
 
-// help is what c --help prints.
-func (c *command) help() string {
+// Help is what c --help prints.
+func (c *Command) Help() string {
 	var b strings.Builder
 	b.WriteString("Usage: ")
-	if c.name == "" {
-		for i, o := range commands {
+	if c.Name == "" {
+		for i, o := range Commands {
 			if i > 0 {
 				b.WriteString("\n       ")
 			}
-			b.WriteString(strings.ReplaceAll(o.synopsis, "\n", "\n       "))
+			b.WriteString(strings.ReplaceAll(o.Synopsis, "\n", "\n       "))
 		}
 	} else {
-		b.WriteString(strings.ReplaceAll(c.synopsis, "\n", "\n       "))
+		b.WriteString(strings.ReplaceAll(c.Synopsis, "\n", "\n       "))
 	}
-	b.WriteString("\n\n" + c.about + "\n")
-	if !c.runsCommand() {
+	b.WriteString("\n\n" + c.About + "\n")
+	if !c.RunsCommand() {
 		return b.String()
 	}
 	b.WriteString("\nOptions (recognised before the first command word or \"--\"):\n")
@@ -175,20 +178,20 @@ func (c *command) help() string {
 			b.WriteString(o.helpLines())
 		}
 	}
-	if c.name == "" {
+	if c.Name == "" {
 		var names []string
-		for _, o := range commands[1:] {
-			b.WriteString("\n" + o.summary)
-			names = append(names, o.name)
+		for _, o := range Commands[1:] {
+			b.WriteString("\n" + o.Summary)
+			names = append(names, o.Name)
 		}
 		fmt.Fprintf(&b, "\nTo run a program called %s or %s, write srt -- %s.\n",
 			strings.Join(names[:len(names)-1], ", "), names[len(names)-1], names[0])
 	}
-	b.WriteString("\n" + exitStatus)
+	b.WriteString("\n" + ExitStatus)
 	return b.String()
 }
 
-const exitStatus = `Exit status: the command's; 128+N when signal N killed it; 127 when there
+const ExitStatus = `Exit status: the command's; 128+N when signal N killed it; 127 when there
 is no such command, 126 when it cannot be run; 1 when srt itself fails
 (invalid settings, no bubblewrap, ...) or its command line is wrong; 125
 when the check after the run could not vouch for everything the command
@@ -196,32 +199,33 @@ could write, or an earlier run left the tree so (run srt quarantine
 check).
 `
 
-// An ask is what the command line of srt or srt run asks for.
-type ask uint8
+// An Ask is what the command line of srt or srt run asks for.
+type Ask uint8
 
 const (
-	askRun     ask = iota // run the command in the sandbox
-	askHelp               // print the command's help
-	askVersion            // print srt's version
+	AskRun     Ask = iota // run the command in the sandbox
+	AskHelp               // print the command's help
+	AskVersion            // print srt's version
 )
 
-type options struct {
-	ask        ask
-	settings   string
-	shellCmd   string
-	debug      bool
-	controlFD  int // 0: none
-	violations bool
-	refusals   string // --refusals: always, never or auto; "" when not given
-	auditLog   string
-	argv       []string
-	args       []string // all of srt's arguments, as given
+// Options are what the command line of srt or srt run says.
+type Options struct {
+	Ask        Ask
+	Settings   string
+	ShellCmd   string
+	Debug      bool
+	ControlFD  int // 0: none
+	Violations bool
+	Refusals   string // --refusals: always, never or auto; "" when not given
+	AuditLog   string
+	Argv       []string
+	Args       []string // all of srt's arguments, as given
 	// srt run: the artifact directory, and --dry-run.
-	plan   string
-	dryRun bool
+	Plan   string
+	DryRun bool
 }
 
-// An option is one of the options of srt and srt run: what parse reads
+// An option is one of the options of srt and srt run: what Parse reads
 // and what their help lists.
 type option struct {
 	short, long string // "-s", "--settings"; either may be ""
@@ -241,7 +245,7 @@ type option struct {
 	// accepts reports whether the word after the option is its
 	// optional value.
 	accepts func(string) bool
-	set     func(o *options, v string) error
+	set     func(o *Options, v string) error
 }
 
 // errEmptySettings refuses --settings "": the reference reads it as no
@@ -258,22 +262,22 @@ file does not exist, the built-in defaults apply:
 no network, no writes outside the scratch paths).
 A project's own .srt-settings.json is used only when
 named here; srt says when it leaves one out`,
-		set: func(o *options, v string) error {
+		set: func(o *Options, v string) error {
 			if v == "" {
 				return errEmptySettings
 			}
-			o.settings = v
+			o.Settings = v
 			return nil
 		}},
 	{long: "--plan", value: "DIR", only: "run", help: "the plan directory",
-		set: func(o *options, v string) error { o.plan = v; return nil }},
+		set: func(o *Options, v string) error { o.Plan = v; return nil }},
 	{long: "--dry-run", only: "run",
 		help: `print the bubblewrap command line, one word a line
 with the line of linux/bwrap.args it came from,
 instead of running it`,
-		set: func(o *options, _ string) error { o.dryRun = true; return nil }},
+		set: func(o *Options, _ string) error { o.DryRun = true; return nil }},
 	{short: "-c", value: "CMD", only: "-", help: "run CMD with /bin/sh -c",
-		set: func(o *options, v string) error { o.shellCmd = v; return nil }},
+		set: func(o *Options, v string) error { o.ShellCmd = v; return nil }},
 	{long: "--control-fd", value: "N", only: "-",
 		help: `read new settings from descriptor N (>= 3, inherited
 open for reading: srt --control-fd 9 ... 9< FILE)
@@ -281,13 +285,13 @@ while the command runs: one JSON settings document
 per line, each replacing the whole configuration;
 the network rules apply to the next connection,
 file-system rules cannot change in a running sandbox`,
-		set: func(o *options, v string) (err error) { o.controlFD, err = parseFD(v); return err }},
+		set: func(o *Options, v string) (err error) { o.ControlFD, err = ParseFD(v); return err }},
 	{long: "--violations", only: "-",
 		help: `after the command, print the connections the
 sandbox refused (and, on Linux as root with the
 kernel's audit on, the writes its second layer
 refused) as a <sandbox_violations> block on stderr`,
-		set: func(o *options, _ string) error { o.violations = true; return nil }},
+		set: func(o *Options, _ string) error { o.Violations = true; return nil }},
 	{long: "--refusals", value: "[=WHEN]", only: "-", implied: "always", accepts: isRefusalsWhen,
 		help: `after the command, print on stderr one line per host
 (or write) the sandbox refused, starting "srt sandbox
@@ -295,22 +299,22 @@ refused ", with the rule that decided and the file
 to edit. WHEN: always (the default), never, or auto
 (only when stderr is a terminal); also written
 --refusals WHEN, or set by SRT_REFUSALS=WHEN`,
-		set: func(o *options, v string) (err error) { o.refusals, err = parseRefusals("--refusals", v); return err }},
+		set: func(o *Options, v string) (err error) { o.Refusals, err = ParseRefusals("--refusals", v); return err }},
 	{long: "--audit-log", value: "FILE", only: "-",
 		help: `append every network decision, allowed or refused,
 and the refused writes --violations lists, to FILE
 as JSON lines`,
-		set: func(o *options, v string) error { o.auditLog = v; return nil }},
+		set: func(o *Options, v string) error { o.AuditLog = v; return nil }},
 	{short: "-d", long: "--debug", only: "-", help: "debug lines on stderr (also: SRT_DEBUG=1)",
-		set: func(o *options, _ string) error { o.debug = true; return nil }},
+		set: func(o *Options, _ string) error { o.Debug = true; return nil }},
 	{short: "-h", long: "--help", only: "-", help: "this help",
-		set: func(o *options, _ string) error { o.ask = askHelp; return nil }},
+		set: func(o *Options, _ string) error { o.Ask = AskHelp; return nil }},
 	{short: "-V", long: "--version", only: "-", help: "the version",
-		set: func(o *options, _ string) error { o.ask = askVersion; return nil }},
+		set: func(o *Options, _ string) error { o.Ask = AskVersion; return nil }},
 }
 
 // takenBy reports whether c takes the option.
-func (o *option) takenBy(c *command) bool { return o.only == "-" || o.only == c.name }
+func (o *option) takenBy(c *Command) bool { return o.only == "-" || o.only == c.Name }
 
 // helpLines are the option's lines in the help: its names and value,
 // then its help in a column.
@@ -337,7 +341,7 @@ func lookupOption(name string) *option {
 	return nil
 }
 
-// parse reads the options of c (srt itself or srt run) up to "--" or the
+// Parse reads the options of c (srt itself or srt run) up to "--" or the
 // first word that is not an option: that word and all after it are the
 // command, as they are, whatever they look like. A long option's value
 // is the next word or follows "="; a short option's, the next word.
@@ -349,16 +353,16 @@ func lookupOption(name string) *option {
 // against 11.5 ms, ratio 1.24 to 1.33; a whole sandboxed srt -c true:
 // 1.05), where this parser takes about a microsecond
 // (docs/srt.md#why-srt-does-not-use-kong).
-func parse(args []string, c *command) (*options, error) {
-	o := &options{args: args, debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
+func Parse(args []string, c *Command) (*Options, error) {
+	o := &Options{Args: args, Debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			o.argv = args[i+1:]
+			o.Argv = args[i+1:]
 			return o, nil
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
-			o.argv = args[i:]
+			o.Argv = args[i:]
 			return o, nil
 		}
 		name, v, inline := a, "", false
@@ -387,21 +391,43 @@ func parse(args []string, c *command) (*options, error) {
 		if err := opt.set(o, v); err != nil {
 			return nil, err
 		}
-		if o.ask != askRun {
+		if o.Ask != AskRun {
 			return o, nil
 		}
 	}
 	return o, nil
 }
 
-// helpAsked reports whether args, a command's arguments, start with -h
+// HelpAsked reports whether args, a command's arguments, start with -h
 // or --help.
-func helpAsked(args []string) bool {
+func HelpAsked(args []string) bool {
 	return len(args) > 0 && (args[0] == "-h" || args[0] == "--help")
 }
 
-// printHelp prints c's help.
-func printHelp(w io.Writer, c *command) (int, error) {
-	fmt.Fprint(w, c.help())
+// PrintHelp prints c's help.
+func PrintHelp(w io.Writer, c *Command) (int, error) {
+	fmt.Fprint(w, c.Help())
 	return 0, nil
+}
+
+// ParseFD reads a --control-fd value: decimal digits only, at least 3
+// (0-2 are the command's standard streams).
+func ParseFD(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || v == "" || v[0] == '+' || v[0] == '-' || n < 3 {
+		return 0, fmt.Errorf("--control-fd must be an integer file descriptor >= 3, not %q", v)
+	}
+	return n, nil
+}
+
+// isRefusalsWhen reports whether v is a value of --refusals.
+func isRefusalsWhen(v string) bool { return v == "auto" || v == "always" || v == "never" }
+
+// ParseRefusals checks the value of --refusals=WHEN (from, the option as
+// written) or of SRT_REFUSALS.
+func ParseRefusals(from, v string) (string, error) {
+	if isRefusalsWhen(v) {
+		return v, nil
+	}
+	return "", fmt.Errorf("%s must be always, never or auto, not %q", from, v)
 }

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"srt.dev/cmd/internal/cmdline"
 	"strconv"
 	"strings"
 	"syscall"
@@ -174,7 +175,7 @@ func proxyCmd(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	for _, a := range args {
 		if a == "-h" || a == "--help" {
-			fmt.Fprint(stdout, commandNamed("proxy").help())
+			fmt.Fprint(stdout, cmdline.Named("proxy").Help())
 			return 0, nil
 		}
 	}

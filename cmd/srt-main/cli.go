@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
+	"srt.dev/cmd/internal/cmdline"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,20 +48,20 @@ func runIn(s *session, args []string, stdin io.Reader, stdout, stderr io.Writer)
 // runCmd parses the command line and runs what it asks for: a
 // subcommand, or a command in the sandbox (its exit status).
 func runCmd(s *session, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	c, args := commandOf(args)
-	switch c.name {
+	c, args := cmdline.Of(args)
+	switch c.Name {
 	case "proxy":
 		return proxyCmd(args, stdout, stderr)
 	case "", "run":
 		return sandboxCmd(s, c, args, stdin, stdout, stderr)
 	}
-	if helpAsked(args) {
-		return printHelp(stdout, c)
+	if cmdline.HelpAsked(args) {
+		return cmdline.PrintHelp(stdout, c)
 	}
-	switch c.name {
+	switch c.Name {
 	case "doctor":
 		if len(args) > 0 {
-			return 0, fail("srt doctor takes no arguments (got %q)", args[0]).also(c.usage())
+			return 0, fail("srt doctor takes no arguments (got %q)", args[0]).also(c.Usage())
 		}
 		return doctor(stdout), nil
 	case "quarantine":
@@ -72,25 +73,20 @@ func runCmd(s *session, args []string, stdin io.Reader, stdout, stderr io.Writer
 
 // sandboxCmd is srt or srt run (c): it runs a command in the sandbox,
 // in a sandbox the warm server prepared when it can (warm.go).
-func sandboxCmd(s *session, c *command, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	o, err := parse(args, c)
+func sandboxCmd(s *session, c *cmdline.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	o, err := cmdline.Parse(args, c)
 	if err != nil {
 		return 0, err
 	}
-	switch o.ask {
-	case askHelp:
-		return printHelp(stdout, c)
-	case askVersion:
+	switch o.Ask {
+	case cmdline.AskHelp:
+		return cmdline.PrintHelp(stdout, c)
+	case cmdline.AskVersion:
 		fmt.Fprintln(stdout, versionLine())
 		return 0, nil
 	}
-	if o.refusals, err = refusalsWhen(o.refusals, os.Getenv); err != nil {
+	if o.Refusals, err = refusalsWhen(o.Refusals, os.Getenv); err != nil {
 		return 0, err
-	}
-	if s == nil {
-		if code, served, err := warmClient(c, o, stdin, stdout, stderr); served || err != nil {
-			return code, err
-		}
 	}
 	// The steps are timed from this process's start, or in the warm
 	// server from the command's arrival.
@@ -110,9 +106,9 @@ func sandboxCmd(s *session, c *command, args []string, stdin io.Reader, stdout, 
 	if s != nil {
 		so.ForwardSignals, so.Signals, so.Prepared = false, s.signals, s.take()
 	}
-	argv := o.argv
-	if o.shellCmd != "" {
-		argv = []string{"/bin/sh", "-c", o.shellCmd}
+	argv := o.Argv
+	if o.ShellCmd != "" {
+		argv = []string{"/bin/sh", "-c", o.ShellCmd}
 	}
 	if len(argv) == 0 {
 		return 0, fail("No command specified. Use -c <command> or provide command arguments.")
@@ -128,12 +124,12 @@ func sandboxCmd(s *session, c *command, args []string, stdin io.Reader, stdout, 
 // the sandbox's options (its steps timed by steps, when not nil), as a
 // run of its command needs them and as the warm server prepares a
 // sandbox with them.
-func runOptions(c *command, o *options, steps *stepTimes, stdin io.Reader, stdout, stderr io.Writer) (*policy.Policy, sandbox.Options, error) {
+func runOptions(c *cmdline.Command, o *cmdline.Options, steps *stepTimes, stdin io.Reader, stdout, stderr io.Writer) (*policy.Policy, sandbox.Options, error) {
 	var log *slog.Logger
-	if o.debug {
+	if o.Debug {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.dryRun}
+	so := sandbox.Options{Log: log, Stdin: stdin, Stdout: stdout, Stderr: stderr, ForwardSignals: true, DryRun: o.DryRun}
 	so.State = srtState(o)
 	var err error
 	if so.CheckLimits, err = checkLimits(os.Getenv); err != nil {
@@ -149,7 +145,7 @@ func runOptions(c *command, o *options, steps *stepTimes, stdin io.Reader, stdou
 	if steps != nil {
 		so.Step = steps.step
 	}
-	p, err := loadPolicy(o, c.name == "run", &so, stderr)
+	p, err := loadPolicy(o, c.Name == "run", &so, stderr)
 	if err != nil {
 		return nil, so, err
 	}
@@ -172,15 +168,15 @@ func setBwrap(p *policy.Policy, so *sandbox.Options) error {
 
 // loadPolicy reads the policy of the run: a compiled plan (run --plan),
 // or a settings file compiled by srtc (whose diagnostics it prints).
-func loadPolicy(o *options, plan bool, so *sandbox.Options, stderr io.Writer) (*policy.Policy, error) {
+func loadPolicy(o *cmdline.Options, plan bool, so *sandbox.Options, stderr io.Writer) (*policy.Policy, error) {
 	if plan {
-		return readPlan(o.plan, so)
+		return readPlan(o.Plan, so)
 	}
-	name, data, err := loadSettings(o.settings, so.Log)
-	if o.settings == "" {
+	name, data, err := loadSettings(o.Settings, so.Log)
+	if o.Settings == "" {
 		if cwd, err := os.Getwd(); err == nil {
 			if project := findProjectSettings(cwd); project != "" {
-				noteProjectSettings(stderr, project, name, cwd, o.args)
+				noteProjectSettings(stderr, project, name, cwd, o.Args)
 			}
 		}
 	}
@@ -198,7 +194,7 @@ func loadPolicy(o *options, plan bool, so *sandbox.Options, stderr io.Writer) (*
 // (policy.SrtState): the settings file or plan directory of this run and
 // the user's default settings file, srt, srt-init and srtc, the policy cache, the
 // audit log. The runtime adds its registry and the quarantine.
-func srtState(o *options) map[policy.StateKind][]string {
+func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	st := map[policy.StateKind][]string{}
 	add := func(k policy.StateKind, p string) {
 		if p == "" {
@@ -211,8 +207,8 @@ func srtState(o *options) map[policy.StateKind][]string {
 	if home, err := os.UserHomeDir(); err == nil {
 		add(policy.StatePolicy, filepath.Join(home, ".srt-settings.json"))
 	}
-	add(policy.StatePolicy, o.settings)
-	add(policy.StatePolicy, o.plan)
+	add(policy.StatePolicy, o.Settings)
+	add(policy.StatePolicy, o.Plan)
 	if self, err := os.Executable(); err == nil {
 		add(policy.StatePrograms, self)
 		// The init step's program beside it, there or not: a sandbox that
@@ -225,7 +221,7 @@ func srtState(o *options) map[policy.StateKind][]string {
 	if d, err := cacheDir(); err == nil {
 		add(policy.StateCache, filepath.Dir(d))
 	}
-	add(policy.StateAuditLog, o.auditLog)
+	add(policy.StateAuditLog, o.AuditLog)
 	return st
 }
 
@@ -288,19 +284,19 @@ func linuxPlan(dir string, m *artifact.Manifest, files artifact.Files) (*sandbox
 // execute runs argv under p with the options that concern the run: the
 // control descriptor, the audit log (which the Manager writes), the
 // violations block, a dry run.
-func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, stdout, stderr io.Writer) (int, error) {
+func execute(p *policy.Policy, argv []string, o *cmdline.Options, so sandbox.Options, stdout, stderr io.Writer) (int, error) {
 	log := so.Log
 	var control *pollread.Reader
 	var err error
-	if o.controlFD != 0 {
-		if control, err = openControl(o.controlFD); err != nil {
-			return 0, fail("--control-fd %d: %v. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd %d -c CMD %d< FILE). Refusing to run the command without the control channel it asks for.", o.controlFD, err, o.controlFD, o.controlFD)
+	if o.ControlFD != 0 {
+		if control, err = openControl(o.ControlFD); err != nil {
+			return 0, fail("--control-fd %d: %v. The option reads settings, one JSON document a line, from a descriptor srt inherits open for reading (in a shell: srt --control-fd %d -c CMD %d< FILE). Refusing to run the command without the control channel it asks for.", o.ControlFD, err, o.ControlFD, o.ControlFD)
 		}
 		defer control.Close()
 	}
 	mo := sandbox.ManagerOptions{Log: log}
-	if o.auditLog != "" {
-		f, err := os.OpenFile(o.auditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if o.AuditLog != "" {
+		f, err := os.OpenFile(o.AuditLog, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return 0, fail("--audit-log: %v", err)
 		}
@@ -319,7 +315,7 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		// Lines are read once the sandbox is up; earlier ones wait in
 		// the descriptor (docs/reference.md#live-updates), so none is lost.
 		// Reading stops when the run ends, whatever the writer does.
-		c := &controller{m: m, start: p, fd: o.controlFD, stderr: stderr, log: log}
+		c := &controller{m: m, start: p, fd: o.ControlFD, stderr: stderr, log: log}
 		so.Started = func() {
 			controlRead.Add(1)
 			go func() {
@@ -349,20 +345,20 @@ func execute(p *policy.Policy, argv []string, o *options, so sandbox.Options, st
 		dryRun(stdout, res, len(argv))
 		return 0, nil
 	}
-	if showRefusals(o.refusals, stderr) {
+	if showRefusals(o.Refusals, stderr) {
 		printRefusals(stderr, res.Violations)
 		if res.ExitCode != 0 {
 			printUnusedLoopback(stderr, res.UnusedLoopback)
 		}
 	}
-	if o.violations {
+	if o.Violations {
 		if block := violations.Block(res.Violations); block != "" {
 			fmt.Fprintln(stderr, block)
 		}
 	}
 	code := res.Status() // with Unchecked, srt said why
 	if err := m.AuditErr(); err != nil {
-		return 0, fail("the audit log %s is incomplete: %v", o.auditLog, err).withStatus(max(code, exitFailure))
+		return 0, fail("the audit log %s is incomplete: %v", o.AuditLog, err).withStatus(max(code, exitFailure))
 	}
 	select {
 	case <-controlFailed:
@@ -516,7 +512,7 @@ func planTrusted(dir, digest string, dryRun bool, stderr io.Writer) error {
 // trustCmd is srt trust DIR...
 func trustCmd(args []string, stdout io.Writer) (int, error) {
 	if len(args) == 0 {
-		return 0, fail("srt trust needs the plan directories to trust").also(commandNamed("trust").usage())
+		return 0, fail("srt trust needs the plan directories to trust").also(cmdline.Named("trust").Usage())
 	}
 	var errs []error
 	for _, dir := range args {

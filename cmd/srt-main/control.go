@@ -7,23 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/internal/pollread"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/schema/builtin"
 )
-
-// parseFD reads a --control-fd value: decimal digits only, at least 3
-// (0-2 are the command's standard streams).
-func parseFD(v string) (int, error) {
-	n, err := strconv.Atoi(v)
-	if err != nil || v == "" || v[0] == '+' || v[0] == '-' || n < 3 {
-		return 0, fmt.Errorf("--control-fd must be an integer file descriptor >= 3, not %q", v)
-	}
-	return n, nil
-}
 
 // A controller applies the settings lines of --control-fd
 // (docs/reference.md#live-updates) to a running Manager.

@@ -163,7 +163,7 @@ func TestLandlockRefusalsAuditOff(t *testing.T) {
 // release). It turns the audit off and on between runs, and puts it back
 // as it was.
 //
-//	go test ./cmd/srt -run '^$' -bench BenchmarkLandlockReport -benchtime 100x
+//	go test ./cmd/srt-main -run '^$' -bench BenchmarkLandlockReport -benchtime 100x
 func BenchmarkLandlockReport(b *testing.B) {
 	testenv.Require(b, "bwrap")
 	testenv.KernelAudit(b)
