@@ -73,4 +73,6 @@ fuzz ./runtime/secrets FuzzMask 30000x
 fuzz ./schema FuzzPlain 3000x
 fuzz ./runtime/quarantine FuzzCheck 1500x
 fuzz ./runtime/quarantine FuzzReadSnapshot 20000x
+fuzz ./runtime/gitconfig FuzzParseAgreesWithGit 1000x
+fuzz ./emit/bwrap FuzzParse 100000x
 phase "done"

@@ -45,7 +45,10 @@ func Parse(b []byte) (Plan, error) {
 			if name == "" {
 				return Plan{}, &ParseError{n, "a directive needs a name after @"}
 			}
-			d, q, _ := strings.Cut(name, ":")
+			d, q, hasQ := strings.Cut(name, ":")
+			if d == "" || hasQ && q == "" {
+				return Plan{}, &ParseError{n, fmt.Sprintf("@%s: a directive is @name or @name:qualifier", name)}
+			}
 			s := Step{Directive: Directive(d), Qualifier: Qualifier(q), Line: n, Comment: comment}
 			switch rest := words[1:]; {
 			case len(rest) == 1:
@@ -104,8 +107,27 @@ func splitWords(line string) ([]word, string, error) {
 			if end < 0 {
 				end = len(line)
 			}
+			if w := line[:end]; !plain(w) {
+				return nil, "", fmt.Errorf("the word %s must be written quoted, as a Go string (%s)", strconv.Quote(w), strconv.Quote(w))
+			}
 			out = append(out, word{line[:end], false})
 			line = line[end:]
 		}
 	}
+}
+
+// plain reports whether s may be written as it is, unquoted: not empty,
+// and no blank, control character, '#', '"', '\\' or byte above ASCII.
+// Render quotes every other word, and Parse reads no other unquoted, so
+// that a plan reads back one way only.
+func plain(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c == '#' || c == '"' || c == '\\' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }

@@ -97,3 +97,34 @@ func TestConcrete(t *testing.T) {
 		t.Errorf("concrete plan still names a root:\n%s", r)
 	}
 }
+
+// FuzzParse: Parse never panics, and what it reads Render writes back as
+// text Parse reads to the same steps (a plan is read once on the host and
+// checked by its digest: a plan that reads two ways would run other
+// steps than a review saw).
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"--new-session\n--setenv \"A B\" \"\"  # c\n",
+		"@deny-read ${HOME}/.ssh # filesystem.denyRead[0] s.json:1:2\n@deny-read:pattern \"${CWD}/a b/#x\"\n",
+		"@mandatory-scan depth=3 git=protect-config\n@landlock-write ${CWD}\n",
+		"--bind \"\\x00\" \"a\\nb\"\n@ x\n@\n\"--quoted\"\n",
+		// Read two ways once: a plain word Render would quote, and a
+		// directive without a name.
+		"--\"", "@:", "@x:",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		pl, err := Parse(b)
+		if err != nil {
+			return
+		}
+		again, err := Parse(pl.Render())
+		if err != nil {
+			t.Fatalf("Parse(%q) read %d steps, whose Render does not parse: %v\n%s", b, len(pl.Steps), err, pl.Render())
+		}
+		if diff := cmp.Diff(pl.Steps, again.Steps, cmpopts.IgnoreFields(Step{}, "Line", "Comment"), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Parse(%q), rendered and read again (-first +second):\n%s", b, diff)
+		}
+	})
+}

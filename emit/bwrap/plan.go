@@ -376,15 +376,10 @@ func (pl Plan) Render() []byte {
 // quoteIfNeeded leaves plain operands alone and quotes the rest, so that
 // every line reads back unambiguously.
 func quoteIfNeeded(s string) string {
-	if s == "" {
-		return `""`
+	if plain(s) {
+		return s
 	}
-	for _, r := range s {
-		if r <= ' ' || r == '#' || r == '"' || r == '\\' || r >= 0x7f {
-			return strconv.Quote(s)
-		}
-	}
-	return s
+	return strconv.Quote(s)
 }
 
 func orSymbolic(dir string) string {

@@ -24,7 +24,8 @@ import (
 // An Entry is one variable of a git configuration file.
 type Entry struct {
 	// Key is section[.subsection].name, with the section and the name
-	// lower-cased as git compares them; the subsection keeps its case.
+	// lower-cased as git compares them; the subsection keeps its case. A
+	// variable before any section is its name alone, as git reads it.
 	Key string
 	// Value is the value as git reads it; a variable without "=" is
 	// "true", as git takes it.
@@ -59,14 +60,15 @@ func Parse(data []byte) ([]Entry, bool) {
 			}
 			section = s
 		case isAlpha(c):
-			if section == "" {
-				return out, false // git: a variable before any section
-			}
 			name, value, eof, ok := p.variable(c)
 			if !ok {
 				return out, false
 			}
-			out = append(out, Entry{Key: section + "." + name, Value: value})
+			key := name // git reads a variable before any section by its name alone
+			if section != "" {
+				key = section + "." + name
+			}
+			out = append(out, Entry{Key: key, Value: value})
 			if eof {
 				return out, true
 			}
@@ -96,8 +98,10 @@ func (p *parser) next() (c byte, eof bool) {
 	return c, false
 }
 
+// isSpace is git's isspace (sane_ctype): space, tab, newline and carriage
+// return, not C's vertical tab and form feed.
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 func isKeyChar(c byte) bool {
@@ -126,7 +130,7 @@ func (p *parser) section() (string, bool) {
 			if !ok {
 				return "", false
 			}
-			return b.String() + "." + sub, b.Len() > 0
+			return b.String() + "." + sub, true // git takes "[ \"sub\"]" too
 		case !isKeyChar(c) && c != '.':
 			return "", false
 		default:
@@ -155,7 +159,7 @@ func (p *parser) subsection() (string, bool) {
 			if c, _ := p.next(); c != ']' {
 				return "", false
 			}
-			return b.String(), true
+			return cString(b.String()), true
 		case c == '\\':
 			c, eof = p.next()
 			if eof || c == '\n' {
@@ -206,7 +210,7 @@ func (p *parser) value() (v string, eof, ok bool) {
 			if quote {
 				return "", end, false
 			}
-			return b.String(), end, true
+			return cString(b.String()), end, true
 		}
 		if comment {
 			continue
@@ -248,6 +252,15 @@ func (p *parser) value() (v string, eof, ok bool) {
 		}
 		b.WriteByte(c)
 	}
+}
+
+// cString is s as git uses it, a C string: up to its first NUL byte
+// (git keeps a subsection or value that holds one, and reads it to there).
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // HooksPaths returns the core.hooksPath values of a configuration file,

@@ -36,7 +36,7 @@ func TestParse(t *testing.T) {
 		{"spaces inside", "[core]\nx =  a \t b  \n", []Entry{{"core.x", "a   b"}}, true},
 		{"quoted spaces and escapes", "[core]\nx = \" a\\tb \"\n", []Entry{{"core.x", " a\tb "}}, true},
 		{"no final newline", "[core]\nx = 1", []Entry{{"core.x", "1"}}, true},
-		{"no section", "fsmonitor = x\n", nil, false},
+		{"no section", "fsmonitor = x\n", []Entry{{"fsmonitor", "x"}}, true},
 		{"open quote", "[core]\nfsmonitor = \"x\n", nil, false},
 		{"bad escape", "[core]\nx = a\\q\n", nil, false},
 		{"bad name", "[core]\n_x = 1\n", nil, false},
@@ -125,6 +125,44 @@ func TestParseAgreesWithGit(t *testing.T) {
 			t.Errorf("Parse(%q) = %q, %v; git reads %q, %v", text, parsedList(got), ok, want, wantOK)
 		}
 	}
+}
+
+// FuzzParseAgreesWithGit: on any text, Parse reads the variables the
+// host's git reads, and refuses what git refuses; text Plain accepts git
+// accepts. The check after a run reads configurations the command wrote:
+// a variable git sees and Parse does not survives it.
+func FuzzParseAgreesWithGit(f *testing.F) {
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("SRT_REQUIRE_SANDBOX") != "" {
+			f.Fatal("git is needed (apt-get install -y git)")
+		}
+		f.Skip("no git")
+	}
+	for _, s := range []string{
+		"[core]\n# c \\\nfsmonitor = /x\n",
+		"[core]\nx = \"a # b\" \\\n c\n",
+		"[a \"b\\\\c\"] x = 1\n",
+		"[core]\r\nx = a\r\n",
+		"\xef\xbb\xbf[core]\n\thooksPath = ~/h\n[include]\npath = x\n",
+		"[core]\n\tfsmonitor\n[Core \"Sub\"]\nA-b=\"\\t\\n\"\n",
+		// Where Parse and git disagreed once: a variable before any
+		// section, a subsection without a section name, a form feed (not
+		// a space to git), a NUL in a value (the value ends there).
+		"A", "[ \"\"]", "\f", "A=\x00",
+	} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, wantOK := gitList(t, dir, string(data))
+		got, ok := Parse(data)
+		if ok != wantOK || ok && !reflect.DeepEqual(parsedList(got), want) {
+			t.Fatalf("Parse(%q) = %q, %v; git reads %q, %v", data, parsedList(got), ok, want, wantOK)
+		}
+		if Plain(data) && !wantOK {
+			t.Fatalf("Plain(%q), which git refuses", data)
+		}
+	})
 }
 
 // TestPlain: the plain form takes what git writes and nothing that could
