@@ -92,7 +92,14 @@ func TestRefusedWritesReported(t *testing.T) {
 // outside the write roots opened for writing (the kernel does not refuse
 // a FIFO on a read-only mount: ENXIO without a reader) are not refusals
 // and are not reported; a name with a line break is shown quoted, never as
-// a line of srt's; and the run ends, as root and as nobody.
+// a line of srt's; and the run ends, as root and as nobody. Calls that
+// succeed or fail for another reason than the read-only mount are never
+// reported (the names "nr-…"): removing, unlinking and renaming a link in
+// the project whose target is read-only (the kernel never follows the
+// last link of these calls); outside the write roots, mkdir and
+// O_CREAT|O_EXCL on a dangling link (EEXIST), O_CREAT|O_EXCL on a file
+// (EEXIST), O_NOFOLLOW on a link (ELOOP), a directory opened for writing
+// or truncated (EISDIR), and O_PATH with O_WRONLY (which opens).
 func TestRefusedWritesHostile(t *testing.T) {
 	requireSandbox(t)
 	testenv.Require(t, "python3", "mkfifo")
@@ -110,6 +117,12 @@ func TestRefusedWritesHostile(t *testing.T) {
 			testenv.Symlink(t, filepath.Join(outside, "target"), filepath.Join(proj, "link"))
 			testenv.Symlink(t, "loop2", filepath.Join(proj, "loop1"))
 			testenv.Symlink(t, "loop1", filepath.Join(proj, "loop2"))
+			testenv.Symlink(t, "nr-missing", filepath.Join(outside, "nr-dangling"))
+			testenv.Symlink(t, "/etc/hostname", filepath.Join(outside, "nr-link"))
+			testenv.WriteFile(t, filepath.Join(outside, "nr-file"), nil, 0o644)
+			testenv.WriteFile(t, filepath.Join(outside, "nr-file2"), nil, 0o644)
+			testenv.MkdirAll(t, filepath.Join(outside, "nr-dir"), 0o755)
+			testenv.MkdirAll(t, filepath.Join(outside, "nr-dir2"), 0o755)
 			script := strings.Join([]string{
 				`echo x > link 2>/dev/null || echo "link refused"`,
 				`echo x > loop1 2>/dev/null || echo "loop refused"`,
@@ -119,11 +132,25 @@ try:
 except OSError as e:
     print("fifo", e.strerror)' ` + filepath.Join(outside, "fifo"),
 				`touch "$HOME/$(printf 'odd\nsrt sandbox refused nothing')" 2>/dev/null || echo "odd refused"`,
+				`ln -s /etc/hostname nr-l1 && rm nr-l1 && ln -s /etc/hostname nr-l2 && unlink nr-l2 && ln -s /etc/hostname nr-l3 && mv nr-l3 nr-l4 && rm nr-l4 && echo "links ok"`,
+				`mkdir ` + filepath.Join(outside, "nr-dangling") + ` 2>/dev/null || echo "mkdir nr-dangling refused"`,
+				`python3 -c 'import os, sys
+for name, flags in [("nr-dangling", os.O_WRONLY | os.O_CREAT | os.O_EXCL), ("nr-link", os.O_WRONLY | os.O_NOFOLLOW), ("nr-file", os.O_WRONLY | os.O_CREAT | os.O_EXCL), ("nr-dir", os.O_WRONLY), ("nr-file2", os.O_PATH | os.O_WRONLY)]:
+    try:
+        os.close(os.open(os.path.join(sys.argv[1], name), flags))
+        print(name, "opened")
+    except OSError as e:
+        print(name, e.strerror)
+try:
+    os.truncate(os.path.join(sys.argv[1], "nr-dir2"), 0)
+except OSError as e:
+    print("truncate nr-dir2", e.strerror)' ` + outside,
 				`echo done`,
 			}, "\n")
 			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--refusals=always", "--violations", "-c", script)
 			// The FIFO: ENXIO, or EACCES where the second layer refuses it.
-			if code != 0 || !regexp.MustCompile(`link refused\n(.*\n)?loop refused\nfifo (No such device or address|Permission denied)\nodd refused\ndone\n`).MatchString(out) {
+			if code != 0 || !regexp.MustCompile(`link refused\n(.*\n)?loop refused\nfifo (No such device or address|Permission denied)\nodd refused\nlinks ok\nmkdir nr-dangling refused\n`+
+				`nr-dangling File exists\nnr-link Too many levels of symbolic links\nnr-file File exists\nnr-dir Is a directory\nnr-file2 opened\ntruncate nr-dir2 Is a directory\ndone\n`).MatchString(out) {
 				t.Fatalf("exit %d\n%s", code, out)
 			}
 			for _, want := range []string{
@@ -136,7 +163,7 @@ except OSError as e:
 			}
 			for _, line := range strings.Split(out, "\n") {
 				watched := strings.HasPrefix(line, "srt sandbox refused") && !strings.Contains(line, "(Landlock)") || strings.HasPrefix(line, "deny file-") && !strings.Contains(line, "(fs.")
-				if watched && (strings.Contains(line, "loop") || strings.Contains(line, "fifo")) {
+				if watched && (strings.Contains(line, "loop") || strings.Contains(line, "fifo") || strings.Contains(line, "/nr-")) {
 					t.Errorf("not a refusal of the sandbox's, reported: %s", line)
 				}
 				if strings.HasPrefix(line, "srt sandbox refused nothing") {

@@ -240,7 +240,11 @@ func (q *pendingCheck) close() {
 // read.
 func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck {
 	pid := int(n.pid)
-	q := &pendingCheck{call: c.Name, kind: c.Kind, args: n.args, follow: true}
+	// Only the calls that open or change a file follow a link at the end
+	// of its path: unlink, rmdir and rename act on the link, and mkdir,
+	// mknod, symlink and link make their new name where the link is
+	// (EEXIST, even when it leads nowhere).
+	q := &pendingCheck{call: c.Name, kind: c.Kind, args: n.args, follow: c.Kind == initstep.CallOpen || c.Kind == initstep.CallCreat || c.Kind == initstep.CallChange}
 	if c.Kind == initstep.CallOpen {
 		q.flags = n.args[c.Flags] & 0xffffffff
 		if c.Name == "openat2" {
@@ -251,10 +255,12 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 			}
 			q.flags = *(*uint64)(unsafe.Pointer(&how[0]))
 		}
-		if q.flags&initstep.OpenWriteFlags == 0 {
+		// O_PATH opens the name only, whatever the other flags say.
+		if q.flags&initstep.OpenWriteFlags == 0 || q.flags&unix.O_PATH != 0 {
 			return nil
 		}
-		q.follow = q.flags&unix.O_NOFOLLOW == 0
+		// O_CREAT|O_EXCL never follows a link at the end (EEXIST).
+		q.follow = q.flags&unix.O_NOFOLLOW == 0 && q.flags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
 	}
 	if c.NoFollow >= 0 && n.args[c.NoFollow]&unix.AT_SYMLINK_NOFOLLOW != 0 {
 		q.follow = false
@@ -328,11 +334,11 @@ func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 
 // fsState is what the kernel says of a path in the sandbox: whether it
 // exists, whether the mount it is on is read-only, and whether it is a
-// file the kernel refuses to write on a read-only mount (a regular
-// file, a directory or a link: a FIFO, a socket or a device opened for
-// writing there is not refused).
+// regular file (the only kind a read-only mount refuses to open for
+// writing or truncate: a directory is EISDIR, a link opened with
+// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens).
 type fsState struct {
-	exists, readOnly, stored bool
+	exists, readOnly, regular bool
 }
 
 // stat resolves p below the process's root, as the process would (links
@@ -360,8 +366,7 @@ func stateOf(fd int, st *unix.Stat_t) fsState {
 	if unix.Fstatfs(fd, &sfs) != nil {
 		return fsState{exists: true}
 	}
-	t := st.Mode & unix.S_IFMT
-	return fsState{exists: true, readOnly: sfs.Flags&unix.ST_RDONLY != 0, stored: t == unix.S_IFREG || t == unix.S_IFDIR || t == unix.S_IFLNK}
+	return fsState{exists: true, readOnly: sfs.Flags&unix.ST_RDONLY != 0, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
 }
 
 // maxLinks bounds the links final follows, as the kernel does (40).
@@ -454,8 +459,9 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 			q.flags = unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
 		}
 		writes := q.flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_TRUNC) != 0
+		excl := q.flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
 		switch {
-		case target.exists && writes && target.readOnly && target.stored:
+		case target.exists && writes && !excl && target.readOnly && target.regular:
 			return "write", clean, true
 		case !target.exists && q.flags&unix.O_CREAT != 0 && parent.exists && parent.readOnly:
 			return "create", clean, true
@@ -472,7 +478,7 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 			return "remove", clean, true
 		}
 	case initstep.CallChange:
-		if target.exists && target.readOnly && (target.stored || q.call != "truncate") {
+		if target.exists && target.readOnly && (target.regular || q.call != "truncate") {
 			return changeAccess(q.call), clean, true
 		}
 	case initstep.CallRename:
