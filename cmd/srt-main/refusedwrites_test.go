@@ -173,3 +173,46 @@ except OSError as e:
 		})
 	}
 }
+
+// TestRefusedWritesHostPermissions: a write the host's permissions refuse
+// the command's user fails without the sandbox too, and adding a write
+// root would not help: it is not reported as the sandbox's refusal. As
+// nobody, appending to /etc/passwd (EACCES before the mount is asked),
+// making a name in /etc and changing the mode of /etc/group (the mount
+// refuses first, then the permissions would) are not reported, while a
+// write only the sandbox refuses (in the home directory, nobody's) is; as
+// root, whose files these are, all four are reported.
+func TestRefusedWritesHostPermissions(t *testing.T) {
+	requireSandbox(t)
+	for _, uid := range testUsers() {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			bin, root, proj := publicProject(t)
+			settings := filepath.Join(root, "s.json")
+			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			script := strings.Join([]string{
+				`echo x >> /etc/passwd 2>/dev/null || echo "append refused"`,
+				`mkdir /etc/srt-nr-dir 2>/dev/null || echo "mkdir refused"`,
+				`chmod 600 /etc/group 2>/dev/null || echo "chmod refused"`,
+				`mkdir "$HOME/nr-home" 2>/dev/null || echo "home refused"`,
+			}, "\n")
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--violations", "-c", script)
+			if code != 0 || !strings.Contains(out, "append refused\nmkdir refused\nchmod refused\nhome refused\n") {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			host := []string{
+				"srt sandbox refused writing /etc/passwd: ",
+				"srt sandbox refused creating the directory /etc/srt-nr-dir: ",
+				"srt sandbox refused changing the mode of /etc/group: ",
+			}
+			for _, line := range host {
+				if got := strings.Contains(out, line); got != (uid == 0) {
+					t.Errorf("uid %d: reported %q: %v, want %v\n%s", uid, line, got, uid == 0, out)
+				}
+			}
+			if want := "srt sandbox refused creating the directory " + filepath.Join(root, "nr-home") + ": no write root covers it."; !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		})
+	}
+}

@@ -11,9 +11,10 @@ package sandbox
 // call go on unchanged, and then asks the kernel whether the sandbox
 // refused it: a name made or removed in a directory of a read-only mount,
 // a file of a read-only mount opened for writing or changed. Only those
-// are reported: a write that succeeded never is, and srt decides nothing
-// (the mounts, Landlock and bubblewrap's seccomp program refuse as they
-// would without the watch).
+// are reported: a write that succeeded never is, nor one the file's own
+// permissions refuse the command's user (writes_perm_linux.go), and srt
+// decides nothing (the mounts, Landlock and bubblewrap's seccomp program
+// refuse as they would without the watch).
 //
 // The command chooses what the watch reads: a path is at most PATH_MAX
 // bytes, read with process_vm_readv, and a call whose process is gone or
@@ -79,6 +80,12 @@ type writeWatch struct {
 	closing sync.Once
 
 	buf []byte // a page, for the paths read (serve's goroutine only)
+	// creds are the credentials of the first process the watch saw,
+	// read before its call went on, for a check whose process has gone
+	// (the sandbox's processes have no capability to change theirs);
+	// serve's goroutine only.
+	creds     creds
+	haveCreds bool
 
 	mu       sync.Mutex
 	refusals []violations.FileRefusal
@@ -141,6 +148,9 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	if known {
 		q = w.read(n, c)
 	}
+	if q != nil && !w.haveCreds {
+		w.creds, w.haveCreds = readCreds(q.pid)
+	}
 	// The notification is still pending: what was read is this call's
 	// (its process has not gone and given its number to another).
 	if q != nil && w.ioctl(notifIDValid, uintptr(unsafe.Pointer(&n.id))) != nil {
@@ -160,7 +170,7 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	if judgeDelay > 0 {
 		time.Sleep(judgeDelay)
 	}
-	if access, p, ok := q.refused(); ok {
+	if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
 		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
 	}
 	q.close()
@@ -169,6 +179,18 @@ func (w *writeWatch) handle(n *seccompNotif) {
 // judgeDelay holds back each check after its call goes on; tests set it
 // to check after the sandbox has ended.
 var judgeDelay time.Duration
+
+// credsOf are the credentials of process pid, or, when it has gone, of
+// the first process the watch saw.
+func (w *writeWatch) credsOf(pid int) creds {
+	if c, ok := readCreds(pid); ok {
+		return c
+	}
+	if w.haveCreds {
+		return w.creds
+	}
+	return creds{caps: true} // unknown: every refusal is the sandbox's
+}
 
 func (w *writeWatch) ioctl(req uint, arg uintptr) error {
 	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
@@ -219,6 +241,7 @@ type pendingCheck struct {
 	// and the check does not look through root at what is below them
 	// (its read-only root, where a writable mount was).
 	ns    int
+	pid   int
 	call  string
 	kind  initstep.CallKind
 	args  [6]uint64
@@ -244,7 +267,7 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 	// of its path: unlink, rmdir and rename act on the link, and mkdir,
 	// mknod, symlink and link make their new name where the link is
 	// (EEXIST, even when it leads nowhere).
-	q := &pendingCheck{call: c.Name, kind: c.Kind, args: n.args, follow: c.Kind == initstep.CallOpen || c.Kind == initstep.CallCreat || c.Kind == initstep.CallChange}
+	q := &pendingCheck{pid: pid, call: c.Name, kind: c.Kind, args: n.args, follow: c.Kind == initstep.CallOpen || c.Kind == initstep.CallCreat || c.Kind == initstep.CallChange}
 	if c.Kind == initstep.CallOpen {
 		q.flags = n.args[c.Flags] & 0xffffffff
 		if c.Name == "openat2" {
