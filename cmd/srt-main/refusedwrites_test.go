@@ -3,6 +3,8 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,11 +21,17 @@ import (
 // there, a git push to a bare repository beside the project) each end
 // with a line naming the path the sandbox refused and the key to add to
 // which settings file, as root and as nobody, without the kernel's
-// audit. Writes that succeed (in the project, the run's TMPDIR, /dev/null)
-// and names that exist already (mkdir -p) are never reported.
+// audit. Each kind of write the watch sees refused in a directory outside
+// the write roots (the user's own, so that only the sandbox refuses it)
+// has its violation line and its record in --audit-log: writing and
+// truncating a file, changing its mode and times, removing it, moving it
+// away, removing a directory, making a link and a symbolic link. The
+// lines come without --refusals (its default, with no terminal). Writes
+// that succeed (in the project, the run's TMPDIR, /dev/null) and names
+// that exist already (mkdir -p) are never reported.
 func TestRefusedWritesReported(t *testing.T) {
 	requireSandbox(t)
-	testenv.Require(t, "go", "npm", "git")
+	testenv.Require(t, "go", "npm", "git", "python3")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +46,12 @@ func TestRefusedWritesReported(t *testing.T) {
 			if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(root, "remote.git")).CombinedOutput(); err != nil {
 				t.Fatalf("git init --bare: %v %s", err, out)
 			}
+			ro := filepath.Join(root, "ro")
+			testenv.MkdirAll(t, filepath.Join(ro, "d"), 0o755)
+			for _, name := range []string{"w", "t", "c", "ti", "u", "m", "f"} {
+				testenv.WriteFile(t, filepath.Join(ro, name), []byte("x\n"), 0o644)
+			}
+			auditLog := filepath.Join(root, "audit.jsonl")
 			script := strings.Join([]string{
 				`unset XDG_CACHE_HOME GOCACHE GOPATH GOFLAGS`,
 				`export PATH=` + filepath.Dir(goBin) + `:$PATH`,
@@ -50,9 +64,14 @@ func TestRefusedWritesReported(t *testing.T) {
 				`git push -q ../remote.git HEAD:main 2>/dev/null && echo pushed`,
 				// Writes that succeed, and a name that exists.
 				`echo ok > in.txt && mkdir -p d && mv in.txt d/ && rm d/in.txt && touch "$TMPDIR/tmp-marker" && echo x > /dev/null && mkdir -p "$HOME/.cache" && echo "writes ok"`,
+				// Each kind of refused write, on a file of the user's.
+				`cd "$HOME/ro"`,
+				`echo x >> w; python3 -c 'import os; os.truncate("t", 0)'; chmod 600 c; python3 -c 'import os; os.utime("ti", (1, 1))'`,
+				`rm -f u; mv m m2; rmdir d; ln f hard; ln -s f sym`,
+				`echo "kinds done"`,
 			}, "\n")
-			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--refusals=always", "--violations", "-c", script)
-			if code != 0 || !strings.Contains(out, "writes ok") {
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "--violations", "--audit-log", auditLog, "-c", script)
+			if code != 0 || !strings.Contains(out, "writes ok") || !strings.Contains(out, "kinds done") {
 				t.Fatalf("exit %d\n%s", code, out)
 			}
 			// npm installs nothing here: its refused cache only costs its log.
@@ -67,6 +86,16 @@ func TestRefusedWritesReported(t *testing.T) {
 				"srt sandbox refused creating the directory " + filepath.Join(root, "remote.git", "objects", "tmp_objdir-incoming-"),
 				`: no write root covers it. To allow it, add "~/remote.git" to filesystem.allowWrite in ` + settings + ".",
 				"deny file-write-create " + filepath.Join(root, ".npm") + " (mkdir: outside the write roots)",
+				"srt sandbox refused writing " + filepath.Join(ro, "w") + ": no write root covers it.",
+				"deny file-write-data " + filepath.Join(ro, "w") + " (write: outside the write roots)",
+				"deny file-write-data " + filepath.Join(ro, "t") + " (truncate: outside the write roots)",
+				"deny file-write-mode " + filepath.Join(ro, "c") + " (chmod: outside the write roots)",
+				"deny file-write-times " + filepath.Join(ro, "ti") + " (times: outside the write roots)",
+				"deny file-write-unlink " + filepath.Join(ro, "u") + " (remove: outside the write roots)",
+				"deny file-write-unlink " + filepath.Join(ro, "m") + " (rename: outside the write roots)",
+				"deny file-write-unlink " + filepath.Join(ro, "d") + " (rmdir: outside the write roots)",
+				"deny file-write-create " + filepath.Join(ro, "hard") + " (link: outside the write roots)",
+				"deny file-write-create " + filepath.Join(ro, "sym") + " (symlink: outside the write roots)",
 			} {
 				if !strings.Contains(out, want) {
 					t.Errorf("output lacks %q:\n%s", want, out)
@@ -82,7 +111,48 @@ func TestRefusedWritesReported(t *testing.T) {
 					}
 				}
 			}
+			checkWriteRecords(t, auditLog, map[string]string{
+				filepath.Join(ro, "w"): "write", filepath.Join(ro, "t"): "truncate", filepath.Join(ro, "c"): "chmod",
+				filepath.Join(ro, "ti"): "times", filepath.Join(ro, "u"): "remove", filepath.Join(ro, "m"): "rename",
+				filepath.Join(ro, "d"): "rmdir", filepath.Join(ro, "hard"): "link", filepath.Join(ro, "sym"): "symlink",
+			})
 		})
+	}
+}
+
+// checkWriteRecords checks that the audit log at log holds, for each path
+// of want, the write watch's record of its refused access: the mounts
+// refused it, outside the write roots, in sh's command.
+func checkWriteRecords(t *testing.T, log string, want map[string]string) {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r map[string]any
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		if r["layer"] != "mounts" {
+			continue
+		}
+		p, _ := r["path"].(string)
+		if _, ok := want[p]; !ok {
+			continue
+		}
+		delete(r, "time")
+		delete(r, "commandHash")
+		delete(r, "path")
+		v, _ := json.Marshal(r)
+		got[p] = string(v)
+	}
+	for p, access := range want {
+		w := `{"access":"` + access + `","allow":false,"layer":"mounts","program":"sh","reason":"outside the write roots","rule":"default","stage":"mounts"}`
+		if got[p] != w {
+			t.Errorf("audit log record of %s: %s, want %s", p, got[p], w)
+		}
 	}
 }
 
