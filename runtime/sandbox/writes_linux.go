@@ -11,9 +11,10 @@ package sandbox
 // call go on unchanged, and then asks the kernel whether the sandbox
 // refused it: a name made or removed in a directory of a read-only mount,
 // a file of a read-only mount opened for writing or changed. Only those
-// are reported: a write that succeeded never is, and srt decides nothing
-// (the mounts, Landlock and bubblewrap's seccomp program refuse as they
-// would without the watch).
+// are reported: a write that succeeded never is, nor one the file's own
+// permissions refuse the command's user (writes_perm_linux.go), and srt
+// decides nothing (the mounts, Landlock and bubblewrap's seccomp program
+// refuse as they would without the watch).
 //
 // The command chooses what the watch reads: a path is at most PATH_MAX
 // bytes, read with process_vm_readv, and a call whose process is gone or
@@ -79,6 +80,12 @@ type writeWatch struct {
 	closing sync.Once
 
 	buf []byte // a page, for the paths read (serve's goroutine only)
+	// creds are the credentials of the first process the watch saw,
+	// read before its call went on, for a check whose process has gone
+	// (the sandbox's processes have no capability to change theirs);
+	// serve's goroutine only.
+	creds     creds
+	haveCreds bool
 
 	mu       sync.Mutex
 	refusals []violations.FileRefusal
@@ -141,6 +148,9 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	if known {
 		q = w.read(n, c)
 	}
+	if q != nil && !w.haveCreds {
+		w.creds, w.haveCreds = readCreds(q.pid)
+	}
 	// The notification is still pending: what was read is this call's
 	// (its process has not gone and given its number to another).
 	if q != nil && w.ioctl(notifIDValid, uintptr(unsafe.Pointer(&n.id))) != nil {
@@ -160,7 +170,7 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	if judgeDelay > 0 {
 		time.Sleep(judgeDelay)
 	}
-	if access, p, ok := q.refused(); ok {
+	if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
 		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
 	}
 	q.close()
@@ -169,6 +179,18 @@ func (w *writeWatch) handle(n *seccompNotif) {
 // judgeDelay holds back each check after its call goes on; tests set it
 // to check after the sandbox has ended.
 var judgeDelay time.Duration
+
+// credsOf are the credentials of process pid, or, when it has gone, of
+// the first process the watch saw.
+func (w *writeWatch) credsOf(pid int) creds {
+	if c, ok := readCreds(pid); ok {
+		return c
+	}
+	if w.haveCreds {
+		return w.creds
+	}
+	return creds{caps: true} // unknown: every refusal is the sandbox's
+}
 
 func (w *writeWatch) ioctl(req uint, arg uintptr) error {
 	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
@@ -219,6 +241,7 @@ type pendingCheck struct {
 	// and the check does not look through root at what is below them
 	// (its read-only root, where a writable mount was).
 	ns    int
+	pid   int
 	call  string
 	kind  initstep.CallKind
 	args  [6]uint64
@@ -240,7 +263,11 @@ func (q *pendingCheck) close() {
 // read.
 func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck {
 	pid := int(n.pid)
-	q := &pendingCheck{call: c.Name, kind: c.Kind, args: n.args, follow: true}
+	// Only the calls that open or change a file follow a link at the end
+	// of its path: unlink, rmdir and rename act on the link, and mkdir,
+	// mknod, symlink and link make their new name where the link is
+	// (EEXIST, even when it leads nowhere).
+	q := &pendingCheck{pid: pid, call: c.Name, kind: c.Kind, args: n.args, follow: c.Kind == initstep.CallOpen || c.Kind == initstep.CallCreat || c.Kind == initstep.CallChange}
 	if c.Kind == initstep.CallOpen {
 		q.flags = n.args[c.Flags] & 0xffffffff
 		if c.Name == "openat2" {
@@ -251,10 +278,12 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 			}
 			q.flags = *(*uint64)(unsafe.Pointer(&how[0]))
 		}
-		if q.flags&initstep.OpenWriteFlags == 0 {
+		// O_PATH opens the name only, whatever the other flags say.
+		if q.flags&initstep.OpenWriteFlags == 0 || q.flags&unix.O_PATH != 0 {
 			return nil
 		}
-		q.follow = q.flags&unix.O_NOFOLLOW == 0
+		// O_CREAT|O_EXCL never follows a link at the end (EEXIST).
+		q.follow = q.flags&unix.O_NOFOLLOW == 0 && q.flags&(unix.O_CREAT|unix.O_EXCL) != unix.O_CREAT|unix.O_EXCL
 	}
 	if c.NoFollow >= 0 && n.args[c.NoFollow]&unix.AT_SYMLINK_NOFOLLOW != 0 {
 		q.follow = false
@@ -328,11 +357,11 @@ func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 
 // fsState is what the kernel says of a path in the sandbox: whether it
 // exists, whether the mount it is on is read-only, and whether it is a
-// file the kernel refuses to write on a read-only mount (a regular
-// file, a directory or a link: a FIFO, a socket or a device opened for
-// writing there is not refused).
+// regular file (the only kind a read-only mount refuses to open for
+// writing or truncate: a directory is EISDIR, a link opened with
+// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens).
 type fsState struct {
-	exists, readOnly, stored bool
+	exists, readOnly, regular bool
 }
 
 // stat resolves p below the process's root, as the process would (links
@@ -360,8 +389,7 @@ func stateOf(fd int, st *unix.Stat_t) fsState {
 	if unix.Fstatfs(fd, &sfs) != nil {
 		return fsState{exists: true}
 	}
-	t := st.Mode & unix.S_IFMT
-	return fsState{exists: true, readOnly: sfs.Flags&unix.ST_RDONLY != 0, stored: t == unix.S_IFREG || t == unix.S_IFDIR || t == unix.S_IFLNK}
+	return fsState{exists: true, readOnly: sfs.Flags&unix.ST_RDONLY != 0, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
 }
 
 // maxLinks bounds the links final follows, as the kernel does (40).
@@ -454,8 +482,9 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 			q.flags = unix.O_CREAT | unix.O_WRONLY | unix.O_TRUNC
 		}
 		writes := q.flags&(unix.O_WRONLY|unix.O_RDWR|unix.O_TRUNC) != 0
+		excl := q.flags&(unix.O_CREAT|unix.O_EXCL) == unix.O_CREAT|unix.O_EXCL
 		switch {
-		case target.exists && writes && target.readOnly && target.stored:
+		case target.exists && writes && !excl && target.readOnly && target.regular:
 			return "write", clean, true
 		case !target.exists && q.flags&unix.O_CREAT != 0 && parent.exists && parent.readOnly:
 			return "create", clean, true
@@ -472,7 +501,7 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 			return "remove", clean, true
 		}
 	case initstep.CallChange:
-		if target.exists && target.readOnly && (target.stored || q.call != "truncate") {
+		if target.exists && target.readOnly && (target.regular || q.call != "truncate") {
 			return changeAccess(q.call), clean, true
 		}
 	case initstep.CallRename:

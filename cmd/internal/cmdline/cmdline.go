@@ -287,10 +287,12 @@ the network rules apply to the next connection,
 file-system rules cannot change in a running sandbox`,
 		set: func(o *Options, v string) (err error) { o.ControlFD, err = ParseFD(v); return err }},
 	{long: "--violations", only: "-",
-		help: `after the command, print the connections the
-sandbox refused (and, on Linux as root with the
-kernel's audit on, the writes its second layer
-refused) as a <sandbox_violations> block on stderr`,
+		help: `after the command, print the connections and
+the writes the sandbox refused as a
+<sandbox_violations> block on stderr (on Linux:
+the writes its mounts refused, for any user, and,
+as root with the kernel's audit on, those its
+second layer refused)`,
 		set: func(o *Options, _ string) error { o.Violations = true; return nil }},
 	{long: "--refusals", value: "[=WHEN]", only: "-", implied: "always", accepts: isRefusalsWhen,
 		help: `after the command, print on stderr one line per host
