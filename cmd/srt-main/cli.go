@@ -537,7 +537,7 @@ func planTrusted(dir, path, digest string, dryRun bool, stderr io.Writer) error 
 	case r != nil:
 		why = fmt.Sprintf("the plan trusted there is another (plan.json sha256 %s, trusted by %s on %s): this one changed since, or was put back from an older version or copied from another directory", r.Digest, r.By, r.Time.Format("2006-01-02 15:04 UTC"))
 	case trust.TrustedBefore(path, digest):
-		why = "no plan is trusted there: this one was trusted by an earlier srt, whose record trusted a plan wherever it was found; srt now trusts one plan per directory and reads none of that record"
+		why = "no plan is trusted there: this one is in a record of the other form, a plan's digest for no directory, which trusts nothing (a plan is trusted in one directory)"
 	default:
 		why = "no plan is trusted there: srtc compile trusts the directory it writes (outside a sandbox), and a plan moved or copied there must be trusted there"
 	}
