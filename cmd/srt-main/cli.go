@@ -21,7 +21,9 @@ import (
 	"srt.dev/emit/artifact"
 	"srt.dev/emit/bwrap/seccomp"
 	"srt.dev/internal/pollread"
+	"srt.dev/internal/untrusted"
 	"srt.dev/runtime/initstep"
+	"srt.dev/runtime/nofollow"
 	"srt.dev/runtime/quarantine"
 	"srt.dev/runtime/sandbox"
 	"srt.dev/runtime/trust"
@@ -241,11 +243,15 @@ func readPlan(dir string, so *sandbox.Options) (*policy.Policy, error) {
 	if dir == "" {
 		return nil, errors.New("srt run needs --plan DIR (a directory written by srtc compile)")
 	}
-	m, files, err := artifact.Read(os.DirFS(dir), dir)
+	path, err := planDir(dir, so.DryRun, so.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	if err := planTrusted(dir, m.Digest, so.DryRun, so.Stderr); err != nil {
+	m, files, err := artifact.Read(os.DirFS(path), dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := planTrusted(dir, path, m.Digest, so.DryRun, so.Stderr); err != nil {
 		return nil, err
 	}
 	// The profile as checked, and only if the plan lists it; otherwise
@@ -489,19 +495,53 @@ func checkLimits(getenv func(string) string) (*quarantine.Limits, error) {
 	return &lim, nil
 }
 
-// planTrusted refuses a plan this machine does not trust (runtime/trust):
-// a sandboxed run that could write its directory could have rewritten
-// it, checksums included. A dry run only warns: it runs nothing.
-func planTrusted(dir, digest string, dryRun bool, stderr io.Writer) error {
-	ok, err := trust.Trusted(digest)
-	if ok {
+// planDir is the plan directory dir as the record of trusted plans
+// names it (trust.PlanDir): its absolute, clean path. One reached through
+// a symbolic link is refused, saying where it leads: srt trusts a plan in
+// its own directory and follows no link to one (a sandboxed run that could
+// write the project could plant a link to another trusted plan). A dry run
+// only warns, and reads the plan where the link leads.
+func planDir(dir string, dryRun bool, stderr io.Writer) (string, error) {
+	path, err := trust.PlanDir(dir)
+	var le *nofollow.LinkError
+	if !errors.As(err, &le) {
+		return path, err
+	}
+	msg := fmt.Sprintf("the plan directory %s is reached through a symbolic link (%v): srt trusts a plan in the directory that holds it, named without links, and follows no link to a plan, which a sandboxed run that could write there may have planted", dir, le)
+	if dryRun {
+		fmt.Fprintf(stderr, "srt: warning: %s; srt run would refuse it\n", msg)
+		return filepath.Abs(dir)
+	}
+	real, rerr := filepath.EvalSymlinks(dir)
+	if rerr != nil {
+		return "", fail("%s.", msg).also("Name the plan directory by its own path, without links.")
+	}
+	q := untrusted.Quote(real)
+	return "", fail("%s.", msg).also(fmt.Sprintf("Name it by its own path, after checking that %s is the plan you mean to run: srt run --plan %s (if it is not trusted there, review it, then: srt trust %s)", q, q, q))
+}
+
+// planTrusted refuses a plan that is not the one this machine trusts in
+// its directory, path (runtime/trust): a sandboxed run that could write
+// the directory could have rewritten it, checksums included, or put back
+// an older version or another directory's plan. A dry run only warns: it
+// runs nothing.
+func planTrusted(dir, path, digest string, dryRun bool, stderr io.Writer) error {
+	r, err := trust.Lookup(path)
+	if r != nil && r.Digest == digest {
 		return nil
 	}
-	why := ""
-	if err != nil {
-		why = fmt.Sprintf(" (the record of trusted plans cannot be read: %v)", err)
+	var why string
+	switch {
+	case err != nil:
+		why = fmt.Sprintf("the record of trusted plans cannot be read (%v)", err)
+	case r != nil:
+		why = fmt.Sprintf("the plan trusted there is another (plan.json sha256 %s, trusted by %s on %s): this one changed since, or was put back from an older version or copied from another directory", r.Digest, r.By, r.Time.Format("2006-01-02 15:04 UTC"))
+	case trust.TrustedBefore(path, digest):
+		why = "no plan is trusted there: this one is in a record of the other form, a plan's digest for no directory, which trusts nothing (a plan is trusted in one directory)"
+	default:
+		why = "no plan is trusted there: srtc compile trusts the directory it writes (outside a sandbox), and a plan moved or copied there must be trusted there"
 	}
-	msg := fmt.Sprintf("the plan in %s is not trusted on this machine%s: its plan.json (sha256 %s) was not written here by srtc compile, nor trusted with srt trust since it last changed, and a sandboxed run that could write %s can rewrite a plan, checksums included", dir, why, digest, dir)
+	msg := fmt.Sprintf("the plan in %s is not trusted on this machine: its plan.json (sha256 %s) is not the plan trusted in %s; %s. A sandboxed run that could write %s can rewrite a plan, checksums included, or put back any other", dir, digest, path, why, dir)
 	if dryRun {
 		fmt.Fprintf(stderr, "srt: warning: %s; srt run would refuse it\n", msg)
 		return nil
@@ -516,16 +556,19 @@ func trustCmd(args []string, stdout io.Writer) (int, error) {
 	}
 	var errs []error
 	for _, dir := range args {
-		m, _, err := artifact.Read(os.DirFS(dir), dir)
+		path, err := trust.PlanDir(dir)
+		var m *artifact.Manifest
 		if err == nil {
-			abs, _ := filepath.Abs(dir)
-			err = trust.Trust(m.Digest, abs, "srt trust")
+			m, _, err = artifact.Read(os.DirFS(path), dir)
+		}
+		if err == nil {
+			err = trust.Trust(path, m.Digest, "srt trust")
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
 			continue
 		}
-		fmt.Fprintf(stdout, "srt: trusted the plan in %s (plan.json sha256 %s): srt run --plan runs it on this machine\n", dir, m.Digest)
+		fmt.Fprintf(stdout, "srt: trusted the plan in %s (plan.json sha256 %s): srt run --plan runs it from %s on this machine, and no plan trusted there before\n", dir, m.Digest, path)
 	}
 	return 0, errors.Join(errs...)
 }

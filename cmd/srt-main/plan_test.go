@@ -55,7 +55,7 @@ func writePlan(t testing.TB, dir, settings string, o artifact.Options) string {
 func trustPlan(t testing.TB, plan string, planJSON []byte) {
 	t.Helper()
 	t.Setenv("HOME", filepath.Dir(plan))
-	if err := trust.Trust(artifact.Digest(planJSON), plan, "test"); err != nil {
+	if err := trust.Trust(plan, artifact.Digest(planJSON), "test"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -343,5 +343,46 @@ func TestPlanTrust(t *testing.T) {
 	}
 	if code, _, errOut := srt(t, dir, "", "trust", filepath.Join(dir, "absent")); code != 1 || !strings.Contains(errOut, "absent") {
 		t.Errorf("srt trust of no plan: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestPlanTrustedInItsDirectory: a plan is trusted in the directory where
+// it was compiled or trusted, and nowhere else: moved, it is refused until
+// trusted where it is; reached through a symbolic link, it is refused,
+// with its own path to use, and srt trust refuses the link too. The
+// control is the same plan by its own path, which runs.
+func TestPlanTrustedInItsDirectory(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	plan := writePlan(t, dir, planSettings, artifact.Options{})
+	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran"); code != 0 || out != "ran\n" {
+		t.Fatalf("control, the plan by its own path: exit %d %q\n%s", code, out, errOut)
+	}
+	link := filepath.Join(dir, "link")
+	testenv.Symlink(t, plan, link)
+	code, out, errOut := srt(t, dir, "", "run", "--plan", link, "--", "echo", "ran")
+	if code != 1 || out != "" || !strings.Contains(errOut, "is reached through a symbolic link") || !strings.Contains(errOut, "srt run --plan "+plan) {
+		t.Errorf("a plan through a link: exit %d %q\n%s", code, out, errOut)
+	}
+	if code, _, errOut := srt(t, dir, "", "trust", link); code != 1 || !strings.Contains(errOut, "symbolic link") {
+		t.Errorf("srt trust of a link: exit %d\n%s", code, errOut)
+	}
+	moved := filepath.Join(dir, "moved")
+	testenv.Rename(t, plan, moved)
+	code, out, errOut = srt(t, dir, "", "run", "--plan", moved, "--", "echo", "ran")
+	if code != 1 || out != "" || !strings.Contains(errOut, "no plan is trusted there") || !strings.Contains(errOut, "srt trust "+moved) {
+		t.Errorf("a plan moved: exit %d %q\n%s", code, out, errOut)
+	}
+	if code, _, errOut := srt(t, dir, "", "trust", moved); code != 0 {
+		t.Fatalf("srt trust: exit %d\n%s", code, errOut)
+	}
+	if code, out, errOut := srt(t, dir, "", "run", "--plan", moved, "--", "echo", "ran"); code != 0 || out != "ran\n" {
+		t.Errorf("a plan moved, trusted where it is: exit %d %q\n%s", code, out, errOut)
+	}
+	// Moved back unchanged, it is still the plan recorded for its first
+	// place, and runs there.
+	testenv.Rename(t, moved, plan)
+	if code, out, errOut := srt(t, dir, "", "run", "--plan", plan, "--", "echo", "ran"); code != 0 || out != "ran\n" {
+		t.Errorf("the same plan back where it was trusted: exit %d %q\n%s", code, out, errOut)
 	}
 }

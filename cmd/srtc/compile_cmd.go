@@ -95,6 +95,15 @@ func (c *compileCmd) Run(s streams) error {
 	if c.Check {
 		return c.check(s, files)
 	}
+	// The plan directory as the record names it; a compile writing the
+	// same directory meanwhile waits, so that the record names the plan
+	// left there. Where the record cannot be written, Trust says so below.
+	planDir, dirErr := trust.PlanDir(c.Out)
+	if dirErr == nil {
+		if unlock, err := trust.Lock(); err == nil {
+			defer unlock()
+		}
+	}
 	for _, n := range files.Names() {
 		path := filepath.Join(c.Out, filepath.FromSlash(n))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -105,11 +114,15 @@ func (c *compileCmd) Run(s streams) error {
 		}
 	}
 	fmt.Fprintf(s.stdout, "%s: wrote %d files to %s\n", name, len(files), c.Out)
-	// What the user compiled here is trusted to run here (srt run --plan
-	// runs no other plan); inside a sandbox srt's state is read-only, and
-	// the plan is not.
-	abs, _ := filepath.Abs(c.Out)
-	if err := trust.Trust(artifact.Digest(files["plan.json"]), abs, "srtc compile"); err != nil {
+	// What the user compiled here is the one plan trusted to run here
+	// (srt run --plan runs no other plan in this directory, and this one
+	// in no other); inside a sandbox srt's state is read-only, and the
+	// plan is not.
+	err = dirErr
+	if err == nil {
+		err = trust.Trust(planDir, artifact.Digest(files["plan.json"]), "srtc compile")
+	}
+	if err != nil {
 		fmt.Fprintf(s.stderr, "srtc: note: %s is not recorded as trusted on this machine (%v): srt run --plan refuses it until you review it and run srt trust %s\n", c.Out, err, c.Out)
 	}
 	return nil

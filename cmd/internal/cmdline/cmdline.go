@@ -43,9 +43,11 @@ settings file allows (see 'srtc validate' and 'srtc compile').`,
 		Summary:  "srt run runs a directory written by 'srtc compile' (srt run --help).",
 		About: `Runs the command in the sandbox of a plan: DIR is a directory written by
 'srtc compile', run as it is. srt checks every file's checksum first, and
-runs only a plan this machine trusts: one srtc compile wrote here, or one
-trusted with srt trust DIR after review (a sandboxed run that can write the
-directory can rewrite a plan, checksums included).`,
+runs only the plan this machine trusts in DIR: the one srtc compile last
+wrote there, or the one trusted there with srt trust DIR after review (a
+sandboxed run that can write the directory can rewrite a plan, checksums
+included, or put back an older or another directory's plan). DIR is named
+by its own path: srt follows no symbolic link to a plan.`,
 	},
 	{
 		Name:     "trust",
@@ -54,10 +56,12 @@ directory can rewrite a plan, checksums included).`,
 		About: `Records each plan directory (written by srtc compile) as trusted on this
 machine: srt run --plan runs only such plans. Review a plan before you
 trust it (git diff DIR, srtc explain DIR): a sandboxed run that could
-write the directory could have rewritten it, checksums included. A plan
-is trusted by its content (the SHA-256 of its plan.json, which holds the
-checksum of every other file): after any change, trust it again.
-srtc compile trusts what it writes, when run outside a sandbox.`,
+write the directory could have rewritten it, checksums included. Each
+directory trusts one plan, by content (the SHA-256 of its plan.json, which
+holds the checksum of every other file), replacing the one trusted there
+before: after any change, trust it again; a plan moved or copied to
+another directory is trusted there only once trusted there. srtc compile
+trusts what it writes in its directory, when run outside a sandbox.`,
 	},
 	{
 		Name:     "doctor",
