@@ -191,8 +191,9 @@ func loadPolicy(o *cmdline.Options, plan bool, so *sandbox.Options, stderr io.Wr
 }
 
 // srtState are srt's own files on this host that no sandbox may change
-// (policy.SrtState): the settings file or plan directory of this run and
-// the user's default settings file, srt, srt-init and srtc, the policy cache, the
+// (policy.SrtState): the settings file or plan directory of this run,
+// the user's default settings file and every project settings file a
+// later run here could name (projectSettingsPaths), srt, srt-init and srtc, the policy cache, the
 // audit log. The runtime adds its registry and the quarantine.
 func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	st := map[policy.StateKind][]string{}
@@ -200,7 +201,7 @@ func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 		if p == "" {
 			return
 		}
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && !slices.Contains(st[k], abs) {
 			st[k] = append(st[k], abs)
 		}
 	}
@@ -208,6 +209,11 @@ func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 		add(policy.StatePolicy, filepath.Join(home, ".srt-settings.json"))
 	}
 	add(policy.StatePolicy, o.Settings)
+	if cwd, err := os.Getwd(); err == nil {
+		for _, p := range projectSettingsPaths(cwd) {
+			add(policy.StatePolicy, p)
+		}
+	}
 	add(policy.StatePolicy, o.Plan)
 	if self, err := os.Executable(); err == nil {
 		add(policy.StatePrograms, self)
