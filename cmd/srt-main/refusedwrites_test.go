@@ -156,7 +156,7 @@ except OSError as e:
 // it as a directory, and the command then failed with "Is a directory".
 func TestRefusedNewFileAdvice(t *testing.T) {
 	requireSandbox(t)
-	advice := regexp.MustCompile(`(?m)^srt sandbox refused creating \S+: no write root covers it\. To allow it, (?:create (\S+) on the host first, then )?add "([^"]+)" to filesystem\.allowWrite in (\S+?)(?: \(|\.$)`)
+	advice := regexp.MustCompile(`(?m)^srt sandbox refused creating \S+: no write root covers it\. To allow it, (?:create (\S+) on the host first \([^)]*\), then )?add "([^"]+)" to filesystem\.allowWrite in (\S+?)\.$`)
 	for _, uid := range testUsers() {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)

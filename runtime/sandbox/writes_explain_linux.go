@@ -169,9 +169,8 @@ var newNonDir = map[string]bool{"create": true, "symlink": true, "link": true, "
 func (x *writeExplainer) newFileReason(f violations.FileRefusal, doing string) landlockReason {
 	name := x.short(f.Path)
 	if f.Access == "create" {
-		fix := fmt.Sprintf("create %s on the host first, then add %q to filesystem.allowWrite", name, name)
-		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix,
-			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, %s in %s (srt makes a write root that does not exist a directory).", doing, fix, x.settingsIn)}
+		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: "create " + name + " first",
+			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, create %s on the host first (srt makes a write root that does not exist a directory), then add %q to filesystem.allowWrite in %s.", doing, name, name, x.settingsIn)}
 	}
 	fix := "have the command make it in a directory of its own and add that directory to filesystem.allowWrite"
 	return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix + " " + name,

@@ -68,9 +68,9 @@ func TestWriteExplain(t *testing.T) {
 		{"/home/me/.config", "mkdir", `srt sandbox refused creating the directory /home/me/.config: no write root covers it. To allow it, add the directory the tool writes below ~/.config to filesystem.allowWrite in s.json.`},
 		// A new file at the top of the home directory: adding it as it is
 		// would make it a directory (issue 33).
-		{"/home/me/x", "create", `srt sandbox refused creating /home/me/x: no write root covers it. To allow it, create ~/x on the host first, then add "~/x" to filesystem.allowWrite in s.json (srt makes a write root that does not exist a directory).`},
-		{"/home/me/.cache/x", "create", `srt sandbox refused creating /home/me/.cache/x: no write root covers it. To allow it, create ~/.cache/x on the host first, then add "~/.cache/x" to filesystem.allowWrite in s.json`},
-		{"/etc/foo", "create", `srt sandbox refused creating /etc/foo: no write root covers it. To allow it, create /etc/foo on the host first, then add "/etc/foo" to filesystem.allowWrite in s.json`},
+		{"/home/me/x", "create", `srt sandbox refused creating /home/me/x: no write root covers it. To allow it, create ~/x on the host first (srt makes a write root that does not exist a directory), then add "~/x" to filesystem.allowWrite in s.json.`},
+		{"/home/me/.cache/x", "create", `srt sandbox refused creating /home/me/.cache/x: no write root covers it. To allow it, create ~/.cache/x on the host first (srt makes a write root that does not exist a directory), then add "~/.cache/x" to filesystem.allowWrite in s.json.`},
+		{"/etc/foo", "create", `srt sandbox refused creating /etc/foo: no write root covers it. To allow it, create /etc/foo on the host first (srt makes a write root that does not exist a directory), then add "/etc/foo" to filesystem.allowWrite in s.json.`},
 		{"/home/me/l", "symlink", `srt sandbox refused creating the symbolic link /home/me/l: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, have the command make it in a directory of its own and add that directory to filesystem.allowWrite in s.json, or make ~/l on the host.`},
 		{"/home/me/b", "rename-to", `srt sandbox refused moving a file to /home/me/b: no write root covers it, and none narrower`},
 		// Below a tool's directory, the directory, which srt makes.
