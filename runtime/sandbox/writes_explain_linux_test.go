@@ -105,7 +105,7 @@ func TestManagerRefusedWrites(t *testing.T) {
 	if out != "done\n" || len(res.Violations) != 1 || len(seen) != 1 || m.Violations().Total() != 1 {
 		t.Fatalf("out %q, violations %+v, seen %d, stored %d", out, res.Violations, len(seen), m.Violations().Total())
 	}
-	if e := res.Violations[0]; !strings.HasSuffix(e.Line, "/refused (create: outside the write roots)") || !strings.Contains(e.Why, `To allow it, add "~/refused" to filesystem.allowWrite in settings.json.`) {
+	if e := res.Violations[0]; !strings.HasSuffix(e.Line, "/refused (create: outside the write roots)") || !strings.Contains(e.Why, `To allow it, create ~/refused on the host first (srt makes a write root that does not exist a directory), then add "~/refused" to filesystem.allowWrite in settings.json.`) {
 		t.Errorf("violation %q, why %q", e.Line, e.Why)
 	}
 	_, res = sh(t, m, Options{NoWriteWatch: true}, script)
