@@ -167,14 +167,17 @@ var newNonDir = map[string]bool{"create": true, "symlink": true, "link": true, "
 // root is made as a directory, and a file write root can be written,
 // never replaced by a link, a special file or a move.
 func (x *writeExplainer) newFileReason(f violations.FileRefusal, doing string) landlockReason {
+	// The name as the settings file spells it, quoted as srt shows what
+	// the command chose: a line break in it must not make a line of srt's.
 	name := x.short(f.Path)
+	shown := untrusted.Quote(name)
 	if f.Access == "create" {
-		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: "create " + name + " first",
-			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, create %s on the host first (srt makes a write root that does not exist a directory), then add %q to filesystem.allowWrite in %s.", doing, name, name, x.settingsIn)}
+		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: "create " + shown + " first",
+			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, create %s on the host first (srt makes a write root that does not exist a directory), then add %q to filesystem.allowWrite in %s.", doing, shown, name, x.settingsIn)}
 	}
 	fix := "have the command make it in a directory of its own and add that directory to filesystem.allowWrite"
-	return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix + " " + name,
-		Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, %s in %s, or make %s on the host.", doing, fix, x.settingsIn, name)}
+	return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix + " " + shown,
+		Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, %s in %s, or make %s on the host.", doing, fix, x.settingsIn, shown)}
 }
 
 // short is p as a settings file names it: below the home directory,

@@ -73,6 +73,8 @@ func TestWriteExplain(t *testing.T) {
 		{"/etc/foo", "create", `srt sandbox refused creating /etc/foo: no write root covers it. To allow it, create /etc/foo on the host first (srt makes a write root that does not exist a directory), then add "/etc/foo" to filesystem.allowWrite in s.json.`},
 		{"/home/me/l", "symlink", `srt sandbox refused creating the symbolic link /home/me/l: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, have the command make it in a directory of its own and add that directory to filesystem.allowWrite in s.json, or make ~/l on the host.`},
 		{"/home/me/b", "rename-to", `srt sandbox refused moving a file to /home/me/b: no write root covers it, and none narrower`},
+		// A name the command chose is quoted: no line break of its own.
+		{"/home/me/a\nb", "create", `srt sandbox refused creating "/home/me/a\nb": no write root covers it. To allow it, create "~/a\nb" on the host first`},
 		// Below a tool's directory, the directory, which srt makes.
 		{"/home/me/.npm/_cacache/x", "create", `srt sandbox refused creating /home/me/.npm/_cacache/x: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in s.json.`},
 		{"/srv/repo/x", "symlink", `srt sandbox refused creating the symbolic link /srv/repo/x: no write root covers it. To allow it, add "/srv/repo" to filesystem.allowWrite in s.json.`},
@@ -82,7 +84,7 @@ func TestWriteExplain(t *testing.T) {
 		{"/proc/sys/kernel/hostname", "write", `srt sandbox refused writing /proc/sys/kernel/hostname: srt keeps it read-only whatever the settings say (kernel settings).`},
 	} {
 		got := x.explain(violations.FileRefusal{Time: time.Now(), Path: c.path, Access: c.access}).Why
-		if !strings.HasPrefix(got, c.want) {
+		if !strings.HasPrefix(got, c.want) || strings.Contains(got, "\n") {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.access, c.path, got, c.want)
 		}
 	}
