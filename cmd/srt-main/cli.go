@@ -193,8 +193,9 @@ func loadPolicy(o *cmdline.Options, plan bool, so *sandbox.Options, stderr io.Wr
 // srtState are srt's own files on this host that no sandbox may change
 // (policy.SrtState): the settings file or plan directory of this run,
 // the user's default settings file and every project settings file a
-// later run here could name (projectSettingsPaths), srt, srt-init and srtc, the policy cache, the
-// audit log. The runtime adds its registry and the quarantine.
+// later run here could name (projectSettingsPaths), srt, srt-init and
+// srtc, the policy cache, the audit log. The runtime adds its registry
+// and the quarantine.
 func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	st := map[policy.StateKind][]string{}
 	add := func(k policy.StateKind, p string) {

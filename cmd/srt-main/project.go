@@ -42,12 +42,12 @@ func findProjectSettings(cwd string) string {
 }
 
 // projectSettingsPaths are the project settings files a later run in cwd
-// could find (findProjectSettings): the one in
-// cwd and in each directory above, there or not, since a command that
-// may write there could add a .git beside one. srt keeps them as its own
-// (srtState): one that exists is read-only in the sandbox, and one made
-// during the run is moved into the quarantine, so that no sandbox writes
-// the file the project notice tells the user to run with.
+// could find (findProjectSettings): the one in cwd and in each directory
+// above, there or not, since a command that may write there could add a
+// .git beside one. srt keeps them as its own (srtState): one that exists
+// is read-only in the sandbox, and one made during the run is moved into
+// the quarantine, so that no sandbox writes the file the project notice
+// tells the user to run with.
 func projectSettingsPaths(cwd string) []string {
 	var out []string
 	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
