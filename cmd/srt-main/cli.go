@@ -193,16 +193,18 @@ func loadPolicy(o *cmdline.Options, plan bool, so *sandbox.Options, stderr io.Wr
 }
 
 // srtState are srt's own files on this host that no sandbox may change
-// (policy.SrtState): the settings file or plan directory of this run and
-// the user's default settings file, srt, srt-init and srtc, the policy cache, the
-// audit log. The runtime adds its registry and the quarantine.
+// (policy.SrtState): the settings file or plan directory of this run,
+// the user's default settings file and every project settings file a
+// later run here could name (projectSettingsPaths), srt, srt-init and
+// srtc, the policy cache, the audit log. The runtime adds its registry
+// and the quarantine.
 func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	st := map[policy.StateKind][]string{}
 	add := func(k policy.StateKind, p string) {
 		if p == "" {
 			return
 		}
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && !slices.Contains(st[k], abs) {
 			st[k] = append(st[k], abs)
 		}
 	}
@@ -210,6 +212,11 @@ func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 		add(policy.StatePolicy, filepath.Join(home, ".srt-settings.json"))
 	}
 	add(policy.StatePolicy, o.Settings)
+	if cwd, err := os.Getwd(); err == nil {
+		for _, p := range projectSettingsPaths(cwd) {
+			add(policy.StatePolicy, p)
+		}
+	}
 	add(policy.StatePolicy, o.Plan)
 	if self, err := os.Executable(); err == nil {
 		add(policy.StatePrograms, self)

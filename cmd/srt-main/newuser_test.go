@@ -119,7 +119,11 @@ func TestProjectSettingsNotice(t *testing.T) {
 		return code, out, errOut
 	}
 	notice := func(file, using, command string) string {
-		return "srt: this project's " + file + " is not in use: srt runs with " + using + ", and reads a project's settings file only when --settings names it, so that a checkout cannot choose its own policy. To use it: " + command + "\n"
+		review := "srtc explain " + file + " (what it allows)"
+		if filepath.IsAbs(using) {
+			review += ", srtc diff " + using + " " + file + " (what it allows beyond the file in use)"
+		}
+		return "srt: this project's " + file + " is not in use: srt runs with " + using + ", and reads a project's settings file only when --settings names it, so that a checkout cannot choose its own policy. Review it before using it: " + review + ". To use it: " + command + "\n"
 	}
 	defaults := "the built-in defaults (there is no ~/.srt-settings.json)"
 	_, out, errOut := run(proj, "-c", "(echo x > made) 2>/dev/null || echo refused")

@@ -145,8 +145,12 @@ func findSrtc() (string, error) {
 	return "", errNoSrtc
 }
 
+// installCommand installs srt's programs from its checkout, as the
+// README's quick start does (TestSrtcMissingInstall).
+const installCommand = "CGO_ENABLED=0 go install ./cmd/srtc ./cmd/srt ./cmd/srt-main ./cmd/srt-init"
+
 // errNoSrtc is findSrtc's error when there is no srtc to find.
-var errNoSrtc = errors.New("srt validates settings with srtc, which is neither beside srt nor on PATH: install both (go install ./cmd/srtc ./cmd/srt)")
+var errNoSrtc = errors.New("srt validates settings with srtc, which is neither beside srt nor on PATH: install them together (" + installCommand + ", in srt's checkout)")
 
 // srtcCheck is srt doctor's check of srtc: found as a run finds it
 // (findSrtc), and answering --version. Every run but srt run --plan
@@ -178,7 +182,7 @@ func srtcCheck() sandbox.Check {
 	}
 	c.OK, c.Detail = true, p+": "+v
 	if mine := strings.TrimPrefix(versionLine(), "srt "); strings.TrimPrefix(v, "srtc ") != mine {
-		c.Note = "srt is " + mine + ": install both from the same source (go install ./cmd/srtc ./cmd/srt)"
+		c.Note = "srt is " + mine + ": install them together from the same source (" + installCommand + ")"
 	}
 	return c
 }

@@ -41,6 +41,23 @@ func findProjectSettings(cwd string) string {
 	}
 }
 
+// projectSettingsPaths are the project settings files a later run in cwd
+// could find (findProjectSettings): the one in cwd and in each directory
+// above, there or not, since a command that may write there could add a
+// .git beside one. srt keeps them as its own (srtState): one that exists
+// is read-only in the sandbox, and one made during the run is moved into
+// the quarantine, so that no sandbox writes the file the project notice
+// tells the user to run with.
+func projectSettingsPaths(cwd string) []string {
+	var out []string
+	for d := filepath.Clean(cwd); ; d = filepath.Dir(d) {
+		out = append(out, filepath.Join(d, projectFile))
+		if d == filepath.Dir(d) {
+			return out
+		}
+	}
+}
+
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
@@ -74,7 +91,16 @@ func noteProjectSettings(w io.Writer, project, name, cwd string, args []string) 
 	} else {
 		use += " and the same arguments"
 	}
-	fmt.Fprintf(w, "srt: this project's %s is not in use: srt runs with %s, and reads a project's settings file only when --settings names it, so that a checkout cannot choose its own policy. To use it: %s\n", shown, using, use)
+	// Whoever wrote the project's file chose its rules: what it allows is
+	// to be read before it is used, beyond the file in use when there is
+	// one.
+	review := "srtc explain " + shellWord(shown) + " (what it allows)"
+	if name != builtin.SettingsName {
+		if line, ok := shellCommand([]string{"srtc", "diff", name, shown}); ok {
+			review += ", " + line + " (what it allows beyond the file in use)"
+		}
+	}
+	fmt.Fprintf(w, "srt: this project's %s is not in use: srt runs with %s, and reads a project's settings file only when --settings names it, so that a checkout cannot choose its own policy. Review it before using it: %s. To use it: %s\n", shown, using, review, use)
 }
 
 // shellCommand writes words as a POSIX shell reads them back, on one

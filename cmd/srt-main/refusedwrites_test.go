@@ -286,3 +286,57 @@ func TestRefusedWritesHostPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedNewFileAdvice: the advice of a refused new file at the top
+// of the home directory, the README's `touch ~/x`, works when followed
+// to the letter: the run after it writes the file, as root and as nobody
+// (naming the missing file alone in allowWrite would have srt make it a
+// directory, and the command fail with "Is a directory").
+func TestRefusedNewFileAdvice(t *testing.T) {
+	requireSandbox(t)
+	advice := regexp.MustCompile(`(?m)^srt sandbox refused creating \S+: no write root covers it\. To allow it, (?:create (\S+) on the host first \([^)]*\), then )?add "([^"]+)" to filesystem\.allowWrite in (\S+?)\.$`)
+	for _, uid := range testUsers() {
+		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
+			bin, root, proj := publicProject(t)
+			settings := filepath.Join(root, "s.json")
+			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
+				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			script := `echo hi > ~/x && cat ~/x`
+			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "-c", script)
+			m := advice.FindStringSubmatch(out)
+			if code == 0 || m == nil {
+				t.Fatalf("exit %d, no advice to follow:\n%s", code, out)
+			}
+			home := func(p string) string {
+				if rest, ok := strings.CutPrefix(p, "~/"); ok {
+					return filepath.Join(root, rest)
+				}
+				return p
+			}
+			if m[1] != "" {
+				testenv.WriteFile(t, home(m[1]), nil, 0o644)
+			}
+			if m[3] != settings {
+				t.Fatalf("the advice names %s, the run used %s", m[3], settings)
+			}
+			var s map[string]map[string][]string
+			data, err := os.ReadFile(settings)
+			if err == nil {
+				err = json.Unmarshal(data, &s)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s["filesystem"]["allowWrite"] = append(s["filesystem"]["allowWrite"], m[2])
+			data, _ = json.Marshal(s)
+			testenv.WriteFile(t, settings, data, 0o644)
+			code, out2 := srtAs(t, bin, uid, root, proj, "--settings", settings, "-c", script)
+			if code != 0 || !strings.Contains(out2, "hi\n") || strings.Contains(out2, "srt sandbox refused") {
+				t.Fatalf("following %q: exit %d\n%s", m[0], code, out2)
+			}
+			if fi, err := os.Lstat(filepath.Join(root, "x")); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("~/x after the run: %v, %v", fi, err)
+			}
+		})
+	}
+}

@@ -275,6 +275,25 @@ func TestDoctorSrtc(t *testing.T) {
 	}
 }
 
+// TestSrtcMissingInstall: a run that finds no srtc says to install srt's
+// programs with the README's command (CGO_ENABLED=0, srt-main and
+// srt-init too), not a command that builds half of them.
+func TestSrtcMissingInstall(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := regexp.MustCompile(`CGO_ENABLED=0 go install( \./cmd/[a-z-]+)+`).Find(readme)
+	if want == nil {
+		t.Fatal("README.md has no install command")
+	}
+	t.Setenv("SRTC", "")
+	t.Setenv("PATH", filepath.Join(t.TempDir(), "none"))
+	if _, err := findSrtc(); err == nil || !strings.Contains(err.Error(), "("+string(want)+",") {
+		t.Errorf("findSrtc() error = %v, want the README's %q", err, want)
+	}
+}
+
 func TestSandboxPolicy(t *testing.T) {
 	requireSandbox(t)
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "backend") }))

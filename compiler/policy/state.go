@@ -13,7 +13,9 @@ type StateKind string
 // The kinds of srt's own files.
 const (
 	// StatePolicy is the settings file or the plan directory the run was
-	// started from (and the user's default settings file).
+	// started from (and the user's default settings file, and the
+	// project's .srt-settings.json in the working directory and each
+	// directory above, which srt's notice can name).
 	StatePolicy StateKind = "policy"
 	// StatePrograms are srt, srt-init and srtc, which read, compile and
 	// enforce the policy.
@@ -44,7 +46,7 @@ type StateRule struct {
 
 // SrtState are srt's own files, in the order the runtime protects them.
 var SrtState = []StateRule{
-	{StatePolicy, false, "the settings file or plan directory in use: a command that changed it would choose the next run's rules"},
+	{StatePolicy, false, "the settings file or plan directory in use, the default one, and a project's .srt-settings.json srt's notice can name: a command that changed one would choose a later run's rules"},
 	{StatePrograms, false, "srt, srt-init and srtc, which read, compile and enforce the policy"},
 	{StateCache, false, "compiled policies and what earlier checks saw of the write roots"},
 	{StateRegistry, false, "the runs' records, scratch space and snapshots, which the check after a run trusts"},

@@ -75,7 +75,13 @@ func (x *writeExplainer) explain(f violations.FileRefusal) landlockReason {
 	case !ok || m.Dest == "/":
 		dir := x.suggest(f.Path, f.Access == "mkdir")
 		fix := fmt.Sprintf("add %q to filesystem.allowWrite", dir)
-		if containers[dir] {
+		switch {
+		case newNonDir[f.Access] && (containers[dir] || x.expand(dir) == f.Path):
+			// No directory narrow enough holds it, and srt makes a missing
+			// write root as a directory: naming the file itself would turn
+			// it into one.
+			return x.newFileReason(f, doing)
+		case containers[dir]:
 			// Never a whole home or configuration directory: the tool's.
 			fix = fmt.Sprintf("add the directory the tool writes below %s to filesystem.allowWrite", dir)
 		}
@@ -149,6 +155,49 @@ func (x *writeExplainer) suggest(p string, dir bool) string {
 		n++
 	}
 	return "/" + strings.Join(parts[:n], "/")
+}
+
+// newNonDir are the accesses that make a new name that is not a
+// directory.
+var newNonDir = map[string]bool{"create": true, "symlink": true, "link": true, "mknod": true, "rename-to": true}
+
+// newFileReason explains the refusal of f, which makes a new name that
+// is not a directory where no directory narrow enough to add holds it. A
+// file that exists can be a write root, bound as one, but a missing write
+// root is made as a directory, and a file write root can be written,
+// never replaced by a link, a special file or a move.
+func (x *writeExplainer) newFileReason(f violations.FileRefusal, doing string) landlockReason {
+	// The name as the settings file spells it, quoted as srt shows what
+	// the command chose: a line break in it must not make a line of srt's.
+	name := x.short(f.Path)
+	shown := untrusted.Quote(name)
+	if f.Access == "create" {
+		return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: "create " + shown + " first",
+			Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it. To allow it, create %s on the host first (srt makes a write root that does not exist a directory), then add %q to filesystem.allowWrite in %s.", doing, shown, name, x.settingsIn)}
+	}
+	fix := "have the command make it in a directory of its own and add that directory to filesystem.allowWrite"
+	return landlockReason{Rule: policy.Default, Short: "outside the write roots", Fix: fix + " " + shown,
+		Why: fmt.Sprintf("srt sandbox refused %s: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, %s in %s, or make %s on the host.", doing, fix, x.settingsIn, shown)}
+}
+
+// short is p as a settings file names it: below the home directory,
+// "~/…"; elsewhere p.
+func (x *writeExplainer) short(p string) string {
+	if x.home != "" && x.home != "/" && strings.HasPrefix(p, x.home+"/") {
+		return "~" + strings.TrimPrefix(p, x.home)
+	}
+	return p
+}
+
+// expand is the host path of a suggestion of suggest.
+func (x *writeExplainer) expand(s string) string {
+	switch {
+	case s == ".":
+		return x.cwd
+	case strings.HasPrefix(s, "~/"):
+		return x.home + s[1:]
+	}
+	return s
 }
 
 // containers are the directories that hold one directory per tool: a

@@ -66,13 +66,25 @@ func TestWriteExplain(t *testing.T) {
 	}{
 		{"/home/me/.npm", "mkdir", `srt sandbox refused creating the directory /home/me/.npm: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in s.json.`},
 		{"/home/me/.config", "mkdir", `srt sandbox refused creating the directory /home/me/.config: no write root covers it. To allow it, add the directory the tool writes below ~/.config to filesystem.allowWrite in s.json.`},
+		// A new file at the top of the home directory: adding it as it is
+		// would make it a directory (issue 33).
+		{"/home/me/x", "create", `srt sandbox refused creating /home/me/x: no write root covers it. To allow it, create ~/x on the host first (srt makes a write root that does not exist a directory), then add "~/x" to filesystem.allowWrite in s.json.`},
+		{"/home/me/.cache/x", "create", `srt sandbox refused creating /home/me/.cache/x: no write root covers it. To allow it, create ~/.cache/x on the host first (srt makes a write root that does not exist a directory), then add "~/.cache/x" to filesystem.allowWrite in s.json.`},
+		{"/etc/foo", "create", `srt sandbox refused creating /etc/foo: no write root covers it. To allow it, create /etc/foo on the host first (srt makes a write root that does not exist a directory), then add "/etc/foo" to filesystem.allowWrite in s.json.`},
+		{"/home/me/l", "symlink", `srt sandbox refused creating the symbolic link /home/me/l: no write root covers it, and none narrower than its directory can allow it (srt makes a write root that does not exist a directory, and a file one cannot be replaced). To allow it, have the command make it in a directory of its own and add that directory to filesystem.allowWrite in s.json, or make ~/l on the host.`},
+		{"/home/me/b", "rename-to", `srt sandbox refused moving a file to /home/me/b: no write root covers it, and none narrower`},
+		// A name the command chose is quoted: no line break of its own.
+		{"/home/me/a\nb", "create", `srt sandbox refused creating "/home/me/a\nb": no write root covers it. To allow it, create "~/a\nb" on the host first`},
+		// Below a tool's directory, the directory, which srt makes.
+		{"/home/me/.npm/_cacache/x", "create", `srt sandbox refused creating /home/me/.npm/_cacache/x: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in s.json.`},
+		{"/srv/repo/x", "symlink", `srt sandbox refused creating the symbolic link /srv/repo/x: no write root covers it. To allow it, add "/srv/repo" to filesystem.allowWrite in s.json.`},
 		{"/home/me/proj/secret", "write", `srt sandbox refused writing /home/me/proj/secret: filesystem.denyWrite[0] (s.json:4:18) makes it read-only. To allow it, remove that entry from filesystem.denyWrite in s.json.`},
 		{"/home/me/proj/.bashrc", "write", `srt sandbox refused writing /home/me/proj/.bashrc: srt protects it whatever the settings say`},
 		{"/home/me/.cache/srt/placeholders/registry.lock", "write", `srt sandbox refused writing /home/me/.cache/srt/placeholders/registry.lock: it is srt's own (/home/me/.cache/srt/placeholders), which every sandbox keeps read-only whatever the settings say`},
 		{"/proc/sys/kernel/hostname", "write", `srt sandbox refused writing /proc/sys/kernel/hostname: srt keeps it read-only whatever the settings say (kernel settings).`},
 	} {
 		got := x.explain(violations.FileRefusal{Time: time.Now(), Path: c.path, Access: c.access}).Why
-		if !strings.HasPrefix(got, c.want) {
+		if !strings.HasPrefix(got, c.want) || strings.Contains(got, "\n") {
 			t.Errorf("%s %s:\n got %s\nwant %s", c.access, c.path, got, c.want)
 		}
 	}
@@ -95,7 +107,7 @@ func TestManagerRefusedWrites(t *testing.T) {
 	if out != "done\n" || len(res.Violations) != 1 || len(seen) != 1 || m.Violations().Total() != 1 {
 		t.Fatalf("out %q, violations %+v, seen %d, stored %d", out, res.Violations, len(seen), m.Violations().Total())
 	}
-	if e := res.Violations[0]; !strings.HasSuffix(e.Line, "/refused (create: outside the write roots)") || !strings.Contains(e.Why, `To allow it, add "~/refused" to filesystem.allowWrite in settings.json.`) {
+	if e := res.Violations[0]; !strings.HasSuffix(e.Line, "/refused (create: outside the write roots)") || !strings.Contains(e.Why, `To allow it, create ~/refused on the host first (srt makes a write root that does not exist a directory), then add "~/refused" to filesystem.allowWrite in settings.json.`) {
 		t.Errorf("violation %q, why %q", e.Line, e.Why)
 	}
 	_, res = sh(t, m, Options{NoWriteWatch: true}, script)
