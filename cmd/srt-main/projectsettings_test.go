@@ -18,7 +18,7 @@ import (
 // tells the user to run with (in the working directory, or at the top of
 // the git working tree from below it, also by a move over it), nor leave
 // a new one for a later run's notice to name: a file made during the run
-// is moved into the quarantine (issue 33). The control: a file of
+// is moved into the quarantine. The control: a file of
 // another name beside it is written. As root and as nobody.
 func TestProjectSettingsUnwritable(t *testing.T) {
 	requireSandbox(t)

@@ -67,7 +67,7 @@ func TestWriteExplain(t *testing.T) {
 		{"/home/me/.npm", "mkdir", `srt sandbox refused creating the directory /home/me/.npm: no write root covers it. To allow it, add "~/.npm" to filesystem.allowWrite in s.json.`},
 		{"/home/me/.config", "mkdir", `srt sandbox refused creating the directory /home/me/.config: no write root covers it. To allow it, add the directory the tool writes below ~/.config to filesystem.allowWrite in s.json.`},
 		// A new file at the top of the home directory: adding it as it is
-		// would make it a directory (issue 33).
+		// would make it a directory.
 		{"/home/me/x", "create", `srt sandbox refused creating /home/me/x: no write root covers it. To allow it, create ~/x on the host first (srt makes a write root that does not exist a directory), then add "~/x" to filesystem.allowWrite in s.json.`},
 		{"/home/me/.cache/x", "create", `srt sandbox refused creating /home/me/.cache/x: no write root covers it. To allow it, create ~/.cache/x on the host first (srt makes a write root that does not exist a directory), then add "~/.cache/x" to filesystem.allowWrite in s.json.`},
 		{"/etc/foo", "create", `srt sandbox refused creating /etc/foo: no write root covers it. To allow it, create /etc/foo on the host first (srt makes a write root that does not exist a directory), then add "/etc/foo" to filesystem.allowWrite in s.json.`},
