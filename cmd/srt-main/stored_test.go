@@ -187,6 +187,8 @@ func TestStoredValueReadBack(t *testing.T) {
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the X-Amz-Meta-Token header, not the real value)",
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the Idempotency-Key header, not the real value)",
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the X-Author header, not the real value)",
+						"srt sandbox refused to put the real value of GH_TOKEN in the Idempotency-Key header of a request to localhost:" + srv.Port +
+							", a header that carries no credential (a credential word counts only as a whole part of a name, and a name hosts keep as data, such as Idempotency-Key or X-Amz-Meta-*, never carries one) (it sent the stand-in)",
 						// The refusal line says what to change, and where.
 						"srt sandbox refused to put the real value of GH_TOKEN in the body of a request to localhost:" + srv.Port +
 							" (it sent the stand-in): a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back." +

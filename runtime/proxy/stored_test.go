@@ -207,8 +207,17 @@ func TestStoredHeaderReadBack(t *testing.T) {
 			t.Errorf("%s read back from cdn.test: in pieces %q, gzipped %q, in the header %q; want the stand-in", name, pieces, got, resp.Header.Get(name))
 		}
 		want := "deny credential-inject store.test:443 (TOKEN: the stand-in was sent in the " + name + " header, not the real value)"
-		if evs := tb.refusals(); len(evs) == 0 || evs[len(evs)-1].Line() != want {
+		evs := tb.refusals()
+		if len(evs) == 0 || evs[len(evs)-1].Line() != want {
 			t.Errorf("%s: recorded %v, want %q last", name, evs, want)
+			continue
+		}
+		// The refusal line says why this name carries no credential.
+		why := "srt sandbox refused to put the real value of TOKEN in the " + name + " header of a request to store.test:443, " +
+			"a header that carries no credential (a credential word counts only as a whole part of a name, and a name hosts keep as data, " +
+			"such as Idempotency-Key or X-Amz-Meta-*, never carries one) (it sent the stand-in): a real value goes only into"
+		if got := evs[len(evs)-1].Why; !strings.HasPrefix(got, why) {
+			t.Errorf("%s: refusal line %q, want it to begin %q", name, got, why)
 		}
 	}
 	send(t, tb, "PUT", "https://store.test/o/auth?keep=Authorization", "x", "Authorization", "Bearer "+testSentinel)
