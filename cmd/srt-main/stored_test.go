@@ -24,7 +24,10 @@ import (
 // inject host, gzipped from the other allowed host of the same store
 // (127.0.0.1), split across two responses, base64, in a redirect's
 // Location, in an error page (gzipped, from the other host), and its
-// metadata as JSON (gzipped, from the other host).
+// metadata as JSON (gzipped, from the other host). Then it sends the
+// token in two request headers the store keeps (Idempotency-Key and
+// X-Author, names that hold a credential word but carry no credential)
+// and reads each back from the other host, in Range pieces and gzipped.
 const storedScript = `export NO_PROXY= no_proxy=
 H=https://localhost:$PORT O=https://127.0.0.1:$PORT
 export H O K
@@ -40,6 +43,11 @@ echo "base64=$(c "$H/o/$K?enc=base64" | base64 -d 2>/dev/null | tr -c '[:alnum:]
 echo "redirect=$(c -o /dev/null -w '%{redirect_url}' "$H/o/$K?redirect=1" | sed 's,.*/view/,,' | b64url | tr -c '[:alnum:]_-' '?')"
 echo "errorpage=$(c --compressed "$O/o/$K?version=none")"
 echo "metadata=$(c --compressed "$O/meta/$K-m")"
+c -o /dev/null -X PUT --data-binary x -H "Idempotency-Key: $GH_TOKEN" -H "X-Author: $GH_TOKEN" "$H/o/$K-h?keep=Idempotency-Key,X-Author"
+for n in Idempotency-Key X-Author; do
+  echo "$n-range=$(c -r 0-9 "$O/o/$K-h?header=$n")$(c -r 10-19 "$O/o/$K-h?header=$n")$(c -r 20-29 "$O/o/$K-h?header=$n")$(c -r 30- "$O/o/$K-h?header=$n")"
+  echo "$n-otherhost=$(c --compressed "$O/o/$K-h?header=$n")"
+done
 python3 - <<'PY'
 import gzip, os, urllib.error, urllib.request
 H, O, K = os.environ["H"], os.environ["O"], os.environ["K"]
@@ -54,6 +62,10 @@ def get(url, **headers):
     return b.decode("latin-1")
 print("py-range=" + "".join(get(H + "/o/" + K, Range="bytes=%d-%d" % (i, i + 9)) for i in range(0, 40, 10)))
 print("py-otherhost=" + get(O + "/o/" + K, **{"Accept-Encoding": "gzip"}))
+for n in ("Idempotency-Key", "X-Author"):
+    u = O + "/o/" + K + "-h?header=" + n
+    print("py-%s-range=" % n + "".join(get(u, Range="bytes=%d-%s" % (i, "" if i == 30 else i + 9)) for i in range(0, 40, 10)))
+    print("py-%s-otherhost=" % n + get(u, **{"Accept-Encoding": "gzip"}))
 PY
 `
 
@@ -63,7 +75,9 @@ PY
 // metadata header (X-Amz-Meta-Token) to the inject host, then reads the
 // object back in pieces (Range), gzipped from another allowed host of
 // the same store, split across two responses, base64, in a redirect, in
-// an error page and as metadata, with curl and with Python.
+// an error page and as metadata, with curl and with Python; and sends
+// it in two request headers the store keeps (Idempotency-Key, X-Author)
+// and reads those back from the other host in Range pieces and gzipped.
 //
 // By default the real value goes only into the headers that carry
 // credentials, so the store holds the stand-in, and every shape reads
@@ -139,6 +153,17 @@ func TestStoredValueReadBack(t *testing.T) {
 					"py-range":     strings.Repeat(stand, 4),
 					"py-otherhost": stand,
 				}
+				for _, n := range []string{"Idempotency-Key", "X-Author"} {
+					for _, k := range []string{n + "-range", n + "-otherhost", "py-" + n + "-range", "py-" + n + "-otherhost"} {
+						want[k] = stand
+						if mode == "bodyInjectHosts" && strings.HasSuffix(k, "-range") {
+							// Every host's responses are read whole: Range is
+							// not forwarded, so each piece is the whole.
+							want[k] = strings.Repeat(stand, 4)
+						}
+					}
+				}
+				kept := store.Meta(key + "-h")
 				stored, _ := store.Object(key)
 				meta := store.Meta(key + "-m")["X-Amz-Meta-Token"]
 				switch mode {
@@ -147,13 +172,23 @@ func TestStoredValueReadBack(t *testing.T) {
 					if string(stored) != token || meta != token {
 						t.Errorf("control: the store holds %q and %q, not the token", stored, meta)
 					}
+					if kept["Idempotency-Key"] != token || kept["X-Author"] != token {
+						t.Errorf("control: the store keeps %q, not the token", kept)
+					}
 				case "default":
 					if string(stored) != stand || meta != stand {
 						t.Errorf("the store holds %q and %q: the real value went into a body or a metadata header", stored, meta)
 					}
+					if kept["Idempotency-Key"] != stand || kept["X-Author"] != stand {
+						t.Errorf("the store keeps %q: the real value went into a header that carries no credential", kept)
+					}
 					for _, v := range []string{
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the request body, not the real value)",
 						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the X-Amz-Meta-Token header, not the real value)",
+						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the Idempotency-Key header, not the real value)",
+						"deny credential-inject localhost:" + srv.Port + " (GH_TOKEN: the stand-in was sent in the X-Author header, not the real value)",
+						"srt sandbox refused to put the real value of GH_TOKEN in the Idempotency-Key header of a request to localhost:" + srv.Port +
+							", a header that carries no credential (a credential word counts only as a whole part of a name, and a name hosts keep as data, such as Idempotency-Key or X-Amz-Meta-*, never carries one) (it sent the stand-in)",
 						// The refusal line says what to change, and where.
 						"srt sandbox refused to put the real value of GH_TOKEN in the body of a request to localhost:" + srv.Port +
 							" (it sent the stand-in): a real value goes only into the request headers that carry credentials (Authorization, Cookie, X-Api-Key, …), since a host may keep anything else and the command could read it back." +
@@ -166,6 +201,9 @@ func TestStoredValueReadBack(t *testing.T) {
 				case "bodyInjectHosts":
 					if string(stored) != token || meta != token {
 						t.Errorf("bodyInjectHosts: the store holds %q and %q, not the token", stored, meta)
+					}
+					if kept["Idempotency-Key"] != token || kept["X-Author"] != token {
+						t.Errorf("bodyInjectHosts: the store keeps %q, not the token", kept)
 					}
 					// What the opt-in leaves open: a value the server itself
 					// cuts into pieces, each no secret on its own.

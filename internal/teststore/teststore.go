@@ -12,7 +12,11 @@
 //
 //   - PUT /o/KEY stores the request body as it arrived, and the value of
 //     each metadata header (X-Amz-Meta-*, X-Goog-Meta-*, X-Ms-Meta-*, …:
-//     every header whose name has a "meta" segment); 201.
+//     every header whose name has a "meta" segment); 201. With
+//     keep=NAME,… it also keeps the request headers named (any name:
+//     what a payment API keeps of an Idempotency-Key, a message queue of
+//     its custom headers), and with keep=* every request header, as a
+//     request inspector does.
 //   - GET /o/KEY returns the stored body: with Range (a single range or
 //     several, If-Range) as net/http's ServeContent answers it (206);
 //     without Range, gzipped when the request accepts gzip. Its query
@@ -24,9 +28,13 @@
 //     redirect=1 answers 302 with the body, base64url, in the Location
 //     header;
 //     version=… answers 404 with an error page that quotes the body (an
-//     error page that echoes what it found), gzipped when accepted.
-//   - GET /meta/KEY returns the stored metadata as a JSON object
-//     (gzipped when accepted).
+//     error page that echoes what it found), gzipped when accepted;
+//     header=NAME returns the value kept of the request header NAME as
+//     the body, with Range or gzipped as the object is.
+//     Every GET of an object answers with its metadata and kept headers
+//     as response headers.
+//   - GET /meta/KEY returns the stored metadata and kept headers as a
+//     JSON object (gzipped when accepted).
 //
 // Seen lists what each request carried, for the tests' assertions on
 // what the upstream received.
@@ -65,7 +73,8 @@ func (s *Store) Object(key string) ([]byte, bool) {
 	return b, ok
 }
 
-// Meta returns the stored metadata of key, by canonical header name.
+// Meta returns the stored metadata and kept headers of key, by
+// canonical header name.
 func (s *Store) Meta(key string) map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -119,9 +128,13 @@ func (s *Store) put(w http.ResponseWriter, r *http.Request, key string) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	keep := map[string]bool{}
+	for _, name := range strings.Split(r.URL.Query().Get("keep"), ",") {
+		keep[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+	}
 	meta := map[string]string{}
 	for name, vs := range r.Header {
-		if isMeta(name) {
+		if isMeta(name) || keep[name] || keep["*"] {
 			meta[name] = strings.Join(vs, ",")
 		}
 	}
@@ -162,17 +175,33 @@ func (s *Store) get(w http.ResponseWriter, r *http.Request, key string) {
 			return
 		}
 		w.Write(b)
+	case q.Has("header"):
+		v, ok := s.Meta(key)[http.CanonicalHeaderKey(q.Get("header"))]
+		if !ok {
+			http.Error(w, "no such header kept", http.StatusNotFound)
+			return
+		}
+		serveBody(w, r, []byte(v))
 	case q.Get("redirect") != "":
 		http.Redirect(w, r, "/view/"+base64.RawURLEncoding.EncodeToString(body), http.StatusFound)
 	case q.Has("version"):
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		maybeGzip(w, r, http.StatusNotFound, []byte("<h1>Not Found</h1><p>object "+key+" holds "+string(body)+", but has no version "+q.Get("version")+"</p>\n"))
-	case r.Header.Get("Range") == "" && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip"):
-		maybeGzip(w, r, http.StatusOK, body)
 	default:
-		w.Header().Set("Content-Type", "application/octet-stream")
-		http.ServeContent(w, r, "", time.Unix(0, 0), bytes.NewReader(body))
+		serveBody(w, r, body)
 	}
+}
+
+// serveBody writes b: with Range (a single range or several, If-Range)
+// as net/http's ServeContent answers it; without Range, gzipped when the
+// request accepts gzip.
+func serveBody(w http.ResponseWriter, r *http.Request, b []byte) {
+	if r.Header.Get("Range") == "" && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		maybeGzip(w, r, http.StatusOK, b)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	http.ServeContent(w, r, "", time.Unix(0, 0), bytes.NewReader(b))
 }
 
 // maybeGzip writes b with status, gzipped when the request accepts gzip.

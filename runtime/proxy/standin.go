@@ -68,7 +68,7 @@ func (l leftStandIn) explain(file, host string, port int) string {
 	case inSignedBody:
 		return lead + " that srt re-signed with SigV4 (it sent the stand-in): srt sends such a body as the command wrote it, since its hash may be signed."
 	case inHeader:
-		lead += ", a header that carries no credential"
+		lead += ", a header that carries no credential (a credential word counts only as a whole part of a name, and a name hosts keep as data, such as Idempotency-Key or X-Amz-Meta-*, never carries one)"
 	}
 	lead += " (it sent the stand-in)"
 	entry := "the bodyInjectHosts of the credential's entry"

@@ -178,3 +178,50 @@ func TestPartialRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestStoredHeaderReadBack: a request header the host keeps, whatever
+// credential word its name holds, carries the stand-in by default, so
+// reading it back from the other host in Range pieces or gzipped, or in
+// the object's response headers, gives the stand-in; the run records
+// where the stand-in was left. Control: Authorization, which carries
+// credentials, is kept with the real value by a host that keeps it (a
+// request inspector: such a host must not be an inject host).
+func TestStoredHeaderReadBack(t *testing.T) {
+	tb, store := storeBed(t, false)
+	for _, name := range []string{
+		"Idempotency-Key", "X-Idempotency-Key", "I-Twilio-Idempotency-Token", "X-Author", "X-Keywords",
+		"X-Tokenizer", "X-Session-Name", "X-Request-Id", "X-Correlation-Id", "Slug", "Content-Disposition", "X-Meta-Token",
+	} {
+		key := "h-" + name
+		send(t, tb, "PUT", "https://store.test/o/"+key+"?keep="+name, "x", name, testSentinel)
+		if got := store.Meta(key)[name]; got != testSentinel {
+			t.Errorf("%s: the store keeps %q, want the stand-in", name, got)
+		}
+		var pieces string
+		for _, r := range []string{"0-9", "10-19", "20-29", "30-"} {
+			_, raw := send(t, tb, "GET", "https://cdn.test/o/"+key+"?header="+name, "", "Range", "bytes="+r)
+			pieces += raw
+		}
+		resp, raw := send(t, tb, "GET", "https://cdn.test/o/"+key+"?header="+name, "", "Accept-Encoding", "gzip")
+		if got := uncompress(t, resp.Header, raw); pieces != testSentinel || got != testSentinel || resp.Header.Get(name) != testSentinel {
+			t.Errorf("%s read back from cdn.test: in pieces %q, gzipped %q, in the header %q; want the stand-in", name, pieces, got, resp.Header.Get(name))
+		}
+		want := "deny credential-inject store.test:443 (TOKEN: the stand-in was sent in the " + name + " header, not the real value)"
+		evs := tb.refusals()
+		if len(evs) == 0 || evs[len(evs)-1].Line() != want {
+			t.Errorf("%s: recorded %v, want %q last", name, evs, want)
+			continue
+		}
+		// The refusal line says why this name carries no credential.
+		why := "srt sandbox refused to put the real value of TOKEN in the " + name + " header of a request to store.test:443, " +
+			"a header that carries no credential (a credential word counts only as a whole part of a name, and a name hosts keep as data, " +
+			"such as Idempotency-Key or X-Amz-Meta-*, never carries one) (it sent the stand-in): a real value goes only into"
+		if got := evs[len(evs)-1].Why; !strings.HasPrefix(got, why) {
+			t.Errorf("%s: refusal line %q, want it to begin %q", name, got, why)
+		}
+	}
+	send(t, tb, "PUT", "https://store.test/o/auth?keep=Authorization", "x", "Authorization", "Bearer "+testSentinel)
+	if got := store.Meta("auth")["Authorization"]; got != "Bearer "+storedSecret {
+		t.Errorf("control: the store keeps Authorization %q, want the real value", got)
+	}
+}
