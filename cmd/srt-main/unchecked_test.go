@@ -63,13 +63,24 @@ func TestCheckFailsClosed(t *testing.T) {
 			if code != sandbox.ExitUnchecked || !strings.Contains(out, "could not vouch") || !strings.Contains(out, "srt quarantine check") {
 				t.Fatalf("a check past its limit: exit %d, want %d with what to do:\n%s", code, sandbox.ExitUnchecked, out)
 			}
+			if r := reassuring(out); r != "" {
+				t.Errorf("a check past its limit says %q:\n%s", r, out)
+			}
 			code, out = srt("", "--settings", "s.json", "-c", "echo ran")
 			if code != sandbox.ExitUnchecked || strings.Contains(out, "ran\n") || !strings.Contains(out, "srt quarantine check") {
 				t.Fatalf("a run in the unchecked tree: exit %d, want %d, not run, with what to do:\n%s", code, sandbox.ExitUnchecked, out)
 			}
+			if r := reassuring(out); r != "" {
+				t.Errorf("a run refused in the unchecked tree says %q:\n%s", r, out)
+			}
 			code, out = srt("", "quarantine", "check")
 			if code != 0 || !strings.Contains(out, "runs may start there again") {
 				t.Fatalf("srt quarantine check: exit %d:\n%s", code, out)
+			}
+			// The control: what srt says once a check vouched for the
+			// tree is what reassuring looks for.
+			if reassuring(out) == "" {
+				t.Errorf("reassuring finds nothing in what srt quarantine check says after a complete check: the assertions above do not test:\n%s", out)
 			}
 			if _, err := os.Lstat(filepath.Join(deep, ".git/hooks/pre-commit")); err == nil {
 				t.Fatalf("srt quarantine check left the hook:\n%s", out)
@@ -126,4 +137,19 @@ func TestRootParentLinkRemoved(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reassuringLines are what srt says when a check vouched for a tree (srt
+// quarantine check), and what a check that cannot vouch must never say
+// (issue: "never prints nothing to quarantine").
+var reassuringLines = []string{"nothing to quarantine", "no tree is left unchecked", "vouched for what", "no protected name was planted", "runs may start there again", " checked: ", "all clear"}
+
+// reassuring returns the first of reassuringLines in out, or "".
+func reassuring(out string) string {
+	for _, r := range reassuringLines {
+		if strings.Contains(out, r) {
+			return r
+		}
+	}
+	return ""
 }
