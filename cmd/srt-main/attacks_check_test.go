@@ -4,9 +4,13 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
+	"testing"
 
 	"srt.dev/internal/testenv"
 )
@@ -28,14 +32,23 @@ var userHooksPathAttack = attack{
 	judge: func(w *world) string { return w.pwned() },
 }
 
-// tunnelsAttack: the command opens as many connections through the
-// proxies as it can and plants a hook, so that srt would have no
+// tunnelsAttack: the command opens as many tunnels through the proxies
+// as it can (CONNECT and SOCKS5) to an allowed upstream that never
+// answers and never closes, and plants a hook, so that srt would have no
 // descriptor left for the check after the run; srt runs with a low
-// open-file limit, as a container might.
+// open-file limit, as a container might, then with one so low that the
+// budget's least leaves the check too few. The command's processes die with
+// the sandbox, and its ends of the tunnels with them, but srt's do not: a
+// tunnel whose client has gone waits for its upstream (for up to
+// proxy.DefaultTunnelIdle), holding the accepted connection and the one
+// upstream. Only the proxies' connection budget (the descriptors kept in
+// reserve) and stopping the proxies before the check leave the check its
+// descriptors.
 var tunnelsAttack = attack{
 	name: "the check starved of descriptors by connections",
 	setup: func(w *world) {
-		w.write("s.json", writeProject)
+		port := silentServer(w.t)
+		w.write("s.json", `{"network": {"allowedDomains": ["127.0.0.1:`+port+`"], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`)
 		// A repository deeper than the scan at the start looks, which
 		// existed before the run: a walk that could not open one of its
 		// unchanged ancestors would not reach its hooks.
@@ -43,39 +56,133 @@ var tunnelsAttack = attack{
 		testenv.MkdirAll(w.t, deep, 0o755)
 		w.chown()
 		gitRepo(w, deep)
-		w.write(filepath.Join(w.base, "conns.py"), `import socket, time
+		// The proxies ask for the credentials srt put in the proxy
+		// variables, as any client the command runs sends them.
+		w.write(filepath.Join(w.base, "conns.py"), `import base64, os, socket, struct, sys, urllib.parse
+port = int(sys.argv[1])
+http = urllib.parse.urlsplit(os.environ["HTTPS_PROXY"])
+socks5 = urllib.parse.urlsplit(os.environ["FTP_PROXY"])
 socks = []
-for port in (3128, 1080):
+def tunnel(proxy):
+    s = socket.create_connection((proxy.hostname, proxy.port), timeout=2)
+    user, password = urllib.parse.unquote(proxy.username).encode(), urllib.parse.unquote(proxy.password).encode()
+    if proxy is http:
+        auth = base64.b64encode(user + b":" + password)
+        s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nProxy-Authorization: Basic %s\r\n\r\n" % (port, port, auth))
+        reply = b""
+        while b"\r\n\r\n" not in reply:
+            b = s.recv(1024)
+            if not b:
+                break
+            reply += b
+        ok = reply.split(b" ")[1:2] == [b"200"]
+    else:
+        s.sendall(b"\x05\x01\x02")
+        ok = s.recv(2) == b"\x05\x02"
+        if ok:
+            s.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(password)]) + password)
+            ok = s.recv(2) == b"\x01\x00"
+        if ok:
+            s.sendall(b"\x05\x01\x00\x01\x7f\x00\x00\x01" + struct.pack(">H", port))
+            ok = s.recv(10)[:2] == b"\x05\x00"
+    if ok:
+        socks.append(s)
+    else:
+        s.close()
+    return ok
+# Until a proxy refuses one (its budget) or cannot take it (no
+# descriptor left to accept it: the attempt times out).
+for proxy in (http, socks5):
     for i in range(400):
         try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=1)
-            socks.append(s)
+            if not tunnel(proxy):
+                break
         except OSError:
-            pass
-print(len(socks), "connections", flush=True)
+            break
+print(len(socks), "tunnels", flush=True)
 `)
+		testenv.WriteFile(w.t, filepath.Join(w.base, "port"), []byte(port), 0o644)
 	},
 	steps: func(w *world, sandboxed bool) {
 		if !sandboxed {
 			return
 		}
-		script := `python3 "$BASE/conns.py" && cp "$P" deep/a/b/c/.git/hooks/pre-commit && chmod +x deep/a/b/c/.git/hooks/pre-commit`
-		out := w.sh(fmt.Sprintf(`ulimit -n 256; %q --settings s.json -c %q; echo "exit $?"`, w.bin, script))
-		testenv.WriteFile(w.t, filepath.Join(w.base, "out"), []byte(out), 0o644)
-		w.hostGit(filepath.Join(w.proj, "deep/a/b/c"))
+		port, _ := os.ReadFile(filepath.Join(w.base, "port"))
+		script := `python3 "$BASE/conns.py" ` + string(port) + ` && cp "$P" deep/a/b/c/.git/hooks/pre-commit && chmod +x deep/a/b/c/.git/hooks/pre-commit`
+		// 256: more than the budget lets through would starve the check;
+		// 48: even the budget's least (16 connections) leaves the check
+		// too few unless the proxies stop first.
+		for _, limit := range tunnelLimits {
+			out := w.sh(fmt.Sprintf(`ulimit -n %d; %q --settings s.json -c %q; echo "exit $?"`, limit, w.bin, script))
+			testenv.WriteFile(w.t, filepath.Join(w.base, fmt.Sprint("out", limit)), []byte(out), 0o644)
+			w.hostGit(filepath.Join(w.proj, "deep/a/b/c"))
+		}
 	},
 	judge: func(w *world) string {
-		out, _ := os.ReadFile(filepath.Join(w.base, "out"))
 		var bad []string
 		if p := w.pwned(); p != "" {
 			bad = append(bad, "the hook ran: "+p)
 		}
-		if !strings.Contains(string(out), "connections") || !strings.Contains(string(out), "exit 0") {
-			bad = append(bad, "the check did not finish: "+string(out))
+		for _, limit := range tunnelLimits {
+			out, _ := os.ReadFile(filepath.Join(w.base, fmt.Sprint("out", limit)))
+			if n := tunnelsOpened(string(out)); n < 8 {
+				bad = append(bad, fmt.Sprintf("with %d descriptors, the command opened %d tunnels, want at least 8: the test does not test: %s", limit, n, out))
+			}
+			if !strings.Contains(string(out), "exit 0") {
+				bad = append(bad, fmt.Sprintf("with %d descriptors, the check did not finish: %s", limit, out))
+			}
 		}
 		return strings.Join(bad, "; ")
 	},
 	noControl: true,
+}
+
+// tunnelLimits are the open-file limits tunnelsAttack runs srt with.
+var tunnelLimits = []int{256, 48}
+
+// tunnelsOpened is the count conns.py printed ("N tunnels"), or -1.
+func tunnelsOpened(out string) int {
+	for _, l := range strings.Split(out, "\n") {
+		if n, ok := strings.CutSuffix(strings.TrimSpace(l), " tunnels"); ok {
+			if i, err := strconv.Atoi(n); err == nil {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// silentServer listens on the host's loopback for the test, accepts every
+// connection and holds it until the test ends: it never reads, answers
+// or closes. It returns the port.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // lockedAwayAttack: the command plants names, then takes the permissions

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"srt.dev/internal/testenv"
+	"srt.dev/internal/untrusted"
 )
 
 // TestInitStepProgram: srt starts srt-init beside it as the sandbox's
@@ -118,6 +119,35 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(proj); len(entries) != 0 {
 		t.Errorf("the project holds %v after the run, want nothing (no mount point left)", entries)
+	}
+}
+
+// TestForeignRootWarningQuoted: the warning about a write root of another
+// user's shows the root quoted, when an allowWrite glob matches a name a
+// sandboxed run made (ESC, CR, LF and a forged srt line in it).
+func TestForeignRootWarningQuoted(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("a directory of another user's needs root to make; the other tests run as this user")
+	}
+	home := t.TempDir()
+	testenv.Chmod(t, home, 0o755)
+	proj := filepath.Join(home, "proj")
+	odd := "out\x1b[2K\r\nsrt: all clear"
+	testenv.MkdirAll(t, filepath.Join(proj, odd), 0o755)
+	testenv.Chown(t, filepath.Join(proj, odd), 65534, 65534)
+	settings := filepath.Join(home, "s.json")
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["out*"], "denyWrite": []}}`), 0o644)
+	cmd := exec.Command(filepath.Join(binDir, "srt"), "--settings", settings, "-c", "echo ran")
+	cmd.Dir = proj
+	cmd.Env = homeEnv(home)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "srt: warning: " + untrusted.Quote(filepath.Join(proj, odd)) + " is a write root, but it belongs to uid 65534"
+	if !strings.Contains(string(out), want) || strings.ContainsAny(string(out), "\x1b\r") || strings.Contains(string(out), "\nsrt: all clear") {
+		t.Errorf("output lacks %q, or shows the name raw:\n%q", want, out)
 	}
 }
 

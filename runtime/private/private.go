@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/internal/untrusted"
 )
 
 // Dir creates dir (mode 0700) and checks that it and its parent belong to
@@ -88,7 +90,7 @@ func removeAt(parent int, name string, depth int) error {
 		return err
 	}
 	if depth > 4096 {
-		return fmt.Errorf("%s: more than 4096 levels", name)
+		return fmt.Errorf("%s: more than 4096 levels", untrusted.Quote(name)) // a name the sandbox chose
 	}
 	// A directory: make it ours to empty (it is the user's own: a
 	// directory of another owner stays as it is, and fails below).

@@ -634,3 +634,50 @@ func TestSnapChurn(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+// TestRootParentGone: a write root whose parent the command moved away
+// and replaced by a link is not checked through the link: the check says
+// so (a link to nothing too). Once the link is gone and nothing is in its
+// place, the root is absent, as a root that is not there itself: there is
+// nothing to check, and the walk says nothing of a link. Something else
+// in the way (a file) is still a place the walk could not vouch for.
+func TestRootParentGone(t *testing.T) {
+	top := t.TempDir()
+	proj := filepath.Join(top, "proj")
+	root := filepath.Join(proj, "a/b")
+	write(t, filepath.Join(root, "f"), "")
+	spec := Spec{Roots: []string{proj, root}, GitConfig: true}
+	start, notes := Snap(spec, nil, DefaultLimits)
+	if len(notes) != 0 {
+		t.Fatalf("Snap: %q", notes)
+	}
+	a := filepath.Join(proj, "a")
+	if err := os.Rename(a, filepath.Join(proj, "a2")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(proj, "a2/b/.bashrc"), "evil")
+	for _, target := range []string{"a2", "nowhere"} {
+		symlink(t, target, a)
+		rep := Check(spec, start, DefaultLimits)
+		if len(rep.Unchecked) == 0 || !strings.Contains(strings.Join(rep.Unchecked, "\n"), "without following a link") {
+			t.Errorf("a link (to %s) in place of the root's parent: unchecked %q, want it named", target, rep.Unchecked)
+		}
+		testenv.Remove(t, a)
+	}
+	rep := Check(spec, start, DefaultLimits)
+	if len(rep.Unchecked) != 0 {
+		t.Errorf("the root's parent gone, no link: unchecked %q, want none", rep.Unchecked)
+	}
+	var found []string
+	for _, f := range rep.Found {
+		found = append(found, f.Path())
+	}
+	if want := filepath.Join(proj, "a2/b/.bashrc"); !same(found, []string{want}) {
+		t.Errorf("found %q, want %q (where the moved tree is now)", found, want)
+	}
+	write(t, a, "")
+	rep = Check(spec, start, DefaultLimits)
+	if len(rep.Unchecked) == 0 || strings.Contains(strings.Join(rep.Unchecked, "\n"), "link") {
+		t.Errorf("a file in place of the root's parent: unchecked %q, want it named, not as a link", rep.Unchecked)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/runtime/gitconfig"
+	"srt.dev/runtime/nofollow"
 )
 
 // MaxDepth is the deepest directory a walk enters below a root: each
@@ -239,7 +240,9 @@ func (w *walker) root(path string) {
 	ref := w.refRoot(path)
 	parent, err := openRoot(filepath.Dir(path))
 	if err != nil {
-		w.note("%q: cannot be opened without following a link (%v)", filepath.Dir(path), err)
+		if w.absentParent(filepath.Dir(path), err) {
+			return
+		}
 		rs.Partial = true
 		return
 	}
@@ -284,6 +287,29 @@ func (w *walker) root(path string) {
 	if err != nil {
 		rs.Partial = true
 	}
+}
+
+// absentParent reports whether the directory dir of a write root, which
+// openRoot could not open (err), is not there: a component is missing and
+// none before it is a link, so the root is absent and holds nothing to
+// check, as a root that is not there itself. Anything else is noted, a
+// link as such: a link there now (even one to nothing) is not an absence,
+// and the walk does not vouch for what it may lead to. The check of a link
+// follows the error: a link put there after openRoot looked is found.
+func (w *walker) absentParent(dir string, err error) bool {
+	var le *nofollow.LinkError
+	if !errors.As(err, &le) {
+		le = nofollow.FirstLink(dir)
+	}
+	switch {
+	case le != nil:
+		w.note("%q: cannot be opened without following a link (%v)", dir, le)
+	case errors.Is(err, unix.ENOENT):
+		return true
+	default:
+		w.note("%q: cannot be opened (%v)", dir, err)
+	}
+	return false
 }
 
 // note records what the walk could not vouch for.

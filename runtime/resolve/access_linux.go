@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"srt.dev/internal/untrusted"
 )
 
 // canCreateIn reports whether bubblewrap may create entries in dir, as it
@@ -71,5 +73,7 @@ func foreignRoot(dir string, rootNoCaps bool) string {
 		unix.Access(dir, unix.W_OK|unix.X_OK) == nil && rootMayCreate(&st) {
 		return ""
 	}
-	return fmt.Sprintf("%s is a write root, but it belongs to uid %d and srt runs as root: the sandbox's root has no capabilities over another user's files, so the command cannot create or remove files there (only change the files the permission bits let it); run srt as that user (sudo -u '#%d' srt ...)", dir, st.Uid, st.Uid)
+	// dir may be a name a sandboxed run made (an allowWrite glob matches
+	// it): shown through untrusted.Quote.
+	return fmt.Sprintf("%s is a write root, but it belongs to uid %d and srt runs as root: the sandbox's root has no capabilities over another user's files, so the command cannot create or remove files there (only change the files the permission bits let it); run srt as that user (sudo -u '#%d' srt ...)", untrusted.Quote(dir), st.Uid, st.Uid)
 }

@@ -3,9 +3,14 @@
 package resolve
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"srt.dev/emit/bwrap"
+	"srt.dev/internal/testenv"
+	"srt.dev/internal/untrusted"
 )
 
 // TestRootCanCreate: the sandbox's root creates a name in a directory of
@@ -41,5 +46,21 @@ func TestDropsAllCaps(t *testing.T) {
 	without := []bwrap.Step{{Args: []string{"--unshare-user"}}, {Args: []string{"--cap-drop", "CAP_SYS_ADMIN"}}}
 	if !dropsAllCaps(with) || dropsAllCaps(without) || dropsAllCaps(nil) {
 		t.Errorf("dropsAllCaps: with %v, without %v, none %v", dropsAllCaps(with), dropsAllCaps(without), dropsAllCaps(nil))
+	}
+}
+
+// TestForeignRootQuoted: the warning about a write root of another user's
+// shows the root through untrusted.Quote: an allowWrite glob may match a
+// name a sandboxed run made, with ESC, CR or LF in it.
+func TestForeignRootQuoted(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a directory of another user's needs root to make")
+	}
+	dir := filepath.Join(t.TempDir(), "out\x1b[2K\r\nsrt: all clear")
+	testenv.MkdirAll(t, dir, 0o755)
+	testenv.Chown(t, dir, 65534, 65534)
+	got := foreignRoot(dir, true)
+	if !strings.HasPrefix(got, untrusted.Quote(dir)+" is a write root") || strings.ContainsAny(got, "\x1b\r\n") {
+		t.Errorf("foreignRoot(%q) = %q, want the root quoted", dir, got)
 	}
 }

@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	"srt.dev/compiler/policy"
+	"srt.dev/internal/untrusted"
 	"srt.dev/runtime/gitconfig"
 )
 
 // maxScanEntries bounds the mandatory-deny scan; a working directory with
 // more entries within the search depth is refused rather than half scanned.
-const maxScanEntries = 2_000_000
+// (A variable for the tests.)
+var maxScanEntries = 2_000_000
 
 // scan finds the dangerous names below the working directory
 // (docs/reference.md#mandatory-denies): with depth d, a dangerous file counts if its directory is
@@ -59,6 +61,8 @@ func (r *resolver) scan(params string) ([]string, error) {
 	}
 	var found []string
 	entries := 0
+	var cur, most dirCount // below a directory of root: this one, the largest before it
+	direct := 0            // entries directly in root
 	root := r.h.Cwd
 	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(root, p)
@@ -73,8 +77,20 @@ func (r *resolver) scan(params string) ([]string, error) {
 			}
 			return nil
 		}
+		if level == 1 {
+			direct++
+		} else if level > 1 {
+			// WalkDir is depth first: the entries below one directory
+			// of root come one after the other.
+			if top, _, _ := strings.Cut(rel, string(filepath.Separator)); top == cur.name {
+				cur.n++
+			} else {
+				most = larger(most, cur)
+				cur = dirCount{top, 1}
+			}
+		}
 		if entries++; entries > maxScanEntries {
-			return fmt.Errorf("more than %d entries within depth %d", maxScanEntries, d)
+			return tooManyEntries(root, d, direct, larger(most, cur))
 		}
 		name := e.Name()
 		if !e.IsDir() {
@@ -117,6 +133,34 @@ func (r *resolver) scan(params string) ([]string, error) {
 		return nil, fmt.Errorf("@mandatory-scan of %s: %w", root, err)
 	}
 	return found, nil
+}
+
+// A dirCount is how many entries the scan found below the directory name.
+type dirCount struct {
+	name string
+	n    int
+}
+
+func larger(a, b dirCount) dirCount {
+	if b.n > a.n {
+		return b
+	}
+	return a
+}
+
+// tooManyEntries is the scan's refusal of a working directory root with
+// more than maxScanEntries entries within depth d: it names the directory
+// directly in root that holds the most (most), or root itself when more are
+// directly in it (direct), and says what to do. A
+// sandboxed run may have made that directory, and named it: it is shown
+// through untrusted.Quote.
+func tooManyEntries(root string, d, direct int, most dirCount) error {
+	where := fmt.Sprintf("%d of them directly in it", direct)
+	if most.n > direct {
+		where = fmt.Sprintf("%d of them below %s", most.n, untrusted.Quote(filepath.Join(root, most.name)))
+	}
+	return fmt.Errorf("more than %d entries within depth %d (%s): srt looks there for protected names before each run, and does not start one it could not scan whole. "+
+		"If a sandboxed run left them, remove them; or run srt from a directory that does not hold them; or lower mandatoryDenySearchDepth in the settings (1-10, now %d)", maxScanEntries, d, where, d)
 }
 
 func names(v string) []string {
