@@ -7,12 +7,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"srt.dev/internal/testenv"
+	"srt.dev/runtime/sandbox"
 )
 
 // userHooksPathAttack: the user's ~/.gitconfig keeps hooks in each
@@ -206,4 +208,115 @@ var lockedAwayAttack = attack{
 	},
 }
 
-func init() { attacks = append(attacks, userHooksPathAttack, tunnelsAttack, lockedAwayAttack) }
+// Sizes of manyNamesAttack: hooks planted in one hooks directory (more
+// than the check lists one by one) and .bashrc files, one per directory.
+const (
+	plantedHooks  = 10000
+	plantedBashrc = 1000
+)
+
+// manyNamesAttack: the command plants tens of thousands of hooks (not
+// empty: an empty file runs nothing, and the check passes over it) in the
+// hooks directory of a repository that existed before the run (one of
+// them the pre-commit hook the user's next commit runs) and thousands of
+// .bashrc files, one per directory, so that moving them one by one would
+// keep srt busy and print a line for each. srt ends; it prints a bounded
+// number of lines (at most maxQuarantineLines names and a count); it
+// moves the hooks directory whole (the count is at most one item per
+// planted directory and a few more); every planted .bashrc is moved, or
+// srt exits 125 (the tree unchecked) and srt quarantine check moves what
+// is left; and the host's git then runs no planted hook. The test's own
+// timeout (a minute) is only a guard against a hang.
+var manyNamesAttack = attack{
+	name: "many planted names",
+	setup: func(w *world) {
+		w.write("s.json", writeProject)
+		// Deeper than the scan at the start looks: only the check after
+		// the run protects its hooks.
+		deep := filepath.Join(w.proj, "deep/a/b/c")
+		testenv.MkdirAll(w.t, deep, 0o755)
+		w.chown()
+		gitRepo(w, deep)
+	},
+	steps: func(w *world, sandboxed bool) {
+		script := fmt.Sprintf(`(cd deep/a/b/c/.git/hooks && seq %d | split -l 1 -a 5 - h && cp "$P" pre-commit && chmod +x pre-commit) && ds=$(seq -f d%%g %d) && mkdir $ds && for d in $ds; do echo 'echo evil' > $d/.bashrc; done`, plantedHooks, plantedBashrc)
+		if !sandboxed {
+			w.sh(script)
+			w.hostGit(filepath.Join(w.proj, "deep/a/b/c"))
+			return
+		}
+		code, _, errOut := w.srt("--settings", "s.json", "-c", script)
+		report := fmt.Sprintf("exit %d\nleft %d\n%s", code, len(plantedLeft(w)), errOut)
+		if code == sandbox.ExitUnchecked {
+			_, _, checkOut := w.srt("quarantine", "check")
+			report += "srt quarantine check:\n" + checkOut
+		}
+		testenv.WriteFile(w.t, filepath.Join(w.base, "report"), []byte(report), 0o644)
+		w.hostGit(filepath.Join(w.proj, "deep/a/b/c"))
+	},
+	judge: func(w *world) string {
+		var bad []string
+		if p := w.pwned(); p != "" {
+			bad = append(bad, "the host's git ran a planted hook: "+p)
+		}
+		if left := plantedLeft(w); len(left) > 0 {
+			bad = append(bad, fmt.Sprintf("%d planted .bashrc files are in the tree, such as %s", len(left), left[0]))
+		}
+		b, err := os.ReadFile(filepath.Join(w.base, "report"))
+		if err != nil {
+			return strings.Join(bad, "; ") // the control: no srt
+		}
+		report := string(b)
+		var code, left int
+		fmt.Sscanf(report, "exit %d\nleft %d\n", &code, &left)
+		if left > 0 && code != sandbox.ExitUnchecked {
+			bad = append(bad, fmt.Sprintf("srt left %d planted .bashrc files in the tree and exited %d, not %d (unchecked)", left, code, sandbox.ExitUnchecked))
+		}
+		run, _, _ := strings.Cut(report, "srt quarantine check:\n")
+		if lines := strings.Count(run, "\n"); lines > 40 {
+			bad = append(bad, fmt.Sprintf("srt printed %d lines, want at most 40", lines))
+		}
+		names := 0
+		for _, l := range strings.Split(run, "\n") {
+			if strings.HasPrefix(l, `srt:   "`) && strings.Contains(l, "srt quarantine release ") {
+				names++
+			}
+		}
+		if names > 15 {
+			bad = append(bad, fmt.Sprintf("srt named %d quarantined names, want at most 15", names))
+		}
+		if m := regexp.MustCompile(`(?m)^srt:   and (\d+) more$`).FindStringSubmatch(run); m != nil {
+			// One item per .bashrc, the hooks directory whole, and a few
+			// to spare: not one per hook.
+			if n, _ := strconv.Atoi(m[1]); names+n > plantedBashrc+10 {
+				bad = append(bad, fmt.Sprintf("srt quarantined %d items, want at most %d: the hooks were moved one by one", names+n, plantedBashrc+10))
+			}
+		} else if code == 0 {
+			bad = append(bad, "srt did not count the quarantined names it did not list")
+		}
+		if len(bad) > 0 {
+			if len(report) > 4000 {
+				report = report[:4000] + "…"
+			}
+			bad = append(bad, "srt said:\n"+report)
+		}
+		return strings.Join(bad, "; ")
+	},
+}
+
+// plantedLeft are the .bashrc files manyNamesAttack planted that are
+// still in the tree.
+func plantedLeft(w *world) []string {
+	var left []string
+	for i := 1; i <= plantedBashrc; i++ {
+		p := filepath.Join(w.proj, fmt.Sprintf("d%d/.bashrc", i))
+		if _, err := os.Lstat(p); err == nil {
+			left = append(left, p)
+		}
+	}
+	return left
+}
+
+func init() {
+	attacks = append(attacks, userHooksPathAttack, tunnelsAttack, lockedAwayAttack, manyNamesAttack)
+}
