@@ -73,7 +73,9 @@ print("udp queued %d MiB in %d sockets" % (queued() >> 20, len(rx)), flush=True)
 
 // TestLimitsSocketBuffers: with limits.memoryMiB = 64, a command that
 // fills the buffers of sockets on its own loopback without reading them
-// pins no more than the limit allows: TCP and UDP buffers count in it.
+// pins no more than the limit allows: TCP and UDP buffers count in it;
+// the control, the same command without the limit, queues at least
+// twice as much in each.
 // As root (srt's cgroups) and as nobody in a memory cgroup delegated to
 // it (where srt may make its cgroups too); as nobody without one, srt
 // says the limit is RLIMIT_DATA, which does not count them.
@@ -102,6 +104,7 @@ func TestLimitsSocketBuffers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(settings), 0o644)
+			testenv.WriteFile(t, filepath.Join(proj, "unlimited.json"), []byte(strings.Replace(settings, `, "limits": {"memoryMiB": 64}`, "", 1)), 0o644)
 			testenv.WriteFile(t, filepath.Join(proj, "probe.py"), []byte(socketProbe), 0o644)
 			cg := ""
 			if c.delegated {
@@ -114,20 +117,26 @@ func TestLimitsSocketBuffers(t *testing.T) {
 				}
 				return
 			}
-			code, out := srtIn(t, bin, c.uid, root, proj, cg, "--settings", "s.json", "--debug", "-c", "python3 probe.py")
+			// The control: the same probe in the same sandbox without
+			// limits.memoryMiB queues at least twice the limit in each,
+			// so the bound below is one the limit makes, not the probe.
+			code, out := srtIn(t, bin, c.uid, root, proj, cg, "--settings", "unlimited.json", "-c", "python3 probe.py")
+			if code != 0 {
+				t.Fatalf("control: exit %d:\n%s", code, out)
+			}
+			for proto, n := range queued(t, out) {
+				if n < 2*64 {
+					t.Fatalf("control: without limits.memoryMiB the command queued only %d MiB in its %s sockets' buffers, want at least %d: the test does not test", n, proto, 2*64)
+				}
+			}
+			code, out = srtIn(t, bin, c.uid, root, proj, cg, "--settings", "s.json", "--debug", "-c", "python3 probe.py")
 			if code != 0 || !strings.Contains(out, "limits.memoryMiB: the sandbox's memory, in cgroup ") {
 				t.Fatalf("exit %d; want the probe to run in a memory cgroup:\n%s", code, out)
 			}
 			if !strings.Contains(out, ": 48 MiB of user and kernel memory (memory.limit_in_bytes), 16 MiB of TCP and UDP socket buffers (memory.kmem.tcp.limit_in_bytes)") {
 				t.Errorf("srt does not say how the limit is split")
 			}
-			for _, proto := range []string{"tcp", "udp"} {
-				m := regexp.MustCompile(proto + ` queued (\d+) MiB.*`).FindStringSubmatch(out)
-				if m == nil {
-					t.Fatalf("no %s figure in:\n%s", proto, out)
-				}
-				t.Log(m[0])
-				n, _ := strconv.Atoi(m[1])
+			for proto, n := range queued(t, out) {
 				if n >= 2*64 || n < 4 {
 					t.Errorf("%s: the command queued %d MiB in its sockets' buffers with limits.memoryMiB = 64 (want some, and well below twice the limit)", proto, n)
 				}
@@ -140,6 +149,22 @@ func TestLimitsSocketBuffers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// queued is what socketProbe printed it queued, in MiB, by protocol
+// ("tcp", "udp"); it fails the test when a figure is missing.
+func queued(t *testing.T, out string) map[string]int {
+	t.Helper()
+	got := map[string]int{}
+	for _, proto := range []string{"tcp", "udp"} {
+		m := regexp.MustCompile(proto + ` queued (\d+) MiB.*`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no %s figure in:\n%s", proto, out)
+		}
+		t.Log(m[0])
+		got[proto], _ = strconv.Atoi(m[1])
+	}
+	return got
 }
 
 // delegateMemoryCgroup makes a memory cgroup below the test's own that
