@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +25,7 @@ import (
 // temporary directory of a run. As root, 200 at once; as nobody, 5 waves
 // of 40 (each wave begins while no run is alive, as the first runs of a
 // burst do, where a run's start meets the clean-up of the runs before).
+// The control: while one run is alive, each place holds something of it.
 // SRT_LOAD_RUNS=N starts N at once in each.
 func TestManyRunsAtOnce(t *testing.T) {
 	requireSandbox(t)
@@ -48,17 +51,25 @@ func TestManyRunsAtOnce(t *testing.T) {
 			env := []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
 				"TMPDIR=" + filepath.Join(root, "tmp"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}
 
+			reg := filepath.Join(root, "cache", "srt", "placeholders")
+			tmp := filepath.Join(root, "tmp", "srt-"+strconv.Itoa(uid), "tmp")
+			newRun := func(args ...string) *exec.Cmd {
+				cmd := exec.Command(bin, append([]string{"--settings", "s.json", "-c"}, args...)...)
+				cmd.Dir, cmd.Env = proj, env
+				if uid != os.Geteuid() {
+					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+				}
+				return cmd
+			}
+			aliveLeaves(t, newRun("echo started && cat >/dev/null"), proj, reg, tmp)
+
 			start := time.Now()
 			var mu sync.Mutex
 			failed := map[string]int{}
 			for range l.waves {
 				var wg sync.WaitGroup
 				for range l.runs {
-					cmd := exec.Command(bin, "--settings", "s.json", "-c", "true")
-					cmd.Dir, cmd.Env = proj, env
-					if uid != os.Geteuid() {
-						cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-					}
+					cmd := newRun("true")
 					wg.Go(func() {
 						if out, err := cmd.CombinedOutput(); err != nil {
 							mu.Lock()
@@ -77,17 +88,58 @@ func TestManyRunsAtOnce(t *testing.T) {
 			if left := entries(t, proj); strings.Join(left, " ") != "s.json" {
 				t.Errorf("left in the project: %v", left)
 			}
-			reg := filepath.Join(root, "cache", "srt", "placeholders")
 			for _, e := range entries(t, reg) {
 				if e != "registry.lock" && e != "check.lock" {
 					t.Errorf("left in the registry: %s", e)
 				}
 			}
-			tmp := filepath.Join(root, "tmp", "srt-"+strconv.Itoa(uid), "tmp")
 			if left := entries(t, tmp); len(left) > 0 {
 				t.Errorf("runs' temporary directories left in %s: %v", tmp, left)
 			}
 		})
+	}
+}
+
+// aliveLeaves is the control of TestManyRunsAtOnce: while run (a command
+// that prints "started", then waits for its standard input to close) is
+// alive, the project holds placeholders, the registry its record and the
+// host's temporary directory its own: where the test looks once the runs
+// have ended, there is something to remove.
+func aliveLeaves(t *testing.T, run *exec.Cmd, proj, reg, tmp string) {
+	t.Helper()
+	in, err := run.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := run.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	run.Stderr = &errb
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		in.Close()
+		if err := run.Wait(); err != nil {
+			t.Fatalf("control run: %v\n%s", err, errb.String())
+		}
+	}()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line != "started\n" {
+		in.Close()
+		run.Wait()
+		t.Fatalf("control run: printed %q, not started:\n%s", line, errb.String())
+	}
+	if left := entries(t, proj); len(left) < 2 || !slices.Contains(left, ".bashrc") {
+		t.Errorf("control: while a run is alive, the project holds %v; want placeholders (.bashrc, ...)", left)
+	}
+	if !slices.ContainsFunc(entries(t, reg), func(e string) bool { return strings.HasPrefix(e, "run-") }) {
+		t.Errorf("control: while a run is alive, the registry %s holds %v; want its record", reg, entries(t, reg))
+	}
+	if len(entries(t, tmp)) == 0 {
+		t.Errorf("control: while a run is alive, %s holds no temporary directory of it", tmp)
 	}
 }
 
