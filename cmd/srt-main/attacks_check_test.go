@@ -215,10 +215,10 @@ const (
 	plantedBashrc = 1000
 )
 
-// manyNamesAttack: the command plants tens of thousands of hooks (not
+// manyNamesAttack: the command plants plantedHooks hooks (not
 // empty: an empty file runs nothing, and the check passes over it) in the
 // hooks directory of a repository that existed before the run (one of
-// them the pre-commit hook the user's next commit runs) and thousands of
+// them the pre-commit hook the user's next commit runs) and plantedBashrc
 // .bashrc files, one per directory, so that moving them one by one would
 // keep srt busy and print a line for each. srt ends; it prints a bounded
 // number of lines (at most maxQuarantineLines names and a count); it
