@@ -426,7 +426,8 @@ func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 // exists, whether the mount it is on is read-only, and whether it is a
 // regular file (the only kind a read-only mount refuses to open for
 // writing or truncate: a directory is EISDIR, a link opened with
-// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens).
+// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens; stat asks
+// only on a read-only mount).
 type fsState struct {
 	exists, readOnly, regular bool
 }
@@ -443,11 +444,16 @@ func (q *pendingCheck) stat(p string, follow bool) fsState {
 		return fsState{}
 	}
 	defer unix.Close(fd)
+	var sfs unix.Statfs_t
+	if unix.Fstatfs(fd, &sfs) != nil || sfs.Flags&unix.ST_RDONLY == 0 {
+		// The kind of file matters only on a read-only mount.
+		return fsState{exists: true}
+	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
 		return fsState{exists: true}
 	}
-	return stateOf(fd, &st)
+	return fsState{exists: true, readOnly: true, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
 }
 
 // stateOf is the fsState of the open descriptor fd, whose fstat is st.
@@ -529,6 +535,13 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 	first := q.paths[0]
 	var target fsState
 	if q.follow && (q.kind == initstep.CallOpen || q.kind == initstep.CallCreat || q.kind == initstep.CallChange) {
+		// Most such calls wrote where they could: where the path leads
+		// (the kernel following its links in the sandbox's root, as
+		// final does) exists on a writable mount, which refuses none of
+		// them. Then final's walk is not needed.
+		if st := q.stat(first, true); st.exists && !st.readOnly {
+			return "", "", false
+		}
 		// The call writes where the link at the end leads: that place
 		// decides, and is the one reported.
 		if first, target = q.final(first); first == "" {
@@ -541,7 +554,19 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 	if dir == "" {
 		return "", "", false
 	}
-	parent := q.stat(dir, true)
+	// The directory is asked only when a case below reads it: a name
+	// made where none is, one removed or renamed that is there.
+	var parent fsState
+	switch q.kind {
+	case initstep.CallOpen, initstep.CallCreat, initstep.CallMake:
+		if !target.exists {
+			parent = q.stat(dir, true)
+		}
+	case initstep.CallRemove, initstep.CallRename:
+		if target.exists {
+			parent = q.stat(dir, true)
+		}
+	}
 	clean := path.Clean(first)
 	switch q.kind {
 	case initstep.CallOpen, initstep.CallCreat:
