@@ -42,6 +42,14 @@ const (
 	// CallChange changes the file at Path in place: truncate, chmod,
 	// utimensat (a null Path changes the descriptor Dir: not a path).
 	CallChange
+	// CallNamespace may give a process another root or mount namespace:
+	// chroot, pivot_root, setns, clone3, and unshare and clone with
+	// CLONE_NEWNS in argument Flags. It writes nothing; srt takes the
+	// sandbox's processes to share one root and mount namespace only
+	// until the first such call (a sandbox that refuses them, as the
+	// seccomp program Namespaces does, never makes one: its refusal comes
+	// before the watch's notification).
+	CallNamespace
 )
 
 // A WatchedCall is a system call the filter hands to srt: its number on
@@ -59,7 +67,9 @@ type WatchedCall struct {
 	Dir2, Path2 int
 	// Flags is the argument of an open call's flags (openat2: the
 	// address of its struct open_how); the filter lets an open pass
-	// without asking when they ask for no write. -1 for other calls.
+	// without asking when they ask for no write. For unshare and clone,
+	// the argument of their CLONE_ flags: the filter lets them pass
+	// without CLONE_NEWNS. -1 for other calls.
 	Flags int
 	// NoFollow is the argument of the AT_ flags that may hold
 	// AT_SYMLINK_NOFOLLOW, or -1.
@@ -69,6 +79,18 @@ type WatchedCall struct {
 // OpenWriteFlags are the open flags that make an open a write: to write,
 // to create, to truncate (O_TMPFILE comes with O_WRONLY or O_RDWR).
 const OpenWriteFlags = unix.O_WRONLY | unix.O_RDWR | unix.O_CREAT | unix.O_TRUNC
+
+// flagBits are the bits of argument Flags of which the filter hands the
+// call to srt when one is set; 0 when it hands every such call.
+func (c WatchedCall) flagBits() uint32 {
+	switch {
+	case c.Flags < 0 || c.Nr == unix.SYS_OPENAT2:
+		return 0
+	case c.Kind == CallNamespace:
+		return unix.CLONE_NEWNS
+	}
+	return OpenWriteFlags
+}
 
 // WatchedCallOf is the watched call of number nr, if any.
 func WatchedCallOf(nr uint32) (WatchedCall, bool) {
@@ -89,7 +111,8 @@ const (
 )
 
 // WatchProgram is the filter: for this architecture's watched calls, an
-// open only when its flags ask to write, it returns SECCOMP_RET_USER_NOTIF;
+// open only when its flags ask to write, unshare and clone only with
+// CLONE_NEWNS, it returns SECCOMP_RET_USER_NOTIF;
 // for every other call, and for calls of another architecture (or the
 // x32 ABI's numbers), SECCOMP_RET_ALLOW.
 func WatchProgram() ([]unix.SockFilter, error) {
@@ -118,21 +141,21 @@ func WatchProgram() ([]unix.SockFilter, error) {
 	add(ldW, dataNr, "", "")
 	for _, c := range WatchedCalls {
 		target := "notify"
-		if c.Flags >= 0 && c.Nr != unix.SYS_OPENAT2 {
+		if c.flagBits() != 0 {
 			target = c.Name
 		}
 		add(jeq, c.Nr, target, "")
 	}
 	add(ret, unix.SECCOMP_RET_ALLOW, "", "")
 	for _, c := range WatchedCalls {
-		if c.Flags < 0 || c.Nr == unix.SYS_OPENAT2 {
+		if c.flagBits() == 0 {
 			continue
 		}
 		labels[c.Name] = len(prog)
 		// The flags are an int: the low word of the argument (both
 		// architectures are little-endian).
 		add(ldW, uint32(dataArgs+8*c.Flags), "", "")
-		add(jset, OpenWriteFlags, "notify", "allow")
+		add(jset, c.flagBits(), "notify", "allow")
 	}
 	labels["allow"] = len(prog)
 	add(ret, unix.SECCOMP_RET_ALLOW, "", "")

@@ -13,7 +13,9 @@ import (
 // TestWatchProgram runs the watch filter in x/net/bpf's VM against the
 // answers written by hand from the x86-64 system call table: the calls
 // that write to a path are handed to srt, an open only when its flags
-// write, and nothing else, nor another architecture's calls.
+// write, and those that may change a process's root or mount namespace,
+// unshare and clone only with CLONE_NEWNS; nothing else, nor another
+// architecture's calls.
 func TestWatchProgram(t *testing.T) {
 	prog, err := WatchProgram()
 	if err != nil {
@@ -77,6 +79,14 @@ func TestWatchProgram(t *testing.T) {
 		{"chmod", x8664, 90, nil, notify},
 		{"fchmodat2", x8664, 452, nil, notify},
 		{"utimensat", x8664, 280, nil, notify},
+		{"unshare, a new mount namespace", x8664, 272, []uint64{0x20000 | 0x10000000}, notify},
+		{"unshare, a new user namespace only", x8664, 272, []uint64{0x10000000}, allow},
+		{"clone, a new mount namespace", x8664, 56, []uint64{0x20000 | 17}, notify},
+		{"clone, fork", x8664, 56, []uint64{0x01200000 | 17}, allow},
+		{"clone3 (flags in a struct)", x8664, 435, nil, notify},
+		{"chroot", x8664, 161, nil, notify},
+		{"pivot_root", x8664, 155, nil, notify},
+		{"setns", x8664, 308, nil, notify},
 		{"read", x8664, 0, nil, allow},
 		{"write", x8664, 1, nil, allow},
 		{"stat", x8664, 4, nil, allow},

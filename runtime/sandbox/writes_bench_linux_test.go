@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,20 +30,14 @@ const watchBenchEnv = "SRT_WATCH_BENCH"
 // for each file instead, and prints the mean time of one.
 func watchBenchChild(spec string) {
 	parts := strings.Split(spec, ":")
+	if parts[0] == "ns" {
+		watchChildInstall()
+		watchNSChild()
+	}
 	n, _ := strconv.Atoi(parts[1])
 	pause, _ := strconv.Atoi(parts[2])
 	if parts[0] == "watched" {
-		fd, err := initstep.InstallWatch()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		if err := unix.Sendmsg(3, []byte{1}, unix.UnixRights(fd), nil, 0); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		unix.Close(fd)
-		unix.Read(3, make([]byte, 1))
+		watchChildInstall()
 	}
 	if pause < 0 {
 		// A process per file, as a build runs its compiler: cp.
@@ -72,6 +67,25 @@ func watchBenchChild(spec string) {
 	}
 	fmt.Println(int64(spent) / int64(n))
 	os.Exit(0)
+}
+
+// watchChildInstall installs the watch's filter on the calling thread,
+// to which it locks the calling goroutine (the filter is the thread's,
+// and the processes it starts'), hands the watch's descriptor to the
+// parent on descriptor 3, and waits for its byte back.
+func watchChildInstall() {
+	runtime.LockOSThread()
+	fd, err := initstep.InstallWatch()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := unix.Sendmsg(3, []byte{1}, unix.UnixRights(fd), nil, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	unix.Close(fd)
+	unix.Read(3, make([]byte, 1))
 }
 
 // BenchmarkWriteWatch measures what the write watch adds to a call it

@@ -16,6 +16,12 @@ package sandbox
 // decides nothing (the mounts, Landlock and bubblewrap's seccomp program
 // refuse as they would without the watch).
 //
+// The call waits only for what cannot be read after it: its paths and
+// the directory a relative one starts at. The sandbox's root and mount
+// namespace are opened once, while its processes share them (until a
+// call of initstep.CallNamespace), and the check runs on another
+// goroutine while the command goes on.
+//
 // The command chooses what the watch reads: a path is at most PATH_MAX
 // bytes, read with process_vm_readv, and a call whose process is gone or
 // whose notification is no longer pending (another process now has the
@@ -27,7 +33,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -71,21 +76,37 @@ const (
 // does; more are counted.
 const maxWriteRefusals = 256
 
-// A writeWatch serves the notifications of one run's watch.
+// maxPendingChecks bounds the checks waiting for the judge: past it, a
+// watched call waits until the judge catches up (never is one dropped).
+const maxPendingChecks = 256
+
+// A writeWatch serves the notifications of one run's watch. Serving a
+// call (serve) does only what must be done while it is held: read its
+// paths and where they start, let it go on; whether the sandbox refused
+// it is judged after, by another goroutine (judge), while the command
+// goes on.
 type writeWatch struct {
 	fd      int // the watch's descriptor
 	stopR   int // a pipe's read end: readable when the watch is to stop
 	stopW   int
-	done    chan struct{}
+	done    chan struct{} // closed when serve and judge have ended
+	checks  chan *pendingCheck
 	closing sync.Once
 
 	buf []byte // a page, for the paths read (serve's goroutine only)
 	// creds are the credentials of the first process the watch saw,
 	// read before its call went on, for a check whose process has gone
 	// (the sandbox's processes have no capability to change theirs);
-	// serve's goroutine only.
+	// written by serve before the first check is queued, then only read.
 	creds     creds
 	haveCreds bool
+	// oneRoot says that the sandbox's processes have had one root and
+	// mount namespace so far: no call of initstep.CallNamespace went on
+	// (read and written by serve only). While it holds, root and ns are
+	// those of the first process the watch saw, opened once (-1 until
+	// then); closed when the watch stops.
+	oneRoot  bool
+	root, ns int
 
 	mu       sync.Mutex
 	refusals []violations.FileRefusal
@@ -104,15 +125,22 @@ func newWriteWatch(fd int) (*writeWatch, error) {
 	// The command's thread waits for srt on each watched call: the
 	// kernel wakes srt's thread on the same processor when it can.
 	unix.Syscall(unix.SYS_IOCTL, uintptr(fd), notifSetFlags, uintptr(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
-	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), seen: map[string]bool{}, buf: make([]byte, pageSize)}
-	go w.serve()
+	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), checks: make(chan *pendingCheck, maxPendingChecks),
+		seen: map[string]bool{}, buf: make([]byte, pageSize), oneRoot: true, root: -1, ns: -1}
+	judged := make(chan struct{})
+	go w.judge(judged)
+	go func() {
+		w.serve()
+		close(w.checks)
+		<-judged
+		close(w.done)
+	}()
 	return w, nil
 }
 
 // serve answers notifications until stop is called or no process of the
 // sandbox is left.
 func (w *writeWatch) serve() {
-	defer close(w.done)
 	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.stopR), Events: unix.POLLIN}}
 	var n seccompNotif
 	for {
@@ -140,10 +168,34 @@ func (w *writeWatch) serve() {
 	}
 }
 
-// handle reads a call's paths, lets it go on, and reports it if the
-// sandbox refused it.
+// judge checks each call that went on, in the order they were served,
+// and keeps those the sandbox refused; it closes judged when the watch
+// has stopped and every check is done.
+func (w *writeWatch) judge(judged chan<- struct{}) {
+	defer close(judged)
+	for q := range w.checks {
+		// The call has been made, or is being made: what the kernel
+		// says about the mounts does not depend on it.
+		if judgeDelay > 0 {
+			time.Sleep(judgeDelay)
+		}
+		if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
+			w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
+		}
+		q.close()
+	}
+}
+
+// handle reads a call's paths and lets it go on; judge checks it after.
 func (w *writeWatch) handle(n *seccompNotif) {
 	c, known := initstep.WatchedCallOf(uint32(n.nr))
+	if known && c.Kind == initstep.CallNamespace {
+		// Every later call's process may have a root or mount
+		// namespace of its own: each is read from its process, as the
+		// calls of an unknown process would be.
+		w.oneRoot = false
+		known = false
+	}
 	var q *pendingCheck
 	if known {
 		q = w.read(n, c)
@@ -165,15 +217,12 @@ func (w *writeWatch) handle(n *seccompNotif) {
 	if q == nil {
 		return
 	}
-	// The call has been made, or is being made: what the kernel says
-	// about the mounts does not depend on it.
-	if judgeDelay > 0 {
-		time.Sleep(judgeDelay)
+	if w.oneRoot && w.root < 0 {
+		// The first process's root and namespace, read while its call
+		// was pending, are the sandbox's: every later check uses them.
+		w.root, w.ns, q.shared = q.root, q.ns, true
 	}
-	if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
-		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
-	}
-	q.close()
+	w.checks <- q
 }
 
 // judgeDelay holds back each check after its call goes on; tests set it
@@ -214,8 +263,9 @@ func (w *writeWatch) keep(r violations.FileRefusal) {
 }
 
 // stop ends serving and returns the refusals, in the order they were
-// made, and how many there were, repeats included. Calls made after it
-// fail (ENOSYS): it is called once the sandbox has ended.
+// made, and how many there were, repeats included, once every call
+// served is judged. Calls made after it fail (ENOSYS): it is called once
+// the sandbox has ended.
 func (w *writeWatch) stop() (refusals []violations.FileRefusal, count, calls int) {
 	if w == nil {
 		return nil, 0, 0
@@ -226,6 +276,10 @@ func (w *writeWatch) stop() (refusals []violations.FileRefusal, count, calls int
 		unix.Close(w.fd)
 		unix.Close(w.stopR)
 		unix.Close(w.stopW)
+		if w.root >= 0 {
+			unix.Close(w.root)
+			unix.Close(w.ns)
+		}
 	})
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -251,11 +305,16 @@ type pendingCheck struct {
 	// link at the first one.
 	paths  []string
 	follow bool
+	// shared says that root and ns are the watch's, closed when it
+	// stops, not by close.
+	shared bool
 }
 
 func (q *pendingCheck) close() {
-	unix.Close(q.root)
-	unix.Close(q.ns)
+	if !q.shared {
+		unix.Close(q.root)
+		unix.Close(q.ns)
+	}
 }
 
 // read reads the call's paths and flags from the process's memory and
@@ -301,13 +360,21 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 			if a[0] >= 0 && int32(n.args[a[0]]) != unix.AT_FDCWD {
 				dir = "fd/" + strconv.Itoa(int(int32(n.args[a[0]])))
 			}
-			base, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/" + dir)
-			if err != nil || !strings.HasPrefix(base, "/") || strings.HasSuffix(base, " (deleted)") {
+			k, err := unix.Readlink("/proc/"+strconv.Itoa(pid)+"/"+dir, w.buf)
+			if err != nil || k == len(w.buf) {
 				return nil
 			}
-			p = base + "/" + p
+			base := w.buf[:k]
+			if !bytes.HasPrefix(base, []byte("/")) || bytes.HasSuffix(base, []byte(" (deleted)")) {
+				return nil
+			}
+			p = string(base) + "/" + p
 		}
 		q.paths = append(q.paths, p)
+	}
+	if w.oneRoot && w.root >= 0 {
+		q.root, q.ns, q.shared = w.root, w.ns, true
+		return q
 	}
 	proc := "/proc/" + strconv.Itoa(pid)
 	root, err := unix.Open(proc+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -359,7 +426,8 @@ func readPath(pid int, addr uint64, buf []byte) (string, bool) {
 // exists, whether the mount it is on is read-only, and whether it is a
 // regular file (the only kind a read-only mount refuses to open for
 // writing or truncate: a directory is EISDIR, a link opened with
-// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens).
+// O_NOFOLLOW ELOOP, and a FIFO, a socket or a device opens; stat asks
+// only on a read-only mount).
 type fsState struct {
 	exists, readOnly, regular bool
 }
@@ -376,11 +444,16 @@ func (q *pendingCheck) stat(p string, follow bool) fsState {
 		return fsState{}
 	}
 	defer unix.Close(fd)
+	var sfs unix.Statfs_t
+	if unix.Fstatfs(fd, &sfs) != nil || sfs.Flags&unix.ST_RDONLY == 0 {
+		// The kind of file matters only on a read-only mount.
+		return fsState{exists: true}
+	}
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
 		return fsState{exists: true}
 	}
-	return stateOf(fd, &st)
+	return fsState{exists: true, readOnly: true, regular: st.Mode&unix.S_IFMT == unix.S_IFREG}
 }
 
 // stateOf is the fsState of the open descriptor fd, whose fstat is st.
@@ -462,6 +535,13 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 	first := q.paths[0]
 	var target fsState
 	if q.follow && (q.kind == initstep.CallOpen || q.kind == initstep.CallCreat || q.kind == initstep.CallChange) {
+		// Most such calls wrote where they could: where the path leads
+		// (the kernel following its links in the sandbox's root, as
+		// final does) exists on a writable mount, which refuses none of
+		// them. Then final's walk is not needed.
+		if st := q.stat(first, true); st.exists && !st.readOnly {
+			return "", "", false
+		}
 		// The call writes where the link at the end leads: that place
 		// decides, and is the one reported.
 		if first, target = q.final(first); first == "" {
@@ -474,7 +554,19 @@ func (q *pendingCheck) refused() (access, p string, ok bool) {
 	if dir == "" {
 		return "", "", false
 	}
-	parent := q.stat(dir, true)
+	// The directory is asked only when a case below reads it: a name
+	// made where none is, one removed or renamed that is there.
+	var parent fsState
+	switch q.kind {
+	case initstep.CallOpen, initstep.CallCreat, initstep.CallMake:
+		if !target.exists {
+			parent = q.stat(dir, true)
+		}
+	case initstep.CallRemove, initstep.CallRename:
+		if target.exists {
+			parent = q.stat(dir, true)
+		}
+	}
 	clean := path.Clean(first)
 	switch q.kind {
 	case initstep.CallOpen, initstep.CallCreat:
