@@ -116,7 +116,7 @@ func warmServer(args []string) error {
 // warm is the warm server's state: the sandbox prepared for the next
 // command, and the sessions running.
 type warm struct {
-	args []string // the arguments of the srt that started the server
+	args []string // the options of the srt that started the server (no command)
 	mu   sync.Mutex
 	next *sandbox.Prepared
 	// preparing is closed when the sandbox being prepared is ready (nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"srt.dev/cmd/internal/warmwire"
 	"strconv"
 	"strings"
@@ -101,6 +102,15 @@ func TestWarmStart(t *testing.T) {
 	}
 	if n := len(warmServers(dir)); n != 1 {
 		t.Errorf("%d warm servers work in the project, want 1", n)
+	}
+	// The server's command line, which ps shows to every user, holds
+	// srt's options and none of the command that started it.
+	for _, pid := range warmServers(dir) {
+		cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+		if len(args) < 4 || !slices.Equal(args[3:], []string{"--", "--debug", "--settings", settings}) {
+			t.Errorf("the warm server's command line: %q, want srt's options after the socket", args)
+		}
 	}
 	// The settings change: the next command runs under the new ones.
 	write(`"secret.env"`)

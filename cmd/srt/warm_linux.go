@@ -47,7 +47,7 @@ func warm(self, prog string, args []string) (code int, served bool) {
 		log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		debug = func(msg string) { log.Debug("warm start: " + msg) }
 	}
-	code, served, why := handOver(self, prog, args, o.Settings)
+	code, served, why := handOver(self, prog, args, o)
 	if served {
 		debug("the warm server ran the command")
 	} else {
@@ -58,7 +58,7 @@ func warm(self, prog string, args []string) (code int, served bool) {
 
 // handOver is warm once it is on: why says why the server did not run
 // the command.
-func handOver(self, prog string, args []string, settings string) (code int, served bool, why string) {
+func handOver(self, prog string, args []string, o *cmdline.Options) (code int, served bool, why string) {
 	if why := warmwire.WhyNot(args); why != "" {
 		return 0, false, why
 	}
@@ -73,14 +73,16 @@ func handOver(self, prog string, args []string, settings string) (code int, serv
 			return 0, false, fmt.Sprintf("standard descriptor %d is not open", fd)
 		}
 	}
-	sock, err := socket(self, prog, settings)
+	sock, err := socket(self, prog, o.Settings)
 	if err != nil {
 		return 0, false, err.Error()
 	}
 	fd, err := dial(sock)
 	if err != nil {
 		// None yet: one starts, and serves this command too.
-		if err := startServer(prog, sock, args); err != nil {
+		// The server is given the options, not this command, which
+		// ps would show for as long as the server lives.
+		if err := startServer(prog, sock, o.Options); err != nil {
 			return 0, false, "no warm server, and none could be started: " + err.Error()
 		}
 		if fd, err = dial(sock); err != nil {
@@ -195,8 +197,8 @@ func dial(sock string) (int, error) {
 	return fd, nil
 }
 
-// startServer starts the warm server (srt-main, prog) in a session of
-// its own, with this process's working directory and environment, lets
+// startServer starts the warm server (srt-main, prog) for srt's options
+// (args) in a session of its own, with this process's working directory and environment, lets
 // it go, and returns once it listens (or another server of the same
 // socket does).
 func startServer(prog, sock string, args []string) error {

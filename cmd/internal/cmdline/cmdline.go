@@ -224,6 +224,9 @@ type Options struct {
 	AuditLog   string
 	Argv       []string
 	Args       []string // all of srt's arguments, as given
+	// Options are the words of Args that are options, -c and its value
+	// aside: the command line without the command.
+	Options []string
 	// srt run: the artifact directory, and --dry-run.
 	Plan   string
 	DryRun bool
@@ -362,7 +365,7 @@ func lookupOption(name string) *option {
 func Parse(args []string, c *Command) (*Options, error) {
 	o := &Options{Args: args, Debug: os.Getenv("SRT_DEBUG") != "" && os.Getenv("SRT_DEBUG") != "0" && os.Getenv("SRT_DEBUG") != "false"}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
+		a, start := args[i], i
 		if a == "--" {
 			o.Argv = args[i+1:]
 			return o, nil
@@ -396,6 +399,9 @@ func Parse(args []string, c *Command) (*Options, error) {
 		}
 		if err := opt.set(o, v); err != nil {
 			return nil, err
+		}
+		if opt.short != "-c" {
+			o.Options = append(o.Options, args[start:i+1]...)
 		}
 		if o.Ask != AskRun {
 			return o, nil

@@ -10,7 +10,8 @@ import (
 )
 
 // Arg, as argv[1] of srt-main, runs the warm server: Arg SOCKET -- ARGS,
-// where ARGS are the arguments of the srt that started it.
+// where ARGS are the options of the srt that started it (its command
+// line without the command: cmdline.Options.Options).
 const Arg = "__srt_warm__"
 
 // ReadyFD is the descriptor the warm server says it listens on: the srt
