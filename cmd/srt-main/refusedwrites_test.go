@@ -40,8 +40,7 @@ func TestRefusedWritesReported(t *testing.T) {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
-				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 			testenv.MkdirAll(t, filepath.Join(root, ".cache"), 0o755)
 			if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(root, "remote.git")).CombinedOutput(); err != nil {
 				t.Fatalf("git init --bare: %v %s", err, out)
@@ -177,8 +176,7 @@ func TestRefusedWritesHostile(t *testing.T) {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
-				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 			outside := filepath.Join(root, "outside")
 			testenv.MkdirAll(t, outside, 0o755)
 			if out, err := exec.Command("mkfifo", filepath.Join(outside, "fifo")).CombinedOutput(); err != nil {
@@ -258,8 +256,7 @@ func TestRefusedWritesHostPermissions(t *testing.T) {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
-				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 			script := strings.Join([]string{
 				`echo x >> /etc/passwd 2>/dev/null || echo "append refused"`,
 				`mkdir /etc/srt-nr-dir 2>/dev/null || echo "mkdir refused"`,
@@ -299,8 +296,7 @@ func TestRefusedNewFileAdvice(t *testing.T) {
 		t.Run("uid="+strconv.Itoa(uid), func(t *testing.T) {
 			bin, root, proj := publicProject(t)
 			settings := filepath.Join(root, "s.json")
-			testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
-				"filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+			testenv.WriteFile(t, settings, []byte(writeProject), 0o644)
 			script := `echo hi > ~/x && cat ~/x`
 			code, out := srtAs(t, bin, uid, root, proj, "--settings", settings, "-c", script)
 			m := advice.FindStringSubmatch(out)
