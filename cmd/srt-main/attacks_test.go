@@ -254,6 +254,38 @@ func (w *world) inSandbox(sandboxed bool, settings, script string) string {
 	return errOut
 }
 
+// programsInHome installs srt and srt-main in ~/bin, in a write root of
+// the world's settings (s.json beside the project), and runs srt from
+// there.
+func programsInHome(w *world) {
+	w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
+	for _, name := range []string{"srt", "srt-main"} {
+		data, err := os.ReadFile(filepath.Join(filepath.Dir(w.bin), name))
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		testenv.Chmod(w.t, w.write(filepath.Join(w.home, "bin", name), string(data)), 0o755)
+	}
+	w.bin = filepath.Join(w.home, "bin", "srt")
+}
+
+// plantedProgram judges an attack on srt's programs in ~/bin: what
+// (when not "") names the attack's success if ~/bin/name exists. The
+// attack's script ends by writing ~/ran: a run that did not start at
+// all would make the attack look refused.
+func plantedProgram(w *world, name, what string) string {
+	if _, err := os.Stat(filepath.Join(w.home, "ran")); err != nil {
+		return "the attack's script did not run: srt from ~/bin failed to start"
+	}
+	if name == "" {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(w.home, "bin", name)); err == nil {
+		return what
+	}
+	return ""
+}
+
 func gitRepo(w *world, dir string) {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -346,25 +378,39 @@ var attacks = []attack{
 	},
 	{
 		// srt starts srt-init beside itself as a later run's init step
-		// when it is of srt's build: a copy of srt passes for one.
-		name: "an init step planted beside srt",
-		setup: func(w *world) {
-			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
-			data, err := os.ReadFile(w.bin)
-			if err != nil {
-				w.t.Fatal(err)
-			}
-			w.bin = w.write(filepath.Join(w.home, "bin", "srt"), string(data))
-			testenv.Chmod(w.t, w.bin, 0o755)
-		},
+		// when it is of srt's build: a copy of srt-main passes for one.
+		name:  "an init step planted beside srt",
+		setup: programsInHome,
 		steps: func(w *world, sandboxed bool) {
-			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp ~/bin/srt ~/bin/srt-init`)
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp ~/bin/srt-main ~/bin/srt-init; echo > ~/ran`)
 		},
 		judge: func(w *world) string {
-			if _, err := os.Lstat(filepath.Join(w.home, "bin", "srt-init")); err == nil {
-				return "planted the program a later run starts as its init step"
+			return plantedProgram(w, "srt-init", "planted the program a later run starts as its init step")
+		},
+	},
+	{
+		// The front runs unconfined each time the user types srt.
+		name:  "srt's front replaced",
+		setup: programsInHome,
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/bin/srt.new && mv ~/bin/srt.new ~/bin/srt; cp $P ~/bin/srt; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			if b, _ := os.ReadFile(filepath.Join(w.home, "bin", "srt")); bytes.Contains(b, []byte("#!/bin/sh")) {
+				return "replaced the srt the user runs next"
 			}
-			return ""
+			return plantedProgram(w, "", "")
+		},
+	},
+	{
+		// srt-main takes the srtc beside it before the one on PATH.
+		name:  "an srtc planted beside srt",
+		setup: programsInHome,
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/bin/srtc; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			return plantedProgram(w, "srtc", "planted the srtc a later run compiles its settings with")
 		},
 	},
 	{

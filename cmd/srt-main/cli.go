@@ -219,10 +219,15 @@ func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	}
 	add(policy.StatePolicy, o.Plan)
 	if self, err := os.Executable(); err == nil {
+		// srt's programs beside it, there or not: the front that starts
+		// this one, this one, the init step a later run starts, and the
+		// srtc findSrtc takes before the one on PATH. One replaced or
+		// planted by a sandbox would run unconfined in a later run.
+		dir, ext := filepath.Dir(self), filepath.Ext(self)
 		add(policy.StatePrograms, self)
-		// The init step's program beside it, there or not: a sandbox that
-		// planted one would be a later run's init step.
-		add(policy.StatePrograms, filepath.Join(filepath.Dir(self), initstep.Binary))
+		for _, name := range []string{"srt", "srt-main", initstep.Binary, "srtc"} {
+			add(policy.StatePrograms, filepath.Join(dir, name+ext))
+		}
 	}
 	if srtc, err := findSrtc(); err == nil {
 		add(policy.StatePrograms, srtc)

@@ -27,7 +27,7 @@ import (
 	"srt.dev/schema"
 )
 
-// binDir holds srt, srt-init and srtc as the README installs them
+// binDir holds srt, srt-main, srt-init and srtc as the README installs them
 // (CGO_ENABLED=0), built once by TestMain where every user may read and
 // run them: srt finds srt-init and srtc beside it. srtBin is srt's path.
 var binDir, srtBin string
