@@ -269,8 +269,8 @@ func programsInHome(w *world) {
 	w.bin = filepath.Join(w.home, "bin", "srt")
 }
 
-// plantedProgram judges an attack on srt's programs in ~/bin: what
-// (when not "") names the attack's success if ~/bin/name exists. The
+// plantedProgram judges an attack on srt's programs: what (when not "")
+// names the attack's success if name, in the home directory, exists. The
 // attack's script ends by writing ~/ran: a run that did not start at
 // all would make the attack look refused.
 func plantedProgram(w *world, name, what string) string {
@@ -280,7 +280,7 @@ func plantedProgram(w *world, name, what string) string {
 	if name == "" {
 		return ""
 	}
-	if _, err := os.Lstat(filepath.Join(w.home, "bin", name)); err == nil {
+	if _, err := os.Lstat(filepath.Join(w.home, name)); err == nil {
 		return what
 	}
 	return ""
@@ -385,7 +385,7 @@ var attacks = []attack{
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp ~/bin/srt-main ~/bin/srt-init; echo > ~/ran`)
 		},
 		judge: func(w *world) string {
-			return plantedProgram(w, "srt-init", "planted the program a later run starts as its init step")
+			return plantedProgram(w, "bin/srt-init", "planted the program a later run starts as its init step")
 		},
 	},
 	{
@@ -410,7 +410,29 @@ var attacks = []attack{
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/bin/srtc; echo > ~/ran`)
 		},
 		judge: func(w *world) string {
-			return plantedProgram(w, "srtc", "planted the srtc a later run compiles its settings with")
+			return plantedProgram(w, "bin/srtc", "planted the srtc a later run compiles its settings with")
+		},
+	},
+	{
+		// Without an srtc beside srt-main, srt-main takes the first on
+		// PATH: one planted in a directory of PATH before it.
+		name: "an srtc planted earlier on PATH",
+		setup: func(w *world) {
+			programsInHome(w)
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(srtBin), "srtc"))
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			testenv.Chmod(w.t, w.write(filepath.Join(w.base, "tools", "srtc"), string(data)), 0o755)
+			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
+			w.chown()
+			w.setenv = append(w.setenv, "SRTC=", "PATH="+filepath.Join(w.home, ".local", "bin")+":"+filepath.Join(w.base, "tools")+":/usr/local/bin:/usr/bin:/bin")
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/srtc; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			return plantedProgram(w, ".local/bin/srtc", "planted the srtc a later run takes from PATH")
 		},
 	},
 	{
