@@ -436,6 +436,22 @@ var attacks = []attack{
 		},
 	},
 	{
+		// srt starts the first bwrap on PATH, on the host, at every run.
+		name: "a bubblewrap planted earlier on PATH",
+		setup: func(w *world) {
+			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
+			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
+			w.chown()
+			w.setenv = append(w.setenv, "PATH="+filepath.Join(w.home, ".local", "bin")+":/usr/local/bin:/usr/bin:/bin")
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/bwrap; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			return plantedProgram(w, ".local/bin/bwrap", "planted the bubblewrap a later run starts on the host")
+		},
+	},
+	{
 		name: "quarantine read by a later sandbox",
 		setup: func(w *world) {
 			w.write("s.json", writeProject)

@@ -146,9 +146,7 @@ func findSrtc() (string, error) {
 }
 
 // srtcShadows are the names findSrtc would take before srtc, found on
-// PATH: srtc in each directory of PATH before srtc's, there or not. A
-// sandbox that planted one would choose how a later run compiles its
-// settings. None when srtc was not found on PATH.
+// PATH (sandbox.PathShadows); none when srtc is $SRTC or beside srt-main.
 func srtcShadows(srtc string) []string {
 	if os.Getenv("SRTC") != "" {
 		return nil
@@ -156,18 +154,7 @@ func srtcShadows(srtc string) []string {
 	if self, err := os.Executable(); err == nil && filepath.Dir(srtc) == filepath.Dir(self) {
 		return nil
 	}
-	var out []string
-	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if !filepath.IsAbs(d) {
-			continue // exec.LookPath does not take a relative one
-		}
-		p := filepath.Join(d, "srtc")
-		if p == srtc {
-			return out
-		}
-		out = append(out, p)
-	}
-	return out
+	return sandbox.PathShadows("srtc", srtc)
 }
 
 // installCommand installs srt's programs from its checkout, as the

@@ -17,7 +17,7 @@ const (
 	// project's .srt-settings.json in the working directory and each
 	// directory above, which srt's notice can name).
 	StatePolicy StateKind = "policy"
-	// StatePrograms are srt, srt-main, srt-init and srtc, which read, compile and
+	// StatePrograms are srt, srt-main, srt-init, srtc and bubblewrap, which read, compile and
 	// enforce the policy.
 	StatePrograms StateKind = "programs"
 	// StateCache holds compiled policies.
@@ -47,7 +47,7 @@ type StateRule struct {
 // SrtState are srt's own files, in the order the runtime protects them.
 var SrtState = []StateRule{
 	{StatePolicy, false, "the settings file or plan directory in use, the default one, and a project's .srt-settings.json srt's notice can name: a command that changed one would choose a later run's rules"},
-	{StatePrograms, false, "srt, srt-main, srt-init and srtc, which read, compile and enforce the policy"},
+	{StatePrograms, false, "srt, srt-main, srt-init, srtc and bubblewrap, which read, compile and enforce the policy"},
 	{StateCache, false, "compiled policies and what earlier checks saw of the write roots"},
 	{StateRegistry, false, "the runs' records, scratch space and snapshots, which the check after a run trusts"},
 	{StateAuditLog, false, "the audit log of the run"},

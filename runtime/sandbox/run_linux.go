@@ -323,12 +323,16 @@ func (r *run) prepareHost(steps *[]bwrap.Step) error {
 }
 
 // state are srt's own files on this host (see Options.State): the
-// caller's, the registry and the tree cache, the quarantine.
+// caller's, bubblewrap, the registry and the tree cache, the quarantine.
 func (r *run) state() map[policy.StateKind][]string {
 	out := map[policy.StateKind][]string{}
 	for k, v := range r.o.State {
 		out[k] = append(out[k], v...)
 	}
+	// bubblewrap runs on the host, as srt's user, at every run: the one
+	// in use, and one a sandbox planted earlier on PATH, would too.
+	out[policy.StatePrograms] = append(out[policy.StatePrograms], r.o.Bwrap)
+	out[policy.StatePrograms] = append(out[policy.StatePrograms], PathShadows("bwrap", r.o.Bwrap)...)
 	out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.Dir, r.reg.TreeCache())
 	if r.reg.UncheckedDir != "" {
 		out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.UncheckedDir)
