@@ -136,6 +136,11 @@ func (r *run) adopt(p *prepared) (why string) {
 	r.osRun = pr.osRun
 	r.ends = append(pr.ends, r.ends...)
 	r.cmd, r.signal, r.kill = pr.cmd, pr.signal, pr.kill
+	// The reader of the second layer's refusals is this run's from here
+	// on: its command's start message asks the init step to have them
+	// logged, and its end reports them and stops the reader.
+	pr.llOpened = nil
+	r.atEnd(r.closeLandlockAudit)
 	r.env, r.command, r.stdio = cmdEnv, command, stdio
 	// The command line as the sandbox has it, with the environment as
 	// the command gets it: this resolution's, then what the runtime added
