@@ -58,9 +58,8 @@ func newWorldIn(t *testing.T, parent, bin string, uid int) *world {
 	testenv.MkdirAll(t, w.proj, 0o755)
 	testenv.WriteFile(t, w.payload, []byte("#!/bin/sh\necho \"$0 $*\" >> "+w.mark+"\n"), 0o755)
 	w.chown()
-	// With SRT_WARM=on (test.sh runs the attacks so too), the world's
-	// warm servers end before it is removed.
-	t.Cleanup(func() { stopWarmServers(t, w.proj) })
+	// The world's warm servers end before it is removed.
+	t.Cleanup(func() { stopWarmServers(t, base) })
 	return w
 }
 
@@ -95,16 +94,6 @@ func (w *world) env() []string {
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.test", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.test",
 		"GIT_CONFIG_NOSYSTEM=1",
 	}, append(warmSetting(), w.setenv...)...)
-}
-
-// warmSetting passes SRT_WARM on to the srt of a test that builds its
-// environment from scratch, with servers that end soon after their last
-// command.
-func warmSetting() []string {
-	if v := os.Getenv("SRT_WARM"); v != "" {
-		return []string{"SRT_WARM=" + v, "SRT_WARM_IDLE=5"}
-	}
-	return nil
 }
 
 // command is a command of the world's user in the project, bounded in

@@ -74,7 +74,7 @@ func TestExitStatus(t *testing.T) {
 	}
 	for _, e := range examples {
 		t.Run(e.cmd, func(t *testing.T) {
-			dir, home, state := t.TempDir(), t.TempDir(), t.TempDir()
+			dir, home, state := testDir(t), testDir(t), testDir(t)
 			testenv.WriteFile(t, filepath.Join(dir, "w.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()

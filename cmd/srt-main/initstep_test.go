@@ -30,7 +30,7 @@ func TestInitStepProgram(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	home := t.TempDir()
+	home := testDir(t)
 	proj := filepath.Join(home, "proj")
 	testenv.MkdirAll(t, proj, 0o755)
 	settings := filepath.Join(proj, "s.json")
@@ -93,7 +93,7 @@ func TestRootInAnotherUsersProject(t *testing.T) {
 		t.Skip("a project of another user's needs root to make; the other tests run as this user")
 	}
 	bin := binDir
-	home := t.TempDir()
+	home := testDir(t)
 	testenv.Chmod(t, home, 0o755)
 	proj := filepath.Join(home, "proj")
 	testenv.MkdirAll(t, proj, 0o755)
@@ -130,7 +130,7 @@ func TestForeignRootWarningQuoted(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a directory of another user's needs root to make; the other tests run as this user")
 	}
-	home := t.TempDir()
+	home := testDir(t)
 	testenv.Chmod(t, home, 0o755)
 	proj := filepath.Join(home, "proj")
 	odd := "out\x1b[2K\r\nsrt: all clear"
@@ -154,6 +154,6 @@ func TestForeignRootWarningQuoted(t *testing.T) {
 // homeEnv is the environment of a real srt run by a user whose home is
 // home, with nothing of this one but srtc's path.
 func homeEnv(home string) []string {
-	return []string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
-		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}
+	return append([]string{"HOME=" + home, "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"),
+		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_STATE_HOME=" + filepath.Join(home, ".state")}, warmSetting()...)
 }

@@ -164,7 +164,7 @@ func TestKernelInterfaces(t *testing.T) {
 			testenv.Chown(t, home, uid, uid)
 			as := func(cmd *exec.Cmd) *exec.Cmd {
 				cmd.Dir = home
-				cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}, env...)
+				cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}, append(warmSetting(), env...)...)
 				if uid != os.Geteuid() {
 					cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 				}

@@ -254,6 +254,8 @@ func TestLimits(t *testing.T) {
 			if code == 0 || !strings.Contains(out, want) {
 				t.Errorf("spinner: exit %d\n%s\nwant:\n%s", code, out, want)
 			}
+			// A warm server's next sandbox has its cgroups while it waits.
+			stopWarmServers(t, root)
 			if left := leftCgroups(); len(left) > 0 {
 				t.Errorf("cgroups left behind: %v", left)
 			}
@@ -301,7 +303,7 @@ func TestLimitsKilled(t *testing.T) {
 		"limits": {"memoryMiB": 256, "processes": 64, "cpuSeconds": 60}}`), 0o644)
 	cmd := exec.Command(bin, "--settings", "s.json", "-c", "echo started; exec sleep 30")
 	cmd.Dir = proj
-	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+	cmd.Env = append([]string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}, warmSetting()...)
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -315,6 +317,10 @@ func TestLimitsKilled(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	// A warm server prepares the next sandbox, cgroups included, once
+	// the killed command has ended: what is left once it has ended too
+	// is the killed run's.
+	stopWarmServers(t, root)
 	deadline := time.Now().Add(10 * time.Second)
 	for len(leftCgroups()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)

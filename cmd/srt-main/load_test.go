@@ -48,8 +48,8 @@ func TestManyRunsAtOnce(t *testing.T) {
 			}
 			testenv.WriteFile(t, filepath.Join(proj, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 			filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, uid) })
-			env := []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
-				"TMPDIR=" + filepath.Join(root, "tmp"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}
+			env := append([]string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "SRTC=" + os.Getenv("SRTC"),
+				"TMPDIR=" + filepath.Join(root, "tmp"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache"), "XDG_STATE_HOME=" + filepath.Join(root, "state")}, warmSetting()...)
 
 			reg := filepath.Join(root, "cache", "srt", "placeholders")
 			tmp := filepath.Join(root, "tmp", "srt-"+strconv.Itoa(uid), "tmp")
@@ -85,6 +85,9 @@ func TestManyRunsAtOnce(t *testing.T) {
 				t.Errorf("%d runs failed: %s", k, why)
 			}
 
+			// A warm server's next sandbox has its placeholders, record and
+			// temporary directory while it waits.
+			stopWarmServers(t, root)
 			if left := entries(t, proj); strings.Join(left, " ") != "s.json" {
 				t.Errorf("left in the project: %v", left)
 			}

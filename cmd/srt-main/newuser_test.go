@@ -105,7 +105,7 @@ func TestSrtcMissing(t *testing.T) {
 // not when the project's file is the one in use (the home directory).
 func TestProjectSettingsNotice(t *testing.T) {
 	requireSandbox(t)
-	home, proj := t.TempDir(), t.TempDir()
+	home, proj := testDir(t), testDir(t)
 	testenv.MkdirAll(t, filepath.Join(proj, ".git"), 0o755)
 	testenv.MkdirAll(t, filepath.Join(proj, "sub"), 0o755)
 	testenv.WriteFile(t, filepath.Join(proj, ".srt-settings.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []},
@@ -146,7 +146,7 @@ func TestProjectSettingsNotice(t *testing.T) {
 		t.Errorf("with ~/.srt-settings.json: %q", errOut)
 	}
 	// A project's file that is the one in use: nothing to say.
-	own := t.TempDir()
+	own := testDir(t)
 	testenv.WriteFile(t, filepath.Join(own, ".srt-settings.json"), []byte(noNetwork), 0o644)
 	if _, _, errOut := srtHome(t, own, own, "true"); errOut != "" {
 		t.Errorf("the home directory's own file: %q", errOut)

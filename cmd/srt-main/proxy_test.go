@@ -213,7 +213,7 @@ func TestProxyDecider(t *testing.T) {
 	defer up.Close()
 	plain := httptest.NewServer(up.Config.Handler)
 	defer plain.Close()
-	dir := t.TempDir()
+	dir := testDir(t)
 	upPEM := filepath.Join(dir, "upstream.pem")
 	testenv.WriteFile(t, upPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: up.Certificate().Raw}), 0o644)
 	ca, err := proxy.NewCA()

@@ -104,7 +104,7 @@ func TestRecipes(t *testing.T) {
 	}
 	for _, r := range recipes {
 		t.Run(r.title, func(t *testing.T) {
-			dir := t.TempDir()
+			dir := testDir(t)
 			home := filepath.Join(dir, "home")
 			work := filepath.Join(dir, "work")
 			testenv.MkdirAll(t, home, 0o755)

@@ -195,8 +195,8 @@ func srtIn(t *testing.T, bin string, uid int, root, dir, cg string, args ...stri
 		cmd = exec.Command("/bin/sh", append([]string{"-c", `echo $$ > "$CG/cgroup.procs" && exec "$@"`, "sh", bin}, args...)...)
 	}
 	cmd.Dir = dir
-	cmd.Env = []string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "CG=" + cg,
-		"XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}
+	cmd.Env = append([]string{"HOME=" + root, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC"), "CG=" + cg,
+		"XDG_STATE_HOME=" + filepath.Join(root, "state"), "XDG_CACHE_HOME=" + filepath.Join(root, "cache")}, warmSetting()...)
 	if uid != os.Geteuid() {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
 	}

@@ -15,11 +15,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"srt.dev/cmd/internal/warmwire"
 	"srt.dev/compiler"
 	"srt.dev/emit/artifact"
 	"srt.dev/internal/testenv"
@@ -63,13 +66,129 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CACHE_HOME", cache)
 	os.Setenv("XDG_STATE_HOME", cache)
+	if os.Getenv("SRT_WARM") != "" && os.Getenv("SRT_WARM_IDLE") == "" {
+		os.Setenv("SRT_WARM_IDLE", "5") // see warmSetting
+	}
 	code := m.Run()
+	// Each test ends the warm servers of its directories (testDir): one
+	// still running here outlived its test.
+	if left := findWarmServers(func(_, prog string) bool { return strings.HasPrefix(prog, dir+string(filepath.Separator)) }); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "warm servers outlived their tests: %v\n", left)
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		code = 1
+	}
 	os.RemoveAll(dir)
 	os.RemoveAll(cache)
 	os.Exit(code)
 }
 
 func requireSandbox(t *testing.T) { testenv.Require(t, "bwrap", "curl") }
+
+// The tests run srt cold, or warm when go test runs with SRT_WARM=on
+// (test.sh runs the suite both ways): srt started with this process's
+// environment is then warm too, and a test that builds srt's environment
+// from scratch adds warmSetting to it. Either way, the servers of a test
+// end before the test checks or removes its directories (testDir,
+// publicDir, project, stopWarmServers).
+
+// warmRuns reports whether the tests run srt warm.
+var warmRuns = os.Getenv("SRT_WARM") == "on"
+
+// warmSetting is the part of srt's environment that says whether it runs
+// warm: SRT_WARM as go test has it, with servers that end soon after
+// their last command (SRT_WARM_IDLE, 5 s unless set: TestMain).
+func warmSetting() []string {
+	var env []string
+	for _, name := range []string{"SRT_WARM", "SRT_WARM_IDLE"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// findWarmServers are the pids of the warm servers for which match,
+// given the server's working directory and program, holds (not the
+// children a server forks, which look like it until they exec).
+func findWarmServers(match func(cwd, prog string) bool) []int {
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		args := strings.Split(string(cmdline), "\x00")
+		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if len(args) < 2 || args[1] != warmwire.Arg || !match(cwd, args[0]) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		// pid (comm) state ppid ...: comm may hold spaces, not ")".
+		if _, rest, ok := strings.Cut(string(stat), ") "); ok {
+			if f := strings.Fields(rest); len(f) > 1 {
+				parent[pid], _ = strconv.Atoi(f[1])
+			}
+		}
+	}
+	var pids []int
+	for pid, ppid := range parent {
+		if _, forked := parent[ppid]; !forked {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// warmServers are the pids of the warm servers working in dir.
+func warmServers(dir string) []int {
+	return findWarmServers(func(cwd, _ string) bool { return cwd == dir })
+}
+
+// stopWarmServers ends the warm servers working in dir or below it, and
+// waits until they have: a server that ends leaves nothing behind (its
+// socket, its prepared sandbox and that sandbox's placeholders and
+// registry records go with it).
+func stopWarmServers(t testing.TB, dir string) {
+	t.Helper()
+	under := func() []int {
+		return findWarmServers(func(cwd, _ string) bool {
+			return cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator))
+		})
+	}
+	for _, pid := range under() {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(under()) > 0 {
+		if time.Now().After(deadline) {
+			t.Errorf("warm servers in %s still run 10 s after SIGTERM: %v", dir, under())
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// testDir is t.TempDir() for srt to run in: the warm servers working in
+// any of the test's temporary directories end before they are removed.
+func testDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, done := stopsWarm.LoadOrStore(t, true); !done {
+		// The directories of t.TempDir are in one, removed after this
+		// cleanup, which was registered after its removal.
+		root := filepath.Dir(dir)
+		t.Cleanup(func() { stopWarmServers(t, root) })
+	}
+	return dir
+}
+
+// stopsWarm holds the tests whose temporary directories' warm servers
+// end with them (testDir).
+var stopsWarm sync.Map
 
 // srtCmd is srt as the tests start it: the built binary (srtBin) in dir,
 // with this process's environment, HOME=dir, and env (NAME=VALUE, which
@@ -117,12 +236,13 @@ func publicDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { stopWarmServers(t, dir) })
 	testenv.Chmod(t, dir, 0o755)
 	return dir
 }
 
 func project(t *testing.T) string {
-	dir := t.TempDir()
+	dir := testDir(t)
 	testenv.WriteFile(t, filepath.Join(dir, "secret.env"), []byte("s3cret\n"), 0o644)
 	return dir
 }
@@ -250,7 +370,7 @@ func TestHelpAndVersion(t *testing.T) {
 // settings with, or one that does not answer as srtc, and says what to do.
 func TestDoctorSrtc(t *testing.T) {
 	srtc := os.Getenv("SRTC")
-	dir := t.TempDir()
+	dir := testDir(t)
 	notSrtc := filepath.Join(dir, "srtc")
 	testenv.WriteFile(t, notSrtc, []byte("#!/bin/sh\nexit 3\n"), 0o755)
 	tests := []struct {
@@ -394,6 +514,10 @@ func TestKilled(t *testing.T) {
 	if left := waitGone("sleep " + marker); left != "" {
 		t.Fatalf("sandbox processes outlived srt: %s", left)
 	}
+	// A warm server has prepared the next sandbox by now, whose
+	// placeholders and registry record are there while it waits: once the
+	// server has ended, what is left is the killed run's.
+	stopWarmServers(t, dir)
 	deadline := time.Now().Add(5 * time.Second)
 	// The reaper removes what the killed run left, without another run.
 	var names []string
@@ -442,8 +566,10 @@ func TestKilledQuarantine(t *testing.T) {
 	testenv.WriteFile(t, filepath.Join(dir, "s.json"), []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
 	marker := "27.1828"
 	t.Cleanup(func() {
-		// The reaper ends once the registry holds only its locks; the
+		// The reaper ends once the registry holds only its locks (and a
+		// warm server's prepared sandbox has gone with the server); the
 		// project directory is removed after that.
+		stopWarmServers(t, dir)
 		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 			left, _ := os.ReadDir(filepath.Join(dir, ".run", "srt", "placeholders"))
 			busy := false
@@ -634,7 +760,7 @@ func TestAsNobody(t *testing.T) {
 	cmd := exec.Command(bin, "--settings", filepath.Join(home, "s.json"), "--control-fd", "3", "--violations", "--audit-log", filepath.Join(home, "audit.jsonl"), "-c", script)
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.Dir = filepath.Join(home, "proj")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}, warmSetting()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	// srt reads the control line while the command starts: the first

@@ -239,7 +239,7 @@ func TestTerminalInteractive(t *testing.T) {
 				dir = filepath.Join(publicDir(t), "home")
 				testenv.MkdirAll(t, dir, 0o755)
 				testenv.Chown(t, dir, uid, uid)
-				env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}
+				env = append([]string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TMPDIR=/tmp", "SRTC=" + os.Getenv("SRTC")}, warmSetting()...)
 			} else {
 				testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 			}

@@ -49,19 +49,26 @@ func tmpEnv(t *testing.T, home, hostTmp string) []string {
 	}
 	// The build writes its cache, read-only in the sandbox (go build goes
 	// on without it): the refusal lines that say so are not this test's.
-	return []string{
-		"SRT_REFUSALS=never", "HOME=" + home, "TMPDIR=" + hostTmp, "SRTC=" + os.Getenv("SRTC"),
-		"XDG_RUNTIME_DIR=" + filepath.Join(home, ".run"),
-		"PATH=" + filepath.Dir(goBin) + ":" + os.Getenv("PATH"),
-		"GOCACHE=" + strings.TrimSpace(string(cache)),
-	}
+	return append(warmSetting(),
+		"SRT_REFUSALS=never", "HOME="+home, "TMPDIR="+hostTmp, "SRTC="+os.Getenv("SRTC"),
+		"XDG_RUNTIME_DIR="+filepath.Join(home, ".run"),
+		"PATH="+filepath.Dir(goBin)+":"+os.Getenv("PATH"),
+		"GOCACHE="+strings.TrimSpace(string(cache)),
+	)
 }
 
-// runsLeft lists the runs' temporary directories srt left on the host.
+// runsLeft lists the runs' temporary directories srt left on the host:
+// what the directory holds, but a warm server's socket and its lock,
+// which are there as long as the server is. A test looks once its
+// servers have ended (stopWarmServers): the sandbox a server prepared
+// has a temporary directory there too.
 func runsLeft(hostTmp string, uid int) []string {
 	entries, _ := os.ReadDir(filepath.Join(hostTmp, "srt-"+strconv.Itoa(uid), "tmp"))
 	var names []string
 	for _, e := range entries {
+		if warmRuns && strings.HasPrefix(e.Name(), "warm-") {
+			continue
+		}
 		names = append(names, e.Name())
 	}
 	return names
@@ -82,7 +89,7 @@ func listing(dir string) string {
 func TestTmpDir(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	hostTmp := t.TempDir()
+	hostTmp := testDir(t)
 	cmd := exec.Command(srtBin, "-c", tmpScript)
 	cmd.Dir = dir
 	cmd.Env = tmpEnv(t, dir, hostTmp)
@@ -95,6 +102,7 @@ func TestTmpDir(t *testing.T) {
 	if after := listing("/tmp/claude"); after != before {
 		t.Errorf("the host's /tmp/claude changed: %q, was %q", after, before)
 	}
+	stopWarmServers(t, dir)
 	if left := runsLeft(hostTmp, 0); len(left) != 0 {
 		t.Errorf("temporary directories left after the run: %v", left)
 	}
@@ -131,6 +139,7 @@ func TestTmpDirAsNobody(t *testing.T) {
 	if err != nil || string(out) != tmpWant {
 		t.Errorf("as nobody: %v\n%s\nwant:\n%s", err, out, tmpWant)
 	}
+	stopWarmServers(t, home)
 	if left := runsLeft(hostTmp, 65534); len(left) != 0 {
 		t.Errorf("temporary directories left after the run: %v", left)
 	}
@@ -141,7 +150,7 @@ func TestTmpDirAsNobody(t *testing.T) {
 func TestTmpDirPrivate(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	hostTmp := t.TempDir()
+	hostTmp := testDir(t)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	// What the host has in /tmp/claude stays out of sight.
 	testenv.MkdirAll(t, "/tmp/claude", 0o755)
@@ -179,6 +188,7 @@ func TestTmpDirPrivate(t *testing.T) {
 			t.Errorf("a run sees:\n%s\nwant:\n%s", rest, run.want)
 		}
 	}
+	stopWarmServers(t, dir)
 	if left := runsLeft(hostTmp, 0); len(left) != 0 {
 		t.Errorf("temporary directories left after the runs: %v", left)
 	}
@@ -189,7 +199,7 @@ func TestTmpDirPrivate(t *testing.T) {
 func TestTmpDirKilled(t *testing.T) {
 	requireSandbox(t)
 	dir := project(t)
-	hostTmp := t.TempDir()
+	hostTmp := testDir(t)
 	testenv.MkdirAll(t, filepath.Join(dir, ".run"), 0o700)
 	cmd := exec.Command(srtBin, "-c", `echo data > "$TMPDIR/f"; echo ready; sleep 30`)
 	cmd.Dir = dir
@@ -207,6 +217,7 @@ func TestTmpDirKilled(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
+	stopWarmServers(t, dir) // with the next sandbox it prepared
 	deadline := time.Now().Add(5 * time.Second)
 	for len(runsLeft(hostTmp, 0)) != 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

@@ -29,54 +29,6 @@ func warmEnv(t *testing.T, dir string) []string {
 	return []string{"SRT_WARM=on", "SRT_WARM_IDLE=3", "XDG_RUNTIME_DIR=" + filepath.Join(dir, ".run"), "XDG_STATE_HOME=" + filepath.Join(dir, ".run", "state")}
 }
 
-// warmServers are the pids of the warm servers working in dir (not the
-// children a server forks, which look like it until they exec).
-func warmServers(dir string) []int {
-	parent := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		cwd, _ := os.Readlink("/proc/" + e.Name() + "/cwd")
-		if !strings.Contains(string(cmdline), warmwire.Arg) || cwd != dir {
-			continue
-		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		// pid (comm) state ppid ...: comm may hold spaces, not ")".
-		if _, rest, ok := strings.Cut(string(stat), ") "); ok {
-			if f := strings.Fields(rest); len(f) > 1 {
-				parent[pid], _ = strconv.Atoi(f[1])
-			}
-		}
-	}
-	var pids []int
-	for pid, ppid := range parent {
-		if _, forked := parent[ppid]; !forked {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// stopWarmServers ends the warm servers working in dir, and waits until
-// they have: a server that ends leaves nothing in dir.
-func stopWarmServers(t *testing.T, dir string) {
-	for _, pid := range warmServers(dir) {
-		syscall.Kill(pid, syscall.SIGTERM)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(warmServers(dir)) > 0 {
-		if time.Now().After(deadline) {
-			t.Errorf("warm servers in %s still run 10 s after SIGTERM: %v", dir, warmServers(dir))
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestWarmStart: with SRT_WARM=on, srt's commands run in sandboxes the
 // warm server prepared, the first command included, with their standard
 // streams, environment and exit status; a changed settings file is in

@@ -11,9 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"reflect"
 	"slices"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +31,58 @@ type prepared struct {
 	// binds are the identities of the write roots bubblewrap bound from
 	// a descriptor (resolve.Result.BindFiles), in their order.
 	binds []fileID
+	// log is the debug log of the sandbox (its run's Options.Log).
+	log *laterLog
+}
+
+// laterLog is the debug log of a sandbox prepared before its command: it
+// passes what it is told to the log Prepare was given (first, if any),
+// and keeps it for the run that adopts the sandbox, whose log then says
+// it, and everything after it, as a sandbox started for that run would.
+// The sandbox logs messages alone: attributes and groups added to it are
+// dropped.
+type laterLog struct {
+	first   *slog.Logger
+	mu      sync.Mutex
+	kept    []slog.Record
+	adopted bool
+	then    *slog.Logger // the adopting run's log (nil: none)
+}
+
+func (l *laterLog) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *laterLog) Handle(ctx context.Context, rec slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	to := l.then
+	if !l.adopted {
+		l.kept = append(l.kept, rec.Clone())
+		to = l.first
+	}
+	if to != nil && to.Handler().Enabled(ctx, rec.Level) {
+		return to.Handler().Handle(ctx, rec)
+	}
+	return nil
+}
+
+func (l *laterLog) WithAttrs([]slog.Attr) slog.Handler { return l }
+
+func (l *laterLog) WithGroup(string) slog.Handler { return l }
+
+// adopt has the log of the run that adopts the sandbox (to, nil for
+// none) say what the sandbox's log kept, and what it is told from now on.
+func (l *laterLog) adopt(to *slog.Logger) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.adopted, l.then = true, to
+	if to != nil {
+		for _, rec := range l.kept {
+			if to.Handler().Enabled(context.Background(), rec.Level) {
+				to.Handler().Handle(context.Background(), rec)
+			}
+		}
+	}
+	l.kept = nil
 }
 
 // fileID is a file's identity on this host.
@@ -46,6 +100,9 @@ func prepare(ctx context.Context, m *Manager, o Options) (*Prepared, error) {
 		return nil, err
 	}
 	defer null.Close()
+	// What the preparation logs is the command's to read too (laterLog).
+	log := &laterLog{first: o.Log}
+	o.Log = slog.New(log)
 	// bubblewrap's and the init step's own messages go to o.Stderr; the
 	// command gets its descriptors with its start message.
 	o.Stdin, o.Stdout, o.ForwardSignals = null, null, false
@@ -69,7 +126,7 @@ func prepare(ctx context.Context, m *Manager, o Options) (*Prepared, error) {
 	case r.masks.Injector() != nil || r.maskDir != "":
 		return nil, errors.New("the settings mask credentials: each run reads their real values from its own environment")
 	}
-	p := &prepared{r: r}
+	p := &prepared{r: r, log: log}
 	for _, f := range r.res.BindFiles {
 		id, err := identity(f)
 		if err != nil {
@@ -136,6 +193,11 @@ func (r *run) adopt(p *prepared) (why string) {
 	r.osRun = pr.osRun
 	r.ends = append(pr.ends, r.ends...)
 	r.cmd, r.signal, r.kill = pr.cmd, pr.signal, pr.kill
+	// The reader of the second layer's refusals is this run's from here
+	// on: its command's start message asks the init step to have them
+	// logged, and its end reports them and stops the reader.
+	pr.llOpened = nil
+	r.atEnd(r.closeLandlockAudit)
 	r.env, r.command, r.stdio = cmdEnv, command, stdio
 	// The command line as the sandbox has it, with the environment as
 	// the command gets it: this resolution's, then what the runtime added
@@ -147,6 +209,7 @@ func (r *run) adopt(p *prepared) (why string) {
 	out.secrets = append(slices.Clip(out.secrets), r.token)
 	r.out = &out
 	r.o.Stderr.Write(pr.said.Bytes())
+	p.log.adopt(r.o.Log)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(r.o.Stderr, "srt: warning: %s\n", w)
 	}

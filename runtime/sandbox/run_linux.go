@@ -79,7 +79,7 @@ type osRun struct {
 	cg      *cgroupSet
 	hostEnd *os.File
 	handoff handoff
-	ready   func() error
+	ready   func(r *run) error // r: the run whose command starts
 	// later says the sandbox starts before its command is known
 	// (Manager.Prepare); command is then its start message's command
 	// (initstep.EncodeCommand), and exited says when bubblewrap has.

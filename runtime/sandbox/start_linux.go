@@ -121,8 +121,10 @@ func (r *run) handOver(ctx context.Context, files *childFileSet, cg *cgroupSet) 
 		<-infoRead
 	})
 	// The sandbox enters its cgroups before the command starts, and the
-	// threads that may make its second layer are listed.
-	r.ready = func() error {
+	// threads that may make its second layer are listed, for the run
+	// whose command starts: a sandbox prepared before its command is
+	// another run's by then (adopt).
+	r.ready = func(r *run) error {
 		r.expectLandlock(llPID)
 		if cg == nil || len(cg.made) == 0 {
 			return nil
@@ -279,7 +281,7 @@ func (r *run) serve(ctx context.Context, recorded <-chan error) (stop func(), he
 		herr = fmt.Errorf("recording the write roots for the check after the run: %w (the command must not run unchecked)", err)
 	}
 	if herr == nil {
-		herr = r.ready()
+		herr = r.ready(r)
 	}
 	if herr == nil {
 		herr = r.sendStart()
