@@ -337,3 +337,89 @@ func TestWarmIdle(t *testing.T) {
 		}
 	}
 }
+
+// waitPrepared waits until the warm server working in dir has the next
+// sandbox started: its bubblewrap's child runs the init step, which then
+// waits for its command.
+func waitPrepared(t *testing.T, dir string) {
+	t.Helper()
+	// The children of each of pid's threads.
+	children := func(pid int) []int {
+		var out []int
+		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+		for _, task := range tasks {
+			b, _ := os.ReadFile(task)
+			for _, f := range strings.Fields(string(b)) {
+				if n, err := strconv.Atoi(f); err == nil {
+					out = append(out, n)
+				}
+			}
+		}
+		return out
+	}
+	comm := func(pid int) string {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+		return strings.TrimSpace(string(b))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, server := range warmServers(dir) {
+			for _, c := range children(server) {
+				if comm(c) != "bwrap" {
+					continue
+				}
+				for _, init := range children(c) {
+					if comm(init) != "bwrap" {
+						// The hand-over follows the init step's start.
+						time.Sleep(500 * time.Millisecond)
+						return
+					}
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("the warm server prepared no sandbox within 20 s")
+}
+
+// TestWarmSeesChanges: a repository made in the project after the warm
+// server prepared the next sandbox is protected in the command's run:
+// the plan resolved again finds it, and the prepared sandbox, which does
+// not protect it, is not used.
+func TestWarmSeesChanges(t *testing.T) {
+	requireSandbox(t)
+	dir := project(t)
+	settings := filepath.Join(dir, "s.json")
+	testenv.WriteFile(t, settings, []byte(`{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), 0o644)
+	env := warmEnv(t, dir)
+	if code, _, stderr := runSrt(t, srtCmd(t, dir, env, "--debug", "--settings", settings, "-c", "true"), ""); code != 0 {
+		t.Fatalf("first command: exit %d\n%s", code, stderr)
+	}
+	// A repository made before the sandbox's resolution is protected by
+	// the sandbox itself: the test tries again with another until one is
+	// made after it (a loaded machine may prepare slowly).
+	changed := false
+	for i := 1; i <= 3 && !changed; i++ {
+		waitPrepared(t, dir)
+		repo := "repo" + strconv.Itoa(i)
+		testenv.MkdirAll(t, filepath.Join(dir, repo, ".git", "hooks"), 0o755)
+		hook := repo + "/.git/hooks/pre-commit"
+		code, stdout, stderr := runSrt(t, srtCmd(t, dir, env, "--debug", "--settings", settings, "-c", `(echo planted > `+hook+`) 2>/dev/null && echo wrote || echo refused`), "")
+		if code != 0 || stdout != "refused\n" {
+			t.Errorf("writing a hook of a repository made after the sandbox was prepared: exit %d, stdout %q\n%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stderr, "warm start: the warm server ran the command") {
+			t.Errorf("the warm server did not run the command:\n%s", stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, hook)); err == nil {
+			t.Error("the hook was written on the host")
+		}
+		changed = strings.Contains(stderr, "warm start: the prepared sandbox is not used: the host changed since it was prepared")
+		if !changed {
+			t.Logf("try %d: the repository was made before the sandbox was prepared:\n%s", i, stderr)
+		}
+	}
+	if !changed {
+		t.Error("the warm server never refused its prepared sandbox because the host changed")
+	}
+}

@@ -116,6 +116,13 @@ func Init(args []string) error {
 			return err
 		}
 	}
+	// Go checks once, the first time it starts a process, whether this
+	// kernel's process descriptors work (a process started and waited
+	// for): done here, while the host is busy, it is off the command's
+	// way.
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
 	// The host says when the command may start: once it has recorded
 	// what the write roots hold (the check after the run compares with
 	// it) and set up the terminal (modes, window size). Without that

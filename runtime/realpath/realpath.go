@@ -7,6 +7,7 @@
 package realpath
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,13 @@ const MaxLinks = 40
 // leads. Past MaxLinks, or a link that cannot be read, the rest is kept as
 // written from that link on.
 func Resolve(p string) (real string, links []string) {
+	return ResolveWith(p, os.Lstat)
+}
+
+// ResolveWith is Resolve with lstat in place of os.Lstat: a caller that
+// reads the tree once for many paths (one resolution of a plan) answers
+// for its lstat being os.Lstat's, as of when it read.
+func ResolveWith(p string, lstat func(string) (fs.FileInfo, error)) (real string, links []string) {
 	if !filepath.IsAbs(p) {
 		return filepath.Clean(p), nil // no directory to start from
 	}
@@ -43,7 +51,7 @@ func Resolve(p string) (real string, links []string) {
 			continue
 		}
 		next := filepath.Join(cur, name)
-		fi, err := os.Lstat(next)
+		fi, err := lstat(next)
 		if err != nil {
 			return filepath.Join(append([]string{next}, todo...)...), links
 		}

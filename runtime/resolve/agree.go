@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"srt.dev/emit/bwrap"
-	"srt.dev/runtime/realpath"
 )
 
 // bwrapArity is how many words follow each bubblewrap option, as
@@ -127,7 +126,7 @@ func (r *resolver) agree(steps []bwrap.Step) error {
 		dest := filepath.Clean(m.dest)
 		landing := dest
 		if r.tmp == nil || !within(dest, r.tmp.dest) {
-			landing = realpath.Of(dest)
+			landing = r.realOf(dest)
 		}
 		for _, p := range []string{dest, landing} {
 			if !below(p, l.Write) {
@@ -152,7 +151,7 @@ func (r *resolver) hostOf(src string) (string, bool) {
 			}
 		}
 	}
-	p := realpath.Of(src)
+	p := r.realOf(src)
 	if real, err := filepath.EvalSymlinks(src); err == nil {
 		p = real
 	}

@@ -17,7 +17,6 @@ import (
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
 	"srt.dev/runtime/nofollow"
-	"srt.dev/runtime/realpath"
 )
 
 // targets returns the host paths a path step names: the path itself, and
@@ -198,7 +197,7 @@ func (r *resolver) collectState(steps []bwrap.Step) error {
 				continue
 			}
 			if _, err := r.lstat(p); err != nil {
-				if r.writable(filepath.Dir(realpath.Of(p))) {
+				if r.writable(filepath.Dir(r.realOf(p))) {
 					r.res.Watch = append(r.res.Watch, p)
 				}
 				continue
@@ -400,6 +399,7 @@ func (r *resolver) addMask(operand, p string) error {
 		return nil
 	}
 	copyPath, err := r.h.MaskedCopy(operand, real)
+	r.forget() // the copy, and its directory, are new on the host
 	var stop *StopError
 	switch {
 	case errors.As(err, &stop):
@@ -448,7 +448,7 @@ func (r *resolver) addDenyWrite(p string) error {
 			return fmt.Errorf("resolve: %s is write-protected, but %s on its way is a symlink in a writable directory, which the sandboxed command could replace; list the real path, or remove the link", p, prefix)
 		}
 	}
-	real := realpath.Of(p)
+	real := r.realOf(p)
 	if real == "/dev" || strings.HasPrefix(real, "/dev/") {
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
-	"srt.dev/runtime/realpath"
 )
 
 // collectGitHost protects git's files outside the repository (Host.GitHost)
@@ -31,7 +30,7 @@ func (r *resolver) collectGitHost(steps []bwrap.Step) error {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("resolve: git's file %q is not an absolute path", p)
 		}
-		real, links := realpath.Resolve(filepath.Clean(p))
+		real, links := r.realpath(filepath.Clean(p))
 		for _, l := range links {
 			if r.reaches(l) {
 				r.watchGit(l)

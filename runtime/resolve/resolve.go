@@ -20,6 +20,7 @@ import (
 
 	"srt.dev/compiler/policy"
 	"srt.dev/emit/bwrap"
+	"srt.dev/runtime/realpath"
 )
 
 // MaxArgs is the most arguments bubblewrap accepts (it refuses more than
@@ -171,7 +172,7 @@ func Resolve(steps []bwrap.Step, h Host) (*Result, error) {
 	if !filepath.IsAbs(h.Home) || !filepath.IsAbs(h.Cwd) {
 		return nil, fmt.Errorf("resolve: home %q and working directory %q must be absolute", h.Home, h.Cwd)
 	}
-	r := &resolver{h: h, res: &Result{}, from: map[string]int{}, rootFiles: map[string]*os.File{}, realAnchor: map[string]string{}}
+	r := &resolver{h: h, res: &Result{}, from: map[string]int{}, rootFiles: map[string]*os.File{}, realAnchor: map[string]string{}, seen: map[string]lstatResult{}}
 	// The write roots opened but not handed to bubblewrap are closed; on
 	// failure, every one.
 	defer func() {
@@ -264,6 +265,10 @@ type resolver struct {
 	rootFiles  map[string]*os.File
 	realAnchor map[string]string
 
+	// seen are the lstat results of this resolution, by path (hostLstat):
+	// each path is read once, and every step decides on the same reading.
+	seen map[string]lstatResult
+
 	// landlockHost are the host paths behind the second layer's write
 	// roots (Landlock.Write without the grants, which are the sandbox's
 	// own): where a writable bind's source must lie.
@@ -328,7 +333,39 @@ func (r *resolver) lstat(p string) (fs.FileInfo, error) {
 	if r.placeholder(p) {
 		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
 	}
-	return os.Lstat(p)
+	return r.hostLstat(p)
+}
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// hostLstat is os.Lstat as this resolution first read it: the real paths
+// of many protected names pass through the same directories, which are
+// read once. Whatever the resolution makes on the host itself (a masked
+// copy) forgets what was read (forget).
+func (r *resolver) hostLstat(p string) (fs.FileInfo, error) {
+	if v, ok := r.seen[p]; ok {
+		return v.fi, v.err
+	}
+	fi, err := os.Lstat(p)
+	r.seen[p] = lstatResult{fi, err}
+	return fi, err
+}
+
+// forget drops what hostLstat read.
+func (r *resolver) forget() { clear(r.seen) }
+
+// realpath is realpath.Resolve, reading through hostLstat.
+func (r *resolver) realpath(p string) (real string, links []string) {
+	return realpath.ResolveWith(p, r.hostLstat)
+}
+
+// realOf is the real path p leads to (realpath without the links).
+func (r *resolver) realOf(p string) string {
+	real, _ := r.realpath(p)
+	return real
 }
 
 // stat is os.Stat, but for the host's placeholders (see lstat).

@@ -162,16 +162,19 @@ func (p *prepared) close() {
 	r.kill()
 	<-r.exited
 	r.closeHandoff()
-	// No command ran: no check is owed, and the scratch space goes now.
-	if r.check != nil && r.snap == nil {
+	// No command ran: no check is owed (whatever was recorded of the
+	// write roots), and the scratch space goes now.
+	if r.check != nil {
 		r.record.Checked("")
 	}
 	r.end()
 }
 
 // adopt makes the prepared sandbox p this run's, when it is the sandbox
-// this run would start now; otherwise it ends p and says why.
-func (r *run) adopt(p *prepared) (why string) {
+// this run would start now; otherwise it ends p and says why. recorded
+// is the record of p's write roots (recordRoots), made while the plan is
+// resolved again: adopt waits for it, and its error is the run's.
+func (r *run) adopt(p *prepared, recorded <-chan error) (rerr error, why string) {
 	cmdEnv, res, why := r.fits(p)
 	if res != nil {
 		res.Close()
@@ -179,15 +182,16 @@ func (r *run) adopt(p *prepared) (why string) {
 	if why == "" && len(res.Lines) != len(res.Args) {
 		why = "the resolution gave no line for each argument"
 	}
+	rerr = <-recorded
 	if why != "" {
 		p.close()
-		return why
+		return nil, why
 	}
 	pr := p.r
 	command, err := initstep.EncodeCommand(r.argv, cmdEnv)
 	if err != nil {
 		p.close()
-		return err.Error()
+		return nil, err.Error()
 	}
 	stdio := []*os.File{r.o.Stdin.(*os.File), r.o.Stdout.(*os.File), r.o.Stderr.(*os.File)}
 	r.osRun = pr.osRun
@@ -217,22 +221,29 @@ func (r *run) adopt(p *prepared) (why string) {
 		fmt.Fprintf(r.o.Stderr, "srt: warning: %s\n", w)
 	}
 	r.catchSignals(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	return ""
+	return rerr, ""
 }
 
 // usePrepared takes the prepared sandbox p for this run's command, when
-// it fits (adopt), and lets the command start in it.
+// it fits (adopt), and lets the command start in it. What the write
+// roots hold is recorded while the plan is resolved again: the
+// resolution compares the write roots with those of p, whose record it
+// is, and a sandbox that does not fit ends with no check owed.
 func (r *run) usePrepared(ctx context.Context, p *Prepared) bool {
 	s := p.take()
 	if s == nil {
 		return false
 	}
-	if why := r.adopt(s); why != "" {
+	s.r.o.Step = r.o.Step // the steps timed are this run's
+	rerr, why := r.adopt(s, s.r.recordRoots())
+	if why != "" {
 		r.o.debug("warm start: the prepared sandbox is not used: " + why)
 		return false
 	}
 	r.o.debug("warm start: the command runs in the prepared sandbox")
-	r.launch(ctx, r.recordRoots())
+	recorded := make(chan error, 1)
+	recorded <- rerr
+	r.launch(ctx, recorded)
 	return true
 }
 

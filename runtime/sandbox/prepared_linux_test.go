@@ -301,3 +301,79 @@ func TestPreparedEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedSeesChangesSincePrepared: what changes in the project
+// between the sandbox's preparation and its command (a repository made,
+// a protected name planted in a directory, a directory replaced by a
+// link) is seen by the run that comes later: the prepared sandbox, which
+// does not protect it, is not used, and the command cannot write it, or
+// does not run (a protected name reached through a link srt refuses).
+func TestPreparedSeesChangesSincePrepared(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	m, err := NewManager(compileFull(t, `{"network": {"allowedDomains": [], "deniedDomains": []}, "filesystem": {"denyRead": [], "allowWrite": ["."], "denyWrite": []}}`), ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		before []string // directories made before the sandbox is prepared
+		change func(dir string) error
+		write  string // what the command writes, relative to the project
+		fails  string // what the run's error says, when it does not start
+	}{
+		{"a repository made", nil, func(dir string) error {
+			return os.MkdirAll(filepath.Join(dir, ".git", "hooks"), 0o755)
+		}, ".git/hooks/pre-commit", ""},
+		{"a shell start-up file planted below", []string{"sub"}, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "sub", ".bashrc"), []byte("# the user's\n"), 0o644)
+		}, "sub/.bashrc", ""},
+		{"a repository replaced by a link", []string{".git/hooks", "other/gitdir/hooks"}, func(dir string) error {
+			if err := os.Rename(filepath.Join(dir, ".git"), filepath.Join(dir, "old-git")); err != nil {
+				return err
+			}
+			return os.Symlink("other/gitdir", filepath.Join(dir, ".git"))
+		}, ".git/hooks/pre-commit", "is a symlink in a writable directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range c.before {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := Options{Home: dir, Cwd: dir}
+			p, err := m.Prepare(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Close)
+			if err := c.change(dir); err != nil {
+				t.Fatal(err)
+			}
+			script := `(echo planted > ` + c.write + `) 2>/dev/null && echo wrote || echo refused`
+			if c.fails != "" {
+				var debug testenv.SyncBuffer
+				o.Prepared = p
+				o.Log = slog.New(slog.NewTextHandler(&debug, &slog.HandlerOptions{Level: slog.LevelDebug}))
+				_, err := m.Run(context.Background(), []string{"/bin/sh", "-c", script}, o)
+				if err == nil || !strings.Contains(err.Error(), c.fails) {
+					t.Errorf("run: %v; want an error saying %q", err, c.fails)
+				}
+				if !strings.Contains(debug.String(), "warm start: the prepared sandbox is not used: ") {
+					t.Errorf("the prepared sandbox was used; debug:\n%s", debug.String())
+				}
+			} else {
+				w := runWith(t, m, o, p, "", script)
+				if w.usedPrepared || !strings.Contains(w.notUsedBecause, "the host changed") {
+					t.Errorf("used %v, not used because %q; want it not used because the host changed", w.usedPrepared, w.notUsedBecause)
+				}
+				if w.stdout != "refused\n" {
+					t.Errorf("writing %s, made after the sandbox was prepared: %q, want refused", c.write, w.stdout)
+				}
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, c.write)); err == nil && strings.Contains(string(b), "planted") {
+				t.Errorf("%s on the host holds %q", c.write, b)
+			}
+		})
+	}
+}
