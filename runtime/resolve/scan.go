@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -205,6 +206,14 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 	for _, n := range []string{"config", "config.worktree"} {
 		if b, err := gitconfig.ReadFile(filepath.Join(gitDir, n)); err == nil {
 			hooks = append(hooks, gitconfig.HooksPaths(b)...)
+		}
+		// What the configuration includes (a file of the working tree,
+		// often) is protected as the configuration is, when it exists
+		// (git refuses a directory there): it runs what config would.
+		files, h := gitconfig.Included(g.home, filepath.Join(gitDir, n))
+		hooks = append(hooks, h...)
+		if slices.Contains(g.files, "config") {
+			out = append(out, files...)
 		}
 	}
 	for _, h := range hooks {
