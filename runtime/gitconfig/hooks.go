@@ -1,7 +1,6 @@
 package gitconfig
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,8 +82,8 @@ func GlobalHooksPaths(home string, getenv func(string) string) []string {
 
 // Included are the files a repository's configuration file f includes
 // (include.path and includeIf.*.path, whatever the condition), and what
-// they include, that exist, each once; hooks are the core.hooksPath
-// values of all of them. A file included from the git directory is often
+// they include, each once, there or not (git reads one once it exists);
+// hooks are the core.hooksPath values of those that exist. A file included from the git directory is often
 // one of the working tree (include.path = ../project.gitconfig): it
 // decides what git runs as config does.
 func Included(home, f string) (files, hooks []string) {
@@ -108,9 +107,7 @@ func Included(home, f string) (files, hooks []string) {
 					continue
 				}
 				seen[inc] = true
-				if _, err := os.Lstat(inc); err == nil {
-					files = append(files, inc)
-				}
+				files = append(files, inc)
 				read(inc, depth+1)
 			}
 		}

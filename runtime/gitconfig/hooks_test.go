@@ -155,7 +155,7 @@ func TestIncluded(t *testing.T) {
 	write(filepath.Join(dir, "proj", "project.gitconfig"), "[core]\n\thooksPath = .husky\n[include]\n\tpath = .git/config\n")
 	write(filepath.Join(home, "team.gitconfig"), "[user]\n\tname = t\n")
 	files, hooks := Included(home, filepath.Join(gitDir, "config"))
-	if want := []string{filepath.Join(dir, "proj", "project.gitconfig"), filepath.Join(gitDir, "config"), filepath.Join(home, "team.gitconfig")}; !slices.Equal(files, want) {
+	if want := []string{filepath.Join(dir, "proj", "project.gitconfig"), filepath.Join(gitDir, "config"), filepath.Join(dir, "proj", "absent"), filepath.Join(home, "team.gitconfig")}; !slices.Equal(files, want) {
 		t.Errorf("files = %q, want %q", files, want)
 	}
 	if want := []string{".husky", "own"}; !slices.Equal(hooks, want) {
