@@ -95,7 +95,39 @@ var userGitConfigAttacks = []attack{
 	}, plantConfig(`"$HOME/cfg/local.gitconfig"`)),
 }
 
-func init() { attacks = append(attacks, userGitConfigAttacks...) }
+// repoIncludeAttack: the repository's configuration includes a file of
+// the working tree (git config include.path ../NAME, a way to share a
+// project's configuration), which the command rewrites, or creates when
+// it does not exist (an optional local file).
+func repoIncludeAttack(name string, exists bool) attack {
+	return attack{
+		name: "repository config: " + name,
+		setup: func(w *world) {
+			w.write("s.json", writeProject)
+			if exists {
+				w.write("project.gitconfig", "[user]\n\tname = t\n")
+			}
+			gitRepo(w, w.proj)
+			w.sh("git config include.path ../project.gitconfig")
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, "s.json", `touch "$HOME/proj/ran"; `+plantConfig("project.gitconfig"))
+			w.hostGit(w.proj)
+		},
+		judge: func(w *world) string {
+			if _, err := os.Stat(filepath.Join(w.proj, "ran")); err != nil {
+				return "the command did not run"
+			}
+			return w.pwned()
+		},
+	}
+}
+
+func init() {
+	attacks = append(append(attacks, userGitConfigAttacks...),
+		repoIncludeAttack("a file it includes", true),
+		repoIncludeAttack("a file it includes, created", false))
+}
 
 // TestGitConfigPlaceholderReadable: run in the home, where ~/.gitconfig
 // does not exist, srt keeps the command from making it with a mount point

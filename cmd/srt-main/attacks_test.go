@@ -441,6 +441,54 @@ var attacks = []attack{
 		},
 	},
 	{
+		// The settings of this run name a bubblewrap off PATH
+		// (bwrapPath); a later run under settings that do not takes the
+		// first bwrap on PATH.
+		name: "a bubblewrap planted on PATH under settings that name bwrapPath",
+		setup: func(w *world) {
+			data, err := os.ReadFile(testenv.Require(w.t, "bwrap")[0])
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			bwrap := w.write(filepath.Join(w.base, "tools", "bwrap"), string(data))
+			testenv.Chmod(w.t, bwrap, 0o755)
+			settings := strings.Replace(writeProject, `"."`, `"~"`, 1)
+			w.write(filepath.Join(w.base, "s.json"), strings.Replace(settings, `{"network"`, `{"bwrapPath": `+strconv.Quote(bwrap)+`, "network"`, 1))
+			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
+			w.chown()
+			w.setenv = append(w.setenv, "PATH="+filepath.Join(w.home, ".local", "bin")+":/usr/local/bin:/usr/bin:/bin")
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/bwrap; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			return plantedProgram(w, ".local/bin/bwrap", "planted the bubblewrap a later run without bwrapPath starts on the host")
+		},
+	},
+	{
+		// This run takes srtc from $SRTC; a later run without it takes
+		// the first srtc on PATH (there is none beside srt-main).
+		name: "an srtc planted earlier on PATH while SRTC names another",
+		setup: func(w *world) {
+			programsInHome(w)
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(srtBin), "srtc"))
+			if err != nil {
+				w.t.Fatal(err)
+			}
+			srtc := w.write(filepath.Join(w.base, "tools", "srtc"), string(data))
+			testenv.Chmod(w.t, srtc, 0o755)
+			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
+			w.chown()
+			w.setenv = append(w.setenv, "SRTC="+srtc, "PATH="+filepath.Join(w.home, ".local", "bin")+":"+filepath.Join(w.base, "tools")+":/usr/local/bin:/usr/bin:/bin")
+		},
+		steps: func(w *world, sandboxed bool) {
+			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/srtc; echo > ~/ran`)
+		},
+		judge: func(w *world) string {
+			return plantedProgram(w, ".local/bin/srtc", "planted the srtc a later run without SRTC takes from PATH")
+		},
+	},
+	{
 		name: "quarantine read by a later sandbox",
 		setup: func(w *world) {
 			w.write("s.json", writeProject)

@@ -231,9 +231,9 @@ func srtState(o *cmdline.Options) map[policy.StateKind][]string {
 	}
 	if srtc, err := findSrtc(); err == nil {
 		add(policy.StatePrograms, srtc)
-		for _, p := range srtcShadows(srtc) {
-			add(policy.StatePrograms, p)
-		}
+	}
+	for _, p := range srtcOnPath() {
+		add(policy.StatePrograms, p)
 	}
 	if d, err := cacheDir(); err == nil {
 		add(policy.StateCache, filepath.Dir(d))

@@ -145,16 +145,14 @@ func findSrtc() (string, error) {
 	return "", errNoSrtc
 }
 
-// srtcShadows are the names findSrtc would take before srtc, found on
-// PATH (sandbox.PathShadows); none when srtc is $SRTC or beside srt-main.
-func srtcShadows(srtc string) []string {
-	if os.Getenv("SRTC") != "" {
+// srtcOnPath are the srtc a later run without $SRTC could take from PATH
+// (sandbox.PathCandidates), whatever this run takes: none when there is
+// one beside srt-main, which findSrtc takes first.
+func srtcOnPath() []string {
+	if self, err := os.Executable(); err == nil && isExecutable(filepath.Join(filepath.Dir(self), "srtc")) {
 		return nil
 	}
-	if self, err := os.Executable(); err == nil && filepath.Dir(srtc) == filepath.Dir(self) {
-		return nil
-	}
-	return sandbox.PathShadows("srtc", srtc)
+	return sandbox.PathCandidates("srtc")
 }
 
 // installCommand installs srt's programs from its checkout, as the

@@ -61,12 +61,7 @@ func ReadOutside(home string, getenv func(string) string) Outside {
 			case e.Key == "core.hookspath" && e.Value != "":
 				out.HooksPaths = append(out.HooksPaths, expandHome(home, e.Value))
 			case isIncludePath(e.Key) && e.Value != "":
-				// Relative to the including file's directory.
-				inc := expandHome(home, e.Value)
-				if !filepath.IsAbs(inc) {
-					inc = filepath.Join(filepath.Dir(f), inc)
-				}
-				read(inc, depth+1)
+				read(includePath(home, f, e.Value), depth+1)
 			}
 		}
 	}
@@ -83,6 +78,53 @@ func ReadOutside(home string, getenv func(string) string) Outside {
 // git reads besides a repository's own (ReadOutside's HooksPaths).
 func GlobalHooksPaths(home string, getenv func(string) string) []string {
 	return ReadOutside(home, getenv).HooksPaths
+}
+
+// Included are the files a repository's configuration file f includes
+// (include.path and includeIf.*.path, whatever the condition), and what
+// they include, each once, there or not (git reads one once it exists);
+// hooks are the core.hooksPath values of those that exist. A file included from the git directory is often
+// one of the working tree (include.path = ../project.gitconfig): it
+// decides what git runs as config does.
+func Included(home, f string) (files, hooks []string) {
+	seen := map[string]bool{}
+	var read func(f string, depth int)
+	read = func(f string, depth int) {
+		b, err := ReadFile(f)
+		if err != nil {
+			return
+		}
+		entries, _ := Parse(b)
+		for _, e := range entries {
+			switch {
+			case e.Key == "core.hookspath" && e.Value != "":
+				if depth > 0 {
+					hooks = append(hooks, e.Value)
+				}
+			case isIncludePath(e.Key) && e.Value != "":
+				inc := filepath.Clean(includePath(home, f, e.Value))
+				if !filepath.IsAbs(inc) || depth >= maxIncludeDepth || seen[inc] {
+					continue
+				}
+				seen[inc] = true
+				files = append(files, inc)
+				read(inc, depth+1)
+			}
+		}
+	}
+	read(f, 0)
+	return files, hooks
+}
+
+// includePath is the file an include.path value v of the configuration
+// file f names: "~/" is the home, a relative one is taken from f's
+// directory.
+func includePath(home, f, v string) string {
+	inc := expandHome(home, v)
+	if !filepath.IsAbs(inc) {
+		inc = filepath.Join(filepath.Dir(f), inc)
+	}
+	return inc
 }
 
 // isIncludePath reports whether key is include.path or includeIf.<condition>.path.

@@ -136,3 +136,29 @@ func TestReadOutside(t *testing.T) {
 		}
 	}
 }
+
+func TestIncluded(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	gitDir := filepath.Join(dir, "proj", ".git")
+	for _, d := range []string{home, gitDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, text string) {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(gitDir, "config"), "[core]\n\thooksPath = own\n[include]\n\tpath = ../project.gitconfig\n\tpath = ../absent\n[includeIf \"onbranch:main\"]\n\tpath = ~/team.gitconfig\n")
+	write(filepath.Join(dir, "proj", "project.gitconfig"), "[core]\n\thooksPath = .husky\n[include]\n\tpath = .git/config\n")
+	write(filepath.Join(home, "team.gitconfig"), "[user]\n\tname = t\n")
+	files, hooks := Included(home, filepath.Join(gitDir, "config"))
+	if want := []string{filepath.Join(dir, "proj", "project.gitconfig"), filepath.Join(gitDir, "config"), filepath.Join(dir, "proj", "absent"), filepath.Join(home, "team.gitconfig")}; !slices.Equal(files, want) {
+		t.Errorf("files = %q, want %q", files, want)
+	}
+	if want := []string{".husky", "own"}; !slices.Equal(hooks, want) {
+		t.Errorf("hooks = %q, want %q", hooks, want)
+	}
+}

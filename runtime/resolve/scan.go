@@ -5,12 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"srt.dev/compiler/policy"
 	"srt.dev/internal/untrusted"
 	"srt.dev/runtime/gitconfig"
+	"srt.dev/runtime/realpath"
 )
 
 // maxScanEntries bounds the mandatory-deny scan; a working directory with
@@ -54,7 +56,7 @@ func (r *resolver) scan(params string) ([]string, error) {
 			gitFiles = append(append([]string{}, gitFiles...), policy.GitConfigFiles...)
 		}
 	}
-	g := gitNames{dirs: gitDirs, files: gitFiles, home: r.h.Home, global: gitconfig.GlobalHooksPaths(r.h.Home, os.Getenv)}
+	g := gitNames{dirs: gitDirs, files: gitFiles, home: r.h.Home, global: gitconfig.GlobalHooksPaths(r.h.Home, os.Getenv), included: new([]string)}
 	files := map[string]bool{}
 	for _, f := range policy.MandatoryFiles {
 		files[f] = true
@@ -132,6 +134,19 @@ func (r *resolver) scan(params string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("@mandatory-scan of %s: %w", root, err)
 	}
+	if !r.rootBound {
+		for _, f := range *g.included {
+			real, links := realpath.Resolve(f)
+			for _, l := range links {
+				if r.reaches(l) {
+					r.watchGit(l)
+				}
+			}
+			if r.reaches(real) {
+				r.watchGit(real)
+			}
+		}
+	}
 	return found, nil
 }
 
@@ -177,7 +192,8 @@ func names(v string) []string {
 type gitNames struct {
 	dirs, files []string
 	home        string
-	global      []string // core.hooksPath values of the user's configuration
+	global      []string  // core.hooksPath values of the user's configuration
+	included    *[]string // the files the repositories' configurations include
 }
 
 // maxModuleDepth bounds the submodules of submodules followed below
@@ -205,6 +221,20 @@ func (g gitNames) protect(gitDir, worktree string, level int) []string {
 	for _, n := range []string{"config", "config.worktree"} {
 		if b, err := gitconfig.ReadFile(filepath.Join(gitDir, n)); err == nil {
 			hooks = append(hooks, gitconfig.HooksPaths(b)...)
+		}
+		// What the configuration includes (a file of the working tree,
+		// often) is protected as the configuration is: read-only when it
+		// exists (git refuses a directory there), and watched, there or
+		// not, as git's files outside the repository are.
+		files, h := gitconfig.Included(g.home, filepath.Join(gitDir, n))
+		hooks = append(hooks, h...)
+		if slices.Contains(g.files, "config") {
+			for _, f := range files {
+				if _, err := os.Lstat(f); err == nil {
+					out = append(out, f)
+				}
+			}
+			*g.included = append(*g.included, files...)
 		}
 	}
 	for _, h := range hooks {

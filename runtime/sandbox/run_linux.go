@@ -330,9 +330,10 @@ func (r *run) state() map[policy.StateKind][]string {
 		out[k] = append(out[k], v...)
 	}
 	// bubblewrap runs on the host, as srt's user, at every run: the one
-	// in use, and one a sandbox planted earlier on PATH, would too.
+	// in use, and the one a later run takes from PATH (or one a sandbox
+	// planted before it there), whatever this run's bwrapPath, would too.
 	out[policy.StatePrograms] = append(out[policy.StatePrograms], r.o.Bwrap)
-	out[policy.StatePrograms] = append(out[policy.StatePrograms], PathShadows("bwrap", r.o.Bwrap)...)
+	out[policy.StatePrograms] = append(out[policy.StatePrograms], PathCandidates("bwrap")...)
 	out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.Dir, r.reg.TreeCache())
 	if r.reg.UncheckedDir != "" {
 		out[policy.StateRegistry] = append(out[policy.StateRegistry], r.reg.UncheckedDir)

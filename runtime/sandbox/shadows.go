@@ -5,22 +5,24 @@ import (
 	"path/filepath"
 )
 
-// PathShadows are the files exec.LookPath(name) would take before found:
-// name in each directory of PATH before found's, there or not. A sandbox
-// that planted one there would be the program a later run starts on the
-// host. nil when found is not name in a directory of PATH (a path given
-// explicitly).
-func PathShadows(name, found string) []string {
+// PathCandidates are the files exec.LookPath(name) tries, in order: name
+// in each directory of PATH up to the first that holds it as an
+// executable file, that one included, there or not; in every directory
+// of PATH when none does. They are what a later run takes from PATH
+// whatever this run takes (a path the settings or the environment give
+// it, which a later run may not): one a sandbox planted or replaced
+// there would be the program that run starts on the host.
+func PathCandidates(name string) []string {
 	var out []string
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		if !filepath.IsAbs(d) {
 			continue // exec.LookPath does not take a relative one
 		}
 		p := filepath.Join(d, name)
-		if p == found {
+		out = append(out, p)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
 			return out
 		}
-		out = append(out, p)
 	}
-	return nil
+	return out
 }
