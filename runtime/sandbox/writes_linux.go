@@ -155,6 +155,12 @@ func (w *writeWatch) serve() {
 			return
 		}
 		if fds[0].Revents&unix.POLLIN == 0 {
+			if fds[0].Revents&(unix.POLLHUP|unix.POLLNVAL) == 0 {
+				// POLLERR alone: a signal came while the kernel looked
+				// (it waits for the watch's lock interruptibly). The
+				// watch goes on: a call made later would wait for ever.
+				continue
+			}
 			return // POLLHUP: every process of the sandbox has ended
 		}
 		n = seccompNotif{}
