@@ -19,8 +19,18 @@ package sandbox
 // The call waits only for what cannot be read after it: its paths and
 // the directory a relative one starts at. The sandbox's root and mount
 // namespace are opened once, while its processes share them (until a
-// call of initstep.CallNamespace), and the check runs on another
-// goroutine while the command goes on.
+// call of initstep.CallNamespace), and the check runs after the call
+// has gone on, when no other call is waiting.
+//
+// One goroutine does it all: a watched call wakes one thread of srt (the
+// kernel wakes it on the command's processor), and no other (a check on
+// a goroutine of its own would wake a second thread for each call, which
+// the kernel often runs before the command). The system calls that serve a
+// call and cannot block (the watch's ioctls, a poll that does not wait,
+// reading a link in /proc) bypass the Go scheduler's system call hooks;
+// those that may block (the poll that waits for calls, reading the
+// command's memory, which may fault its pages in, the check's calls on
+// the sandbox's files) go through them, as any other.
 //
 // The command chooses what the watch reads: a path is at most PATH_MAX
 // bytes, read with process_vm_readv, and a call whose process is gone or
@@ -31,12 +41,12 @@ package sandbox
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -76,24 +86,26 @@ const (
 // does; more are counted.
 const maxWriteRefusals = 256
 
-// maxPendingChecks bounds the checks waiting for the judge: past it, a
-// watched call waits until the judge catches up (never is one dropped).
+// maxPendingChecks bounds the checks waiting to be judged: past it, a
+// watched call waits until one is judged (never is one dropped).
 const maxPendingChecks = 256
 
 // A writeWatch serves the notifications of one run's watch. Serving a
-// call (serve) does only what must be done while it is held: read its
+// call (handle) does only what must be done while it is held: read its
 // paths and where they start, let it go on; whether the sandbox refused
-// it is judged after, by another goroutine (judge), while the command
-// goes on.
+// it is judged after (judge), on the same goroutine, once no other call
+// is waiting.
 type writeWatch struct {
-	fd      int // the watch's descriptor
-	stopR   int // a pipe's read end: readable when the watch is to stop
-	stopW   int
-	done    chan struct{} // closed when serve and judge have ended
-	checks  chan *pendingCheck
-	closing sync.Once
+	fd       int // the watch's descriptor
+	stopR    int // a pipe's read end: readable when the watch is to stop
+	stopW    int
+	done     chan struct{} // closed when every call served is judged
+	closing  sync.Once
+	stopping atomic.Bool // set by stop: serve answers no more calls
 
-	buf []byte // a page, for the paths read (serve's goroutine only)
+	// The rest is serve's goroutine's.
+	queue []*pendingCheck // checks not yet judged, in the order served
+	buf   []byte          // a page, for the paths read
 	// creds are the credentials of the first process the watch saw,
 	// read before its call went on, for a check whose process has gone
 	// (the sandbox's processes have no capability to change theirs);
@@ -125,68 +137,93 @@ func newWriteWatch(fd int) (*writeWatch, error) {
 	// The command's thread waits for srt on each watched call: the
 	// kernel wakes srt's thread on the same processor when it can.
 	unix.Syscall(unix.SYS_IOCTL, uintptr(fd), notifSetFlags, uintptr(unix.SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP))
-	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}), checks: make(chan *pendingCheck, maxPendingChecks),
+	w := &writeWatch{fd: fd, stopR: p[0], stopW: p[1], done: make(chan struct{}),
 		seen: map[string]bool{}, buf: make([]byte, pageSize), oneRoot: true, root: -1, ns: -1}
-	judged := make(chan struct{})
-	go w.judge(judged)
 	go func() {
 		w.serve()
-		close(w.checks)
-		<-judged
+		for _, q := range w.queue {
+			w.judge(q)
+		}
+		w.queue = nil
 		close(w.done)
 	}()
 	return w, nil
 }
 
-// serve answers notifications until stop is called or no process of the
-// sandbox is left.
+// serve answers notifications, and judges the calls served while none
+// is waiting, until stop is called or no process of the sandbox is left.
 func (w *writeWatch) serve() {
 	fds := []unix.PollFd{{Fd: int32(w.fd), Events: unix.POLLIN}, {Fd: int32(w.stopR), Events: unix.POLLIN}}
-	var n seccompNotif
-	for {
-		fds[0].Revents, fds[1].Revents = 0, 0
-		if _, err := unix.Poll(fds, -1); err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
+	for !w.stopping.Load() {
+		waiting, ended := pollNow(w.fd)
+		switch {
+		case waiting && len(w.queue) < maxPendingChecks:
+			var n seccompNotif
+			if err := w.ioctl(unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); err != nil {
+				if err == unix.EINTR || err == unix.ENOENT {
+					continue // the process went before srt read its call
+				}
+				return
 			}
+			w.handle(&n)
+			continue
+		case len(w.queue) > 0:
+			q := w.queue[0]
+			w.queue[0] = nil
+			w.queue = w.queue[1:]
+			w.judge(q)
+			continue
+		case ended:
+			return
+		}
+		fds[0].Revents, fds[1].Revents = 0, 0
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
 			return
 		}
 		if fds[1].Revents != 0 {
 			return
 		}
-		if fds[0].Revents&unix.POLLIN == 0 {
-			return // POLLHUP: every process of the sandbox has ended
-		}
-		n = seccompNotif{}
-		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&n))); errno != 0 {
-			if errno == unix.EINTR || errno == unix.ENOENT {
-				continue // the process went before srt read its call
-			}
-			return
-		}
-		w.handle(&n)
 	}
 }
 
-// judge checks each call that went on, in the order they were served,
-// and keeps those the sandbox refused; it closes judged when the watch
-// has stopped and every check is done.
-func (w *writeWatch) judge(judged chan<- struct{}) {
-	defer close(judged)
-	for q := range w.checks {
-		// The call has been made, or is being made: what the kernel
-		// says about the mounts does not depend on it.
-		if judgeDelay > 0 {
-			time.Sleep(judgeDelay)
+// pollNow says, without waiting, whether a notification is waiting on the
+// watch's descriptor fd, and whether every process of the sandbox has
+// ended (POLLHUP, and none waiting). POLLERR (the kernel's answer when a
+// signal came as it looked) is neither.
+func pollNow(fd int) (waiting, ended bool) {
+	for {
+		pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+		var zero unix.Timespec
+		if _, _, errno := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&zero)), 0, 0, 0); errno != 0 {
+			if errno == unix.EINTR {
+				continue
+			}
+			return false, true
 		}
-		if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
-			w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
+		if pfd.Revents&unix.POLLERR != 0 && pfd.Revents&(unix.POLLIN|unix.POLLHUP) == 0 {
+			continue
 		}
-		q.close()
+		return pfd.Revents&unix.POLLIN != 0, pfd.Revents&unix.POLLIN == 0 && pfd.Revents&(unix.POLLHUP|unix.POLLNVAL) != 0
 	}
+}
+
+// judge checks a call that went on and keeps it if the sandbox refused
+// it.
+func (w *writeWatch) judge(q *pendingCheck) {
+	// The call has been made, or is being made: what the kernel says
+	// about the mounts does not depend on it.
+	if judgeDelay > 0 {
+		time.Sleep(judgeDelay)
+	}
+	if access, p, ok := q.refused(); ok && q.hostAllows(access, p, w.credsOf(q.pid)) {
+		w.keep(violations.FileRefusal{Time: time.Now(), Path: p, Access: access})
+	}
+	q.close()
 }
 
 // handle reads a call's paths and lets it go on; judge checks it after.
+// The watch's ioctls do not block (RECV comes after POLLIN): they bypass
+// the Go scheduler's system call hooks.
 func (w *writeWatch) handle(n *seccompNotif) {
 	c, known := initstep.WatchedCallOf(uint32(n.nr))
 	if known && c.Kind == initstep.CallNamespace {
@@ -222,7 +259,7 @@ func (w *writeWatch) handle(n *seccompNotif) {
 		// was pending, are the sandbox's: every later check uses them.
 		w.root, w.ns, q.shared = q.root, q.ns, true
 	}
-	w.checks <- q
+	w.queue = append(w.queue, q)
 }
 
 // judgeDelay holds back each check after its call goes on; tests set it
@@ -242,7 +279,7 @@ func (w *writeWatch) credsOf(pid int) creds {
 }
 
 func (w *writeWatch) ioctl(req uint, arg uintptr) error {
-	if _, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
+	if _, _, errno := unix.RawSyscall(unix.SYS_IOCTL, uintptr(w.fd), uintptr(req), arg); errno != 0 {
 		return errno
 	}
 	return nil
@@ -271,6 +308,9 @@ func (w *writeWatch) stop() (refusals []violations.FileRefusal, count, calls int
 		return nil, 0, 0
 	}
 	w.closing.Do(func() {
+		// serve sees the flag between two calls, or the pipe while
+		// it waits.
+		w.stopping.Store(true)
 		unix.Write(w.stopW, []byte{1})
 		<-w.done
 		unix.Close(w.fd)
@@ -360,7 +400,7 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 			if a[0] >= 0 && int32(n.args[a[0]]) != unix.AT_FDCWD {
 				dir = "fd/" + strconv.Itoa(int(int32(n.args[a[0]])))
 			}
-			k, err := unix.Readlink("/proc/"+strconv.Itoa(pid)+"/"+dir, w.buf)
+			k, err := readProcLink("/proc/"+strconv.Itoa(pid)+"/"+dir, w.buf)
 			if err != nil || k == len(w.buf) {
 				return nil
 			}
@@ -394,6 +434,22 @@ func (w *writeWatch) read(n *seccompNotif, c initstep.WatchedCall) *pendingCheck
 func readMem(pid int, addr uint64, b []byte) bool {
 	n, err := unix.ProcessVMReadv(pid, []unix.Iovec{{Base: &b[0], Len: uint64(len(b))}}, []unix.RemoteIovec{{Base: uintptr(addr), Len: len(b)}}, 0)
 	return err == nil && n == len(b)
+}
+
+// readProcLink reads the link p of /proc into buf, as readlink(2) does,
+// bypassing the Go scheduler's system call hooks: reading a process's
+// link does not block.
+func readProcLink(p string, buf []byte) (int, error) {
+	b, err := unix.BytePtrFromString(p)
+	if err != nil {
+		return 0, err
+	}
+	atFDCWD := unix.AT_FDCWD
+	n, _, errno := unix.RawSyscall6(unix.SYS_READLINKAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(b)), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 // pageSize is the unit readPath reads in: no read crosses a page.
