@@ -174,7 +174,7 @@ func (p *prepared) close() {
 // this run would start now; otherwise it ends p and says why. recorded
 // is the record of p's write roots (recordRoots), made while the plan is
 // resolved again: adopt waits for it, and its error is the run's.
-func (r *run) adopt(p *prepared, recorded <-chan error) (rerr error, why string) {
+func (r *run) adopt(p *prepared, recorded <-chan error) (why string, rerr error) {
 	cmdEnv, res, why := r.fits(p)
 	if res != nil {
 		res.Close()
@@ -185,13 +185,13 @@ func (r *run) adopt(p *prepared, recorded <-chan error) (rerr error, why string)
 	rerr = <-recorded
 	if why != "" {
 		p.close()
-		return nil, why
+		return why, nil
 	}
 	pr := p.r
 	command, err := initstep.EncodeCommand(r.argv, cmdEnv)
 	if err != nil {
 		p.close()
-		return nil, err.Error()
+		return err.Error(), nil
 	}
 	stdio := []*os.File{r.o.Stdin.(*os.File), r.o.Stdout.(*os.File), r.o.Stderr.(*os.File)}
 	r.osRun = pr.osRun
@@ -221,7 +221,7 @@ func (r *run) adopt(p *prepared, recorded <-chan error) (rerr error, why string)
 		fmt.Fprintf(r.o.Stderr, "srt: warning: %s\n", w)
 	}
 	r.catchSignals(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	return rerr, ""
+	return "", rerr
 }
 
 // usePrepared takes the prepared sandbox p for this run's command, when
@@ -235,7 +235,7 @@ func (r *run) usePrepared(ctx context.Context, p *Prepared) bool {
 		return false
 	}
 	s.r.o.Step = r.o.Step // the steps timed are this run's
-	rerr, why := r.adopt(s, s.r.recordRoots())
+	why, rerr := r.adopt(s, s.r.recordRoots())
 	if why != "" {
 		r.o.debug("warm start: the prepared sandbox is not used: " + why)
 		return false
