@@ -299,15 +299,27 @@ func (r *run) openLandlockAudit() {
 	if r.res.Landlock == nil || abi <= 0 {
 		return
 	}
-	r.llOpened = make(chan *landlockAudit, 1)
+	// The channel, not the field: a run that adopts a prepared sandbox
+	// takes the channel over (adopt) and the field of the run that
+	// prepared it is cleared, maybe before the reader is open.
+	opened := make(chan *landlockAudit, 1)
+	r.llOpened = opened
+	log := r.o.Log
 	go func() {
 		a, why := openLandlockAudit(abi)
-		if why != "" {
-			r.o.debug(why)
+		if landlockOpenDelay > 0 {
+			time.Sleep(landlockOpenDelay)
 		}
-		r.llOpened <- a
+		if why != "" && log != nil {
+			log.Debug(why)
+		}
+		opened <- a
 	}()
 }
+
+// landlockOpenDelay holds back the reader's opening; tests set it to
+// adopt a prepared sandbox before its reader is open.
+var landlockOpenDelay time.Duration
 
 // expectLandlock waits for the reader, then lists the threads of the
 // sandbox's first process, whose number bubblewrap sends on pid, before

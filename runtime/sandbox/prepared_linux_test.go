@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"srt.dev/internal/testenv"
 	"srt.dev/runtime/violations"
@@ -375,5 +376,35 @@ func TestPreparedSeesChangesSincePrepared(t *testing.T) {
 				t.Errorf("%s on the host holds %q", c.write, b)
 			}
 		})
+	}
+}
+
+// TestPreparedAdoptedBeforeAuditOpen: a command that takes a prepared
+// sandbox over before the reader of the second layer's refusals is open
+// (a loaded machine, a command that comes at once) runs and ends.
+func TestPreparedAdoptedBeforeAuditOpen(t *testing.T) {
+	testenv.Require(t, "bwrap")
+	landlockOpenDelay = 500 * time.Millisecond
+	t.Cleanup(func() { landlockOpenDelay = 0 })
+	m, err := NewManager(compile(t, `"allowedDomains": [], "deniedDomains": []`), ManagerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o := Options{Home: dir, Cwd: dir}
+	p, err := m.Prepare(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	done := make(chan warmRun, 1)
+	go func() { done <- runWith(t, m, o, p, "", "echo ran") }()
+	select {
+	case w := <-done:
+		if !w.usedPrepared || w.stdout != "ran\n" {
+			t.Errorf("used the prepared sandbox %v (%s), stdout %q", w.usedPrepared, w.notUsedBecause, w.stdout)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the command in the prepared sandbox did not end within 60 s: its start waits for a reader that is never handed over")
 	}
 }
