@@ -258,6 +258,15 @@ func programsInHome(w *world) {
 	w.bin = filepath.Join(w.home, "bin", "srt")
 }
 
+// localBinFirst makes ~/.local/bin, in the world's write roots when
+// they hold the home directory, the first directory of PATH, then dirs.
+func localBinFirst(w *world, dirs ...string) {
+	bin := filepath.Join(w.home, ".local", "bin")
+	testenv.MkdirAll(w.t, bin, 0o755)
+	w.chown()
+	w.setenv = append(w.setenv, "PATH="+strings.Join(append(append([]string{bin}, dirs...), "/usr/local/bin", "/usr/bin", "/bin"), ":"))
+}
+
 // plantedProgram judges an attack on srt's programs: what (when not "")
 // names the attack's success if name, in the home directory, exists. The
 // attack's script ends by writing ~/ran: a run that did not start at
@@ -413,9 +422,8 @@ var attacks = []attack{
 				w.t.Fatal(err)
 			}
 			testenv.Chmod(w.t, w.write(filepath.Join(w.base, "tools", "srtc"), string(data)), 0o755)
-			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
-			w.chown()
-			w.setenv = append(w.setenv, "SRTC=", "PATH="+filepath.Join(w.home, ".local", "bin")+":"+filepath.Join(w.base, "tools")+":/usr/local/bin:/usr/bin:/bin")
+			localBinFirst(w, filepath.Join(w.base, "tools"))
+			w.setenv = append(w.setenv, "SRTC=")
 		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/srtc; echo > ~/ran`)
@@ -429,9 +437,7 @@ var attacks = []attack{
 		name: "a bubblewrap planted earlier on PATH",
 		setup: func(w *world) {
 			w.write(filepath.Join(w.base, "s.json"), strings.Replace(writeProject, `"."`, `"~"`, 1))
-			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
-			w.chown()
-			w.setenv = append(w.setenv, "PATH="+filepath.Join(w.home, ".local", "bin")+":/usr/local/bin:/usr/bin:/bin")
+			localBinFirst(w)
 		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/bwrap; echo > ~/ran`)
@@ -454,9 +460,7 @@ var attacks = []attack{
 			testenv.Chmod(w.t, bwrap, 0o755)
 			settings := strings.Replace(writeProject, `"."`, `"~"`, 1)
 			w.write(filepath.Join(w.base, "s.json"), strings.Replace(settings, `{"network"`, `{"bwrapPath": `+strconv.Quote(bwrap)+`, "network"`, 1))
-			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
-			w.chown()
-			w.setenv = append(w.setenv, "PATH="+filepath.Join(w.home, ".local", "bin")+":/usr/local/bin:/usr/bin:/bin")
+			localBinFirst(w)
 		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/bwrap; echo > ~/ran`)
@@ -477,9 +481,8 @@ var attacks = []attack{
 			}
 			srtc := w.write(filepath.Join(w.base, "tools", "srtc"), string(data))
 			testenv.Chmod(w.t, srtc, 0o755)
-			testenv.MkdirAll(w.t, filepath.Join(w.home, ".local", "bin"), 0o755)
-			w.chown()
-			w.setenv = append(w.setenv, "SRTC="+srtc, "PATH="+filepath.Join(w.home, ".local", "bin")+":"+filepath.Join(w.base, "tools")+":/usr/local/bin:/usr/bin:/bin")
+			localBinFirst(w, filepath.Join(w.base, "tools"))
+			w.setenv = append(w.setenv, "SRTC="+srtc)
 		},
 		steps: func(w *world, sandboxed bool) {
 			w.inSandbox(sandboxed, filepath.Join(w.base, "s.json"), `cp $P ~/.local/bin/srtc; echo > ~/ran`)
