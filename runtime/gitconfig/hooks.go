@@ -37,41 +37,61 @@ type Outside struct {
 // skip: the user's next git command may run with another environment.
 func ReadOutside(home string, getenv func(string) string) Outside {
 	var out Outside
-	seen := map[string]bool{}
-	add := func(f string) bool {
-		if f == "" || seen[f] {
-			return false
-		}
-		seen[f] = true
-		out.Files = append(out.Files, f)
-		return true
-	}
-	var read func(f string, depth int)
-	read = func(f string, depth int) {
-		if !filepath.IsAbs(f) || depth > maxIncludeDepth || !add(filepath.Clean(f)) {
-			return
-		}
-		b, err := ReadFile(f)
-		if err != nil {
-			return
-		}
-		entries, _ := Parse(b)
-		for _, e := range entries {
-			switch {
-			case e.Key == "core.hookspath" && e.Value != "":
-				out.HooksPaths = append(out.HooksPaths, expandHome(home, e.Value))
-			case isIncludePath(e.Key) && e.Value != "":
-				read(includePath(home, f, e.Value), depth+1)
-			}
-		}
+	w := includeWalk{home: home, seen: map[string]bool{},
+		file:  func(f string, _ int) { out.Files = append(out.Files, f) },
+		hooks: func(v string, _ int) { out.HooksPaths = append(out.HooksPaths, expandHome(home, v)) },
 	}
 	for _, s := range policy.GitHostConfig {
-		read(policy.ExpandGitHost(s, home, getenv), 0)
+		w.read(policy.ExpandGitHost(s, home, getenv), 0)
 	}
 	for _, s := range policy.GitkStartup {
-		add(policy.ExpandGitHost(s, home, getenv))
+		if f := policy.ExpandGitHost(s, home, getenv); f != "" && !w.seen[f] {
+			w.seen[f] = true
+			out.Files = append(out.Files, f)
+		}
 	}
 	return out
+}
+
+// includeWalk reads configuration files and what they include
+// (include.path and includeIf.*.path, whatever the condition), each
+// once, up to maxIncludeDepth: file is called for each file reached,
+// there or not (git reads one once it exists), hooks for each
+// core.hooksPath of one that exists, with its depth (0 for where the
+// walk started).
+type includeWalk struct {
+	home  string
+	seen  map[string]bool
+	file  func(f string, depth int)
+	hooks func(v string, depth int)
+}
+
+func (w *includeWalk) read(f string, depth int) {
+	f = filepath.Clean(f)
+	if !filepath.IsAbs(f) || depth > maxIncludeDepth || w.seen[f] {
+		return
+	}
+	w.seen[f] = true
+	w.file(f, depth)
+	w.entries(f, depth)
+}
+
+// entries reads f's core.hooksPath and includes, f itself not counted as
+// reached (a file that includes it back reaches it).
+func (w *includeWalk) entries(f string, depth int) {
+	b, err := ReadFile(f)
+	if err != nil {
+		return
+	}
+	entries, _ := Parse(b)
+	for _, e := range entries {
+		switch {
+		case e.Key == "core.hookspath" && e.Value != "":
+			w.hooks(e.Value, depth)
+		case isIncludePath(e.Key) && e.Value != "":
+			w.read(includePath(w.home, f, e.Value), depth+1)
+		}
+	}
 }
 
 // GlobalHooksPaths returns the core.hooksPath values of the configuration
@@ -87,32 +107,15 @@ func GlobalHooksPaths(home string, getenv func(string) string) []string {
 // one of the working tree (include.path = ../project.gitconfig): it
 // decides what git runs as config does.
 func Included(home, f string) (files, hooks []string) {
-	seen := map[string]bool{}
-	var read func(f string, depth int)
-	read = func(f string, depth int) {
-		b, err := ReadFile(f)
-		if err != nil {
-			return
-		}
-		entries, _ := Parse(b)
-		for _, e := range entries {
-			switch {
-			case e.Key == "core.hookspath" && e.Value != "":
-				if depth > 0 {
-					hooks = append(hooks, e.Value)
-				}
-			case isIncludePath(e.Key) && e.Value != "":
-				inc := filepath.Clean(includePath(home, f, e.Value))
-				if !filepath.IsAbs(inc) || depth >= maxIncludeDepth || seen[inc] {
-					continue
-				}
-				seen[inc] = true
-				files = append(files, inc)
-				read(inc, depth+1)
+	w := includeWalk{home: home, seen: map[string]bool{},
+		file: func(f string, _ int) { files = append(files, f) },
+		hooks: func(v string, depth int) {
+			if depth > 0 {
+				hooks = append(hooks, v)
 			}
-		}
+		},
 	}
-	read(f, 0)
+	w.entries(f, 0)
 	return files, hooks
 }
 
